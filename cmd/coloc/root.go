@@ -1,0 +1,62 @@
+package main
+
+import (
+	"context"
+	"io"
+
+	"github.com/coloc-dev/coloc/internal/version"
+	"github.com/spf13/cobra"
+)
+
+// env is what every subcommand gets: its streams. Tests build one with
+// buffers and call run exactly as main does.
+type env struct {
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+}
+
+// commands is the table of top-level subcommands, in the order --help
+// lists them (pipeline order).
+var commands = []func(*env) *cobra.Command{
+	newDatasetsCmd,
+}
+
+func newRootCmd(e *env) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "coloc",
+		Short: "Profile GPU training workloads, learn their interference, export placement policy",
+		Long: `coloc profiles deep-learning training workloads on GPUs, solo and co-located,
+learns how they interfere, and exports what it learned as a policy file that
+cluster schedulers read.
+
+Pipeline:
+  coloc profile run      measure a workload suite solo, in pairs and at parallel degrees
+  coloc datasets import  or bring public measurements (Gavel, Pollux, CSV)
+  coloc features build   per-workload feature vectors
+  coloc fit / eval       interference models (IAPP, IASP), similarity, baselines
+  coloc policy export    placement decisions and tables for schedulers
+  coloc simulate         replay a job trace under several policies
+  coloc report           figures and an HTML report
+
+Every file coloc writes is versioned and validated when read back.`,
+		Version:       version.String(),
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetIn(e.stdin)
+	root.SetOut(e.stdout)
+	root.SetErr(e.stderr)
+	for _, mk := range commands {
+		root.AddCommand(mk(e))
+	}
+	return root
+}
+
+// run executes the coloc command line args and returns its error; only main
+// exits.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	root := newRootCmd(&env{stdin: stdin, stdout: stdout, stderr: stderr})
+	root.SetArgs(args)
+	return root.ExecuteContext(ctx)
+}

@@ -1,0 +1,466 @@
+package datasets
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// BatchRows is the number of rows per Arrow record batch that Write uses.
+const BatchRows = 64 * 1024
+
+var timestampType = &arrow.TimestampType{Unit: arrow.Nanosecond, TimeZone: "UTC"}
+
+func arrowType(t Type) arrow.DataType {
+	switch t {
+	case String:
+		return arrow.BinaryTypes.String
+	case Int:
+		return arrow.PrimitiveTypes.Int64
+	case Float:
+		return arrow.PrimitiveTypes.Float64
+	default:
+		return timestampType
+	}
+}
+
+// arrowSchema builds the Arrow schema of a table: its columns with their
+// units as field metadata, and the table name and version as schema
+// metadata.
+func arrowSchema(t *Table) *arrow.Schema {
+	fields := make([]arrow.Field, len(t.Columns))
+	for i, c := range t.Columns {
+		md := arrow.NewMetadata([]string{MetaUnit}, []string{c.Unit})
+		fields[i] = arrow.Field{Name: c.Name, Type: arrowType(c.Type), Nullable: true, Metadata: md}
+	}
+	keys := []string{MetaTable, MetaVersion}
+	vals := []string{string(t.Kind), strconv.Itoa(Version)}
+	for _, k := range sortedKeys(t.Meta) {
+		if k == MetaTable || k == MetaVersion {
+			continue
+		}
+		keys = append(keys, k)
+		vals = append(vals, t.Meta[k])
+	}
+	md := arrow.NewMetadata(keys, vals)
+	return arrow.NewSchema(fields, &md)
+}
+
+// Writer streams the record batches of one table into an Arrow IPC file.
+// The file is written under a temporary name in the target directory and
+// renamed into place by Close, so a crash never leaves a partial file under
+// the final name. A Writer is not safe for concurrent use.
+type Writer struct {
+	path, tmp string
+	f         *os.File
+	w         *ipc.FileWriter
+	proto     *Table // column layout every batch must match
+	schema    *arrow.Schema
+	rows      int
+	done      bool
+}
+
+// NewWriter starts a table file at path whose columns (names, types, units)
+// and metadata are those of proto; proto's rows are not written.
+func NewWriter(path string, proto *Table) (*Writer, error) {
+	if _, err := SpecFor(proto.Kind); err != nil {
+		return nil, err
+	}
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return nil, fmt.Errorf("writing %s: %w", path, err)
+	}
+	schema := arrowSchema(proto)
+	w, err := ipc.NewFileWriter(f, ipc.WithSchema(schema), ipc.WithAllocator(memory.DefaultAllocator))
+	if err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return nil, fmt.Errorf("writing %s: %w", path, err)
+	}
+	layout := &Table{Kind: proto.Kind, Meta: proto.Meta}
+	for _, c := range proto.Columns {
+		layout.Columns = append(layout.Columns, &Column{Name: c.Name, Type: c.Type, Unit: c.Unit})
+	}
+	return &Writer{path: path, tmp: f.Name(), f: f, w: w, proto: layout, schema: schema}, nil
+}
+
+// Write appends the rows of batch, whose columns must match the writer's
+// layout, as one or more record batches. The batch is validated first; an
+// invalid batch is refused and nothing of it is written.
+func (w *Writer) Write(batch *Table) error {
+	if w.done {
+		return fmt.Errorf("writing %s: writer is closed", w.path)
+	}
+	if err := sameLayout(w.proto, batch); err != nil {
+		return fmt.Errorf("writing %s: %w", w.path, err)
+	}
+	if err := Validate(batch, w.path); err != nil {
+		return err
+	}
+	n := batch.Len()
+	for lo := 0; lo < n; lo += BatchRows {
+		rec := buildRecord(w.schema, batch, lo, min(lo+BatchRows, n))
+		err := w.w.Write(rec)
+		rec.Release()
+		if err != nil {
+			return fmt.Errorf("writing %s: %w", w.path, err)
+		}
+	}
+	w.rows += n
+	return nil
+}
+
+// Close finishes the file and renames it into place.
+func (w *Writer) Close() error {
+	if w.done {
+		return nil
+	}
+	w.done = true
+	err := w.w.Close()
+	if err == nil {
+		err = w.f.Chmod(0o644)
+	}
+	if err == nil {
+		err = w.f.Sync()
+	}
+	if cerr := w.f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(w.tmp, w.path)
+	}
+	if err != nil {
+		os.Remove(w.tmp)
+		return fmt.Errorf("writing %s: %w", w.path, err)
+	}
+	syncDir(filepath.Dir(w.path))
+	return nil
+}
+
+// Abort discards the file; the final path is left untouched.
+func (w *Writer) Abort() {
+	if w.done {
+		return
+	}
+	w.done = true
+	w.w.Close()
+	w.f.Close()
+	os.Remove(w.tmp)
+}
+
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		d.Sync()
+		d.Close()
+	}
+}
+
+func sameLayout(want, got *Table) error {
+	if want.Kind != got.Kind {
+		return fmt.Errorf("batch is table %s, file is %s", got.Kind, want.Kind)
+	}
+	if len(want.Columns) != len(got.Columns) {
+		return fmt.Errorf("batch has %d columns, file has %d", len(got.Columns), len(want.Columns))
+	}
+	for i, c := range want.Columns {
+		g := got.Columns[i]
+		if g.Name != c.Name || g.Type != c.Type || g.Unit != c.Unit {
+			return fmt.Errorf("batch column %d is %s %s [%s], file has %s %s [%s]", i+1, g.Name, g.Type, g.Unit, c.Name, c.Type, c.Unit)
+		}
+	}
+	return nil
+}
+
+func buildRecord(schema *arrow.Schema, t *Table, lo, hi int) arrow.RecordBatch {
+	mem := memory.DefaultAllocator
+	cols := make([]arrow.Array, len(t.Columns))
+	for j, c := range t.Columns {
+		var valid []bool
+		if c.Null != nil {
+			valid = make([]bool, hi-lo)
+			for i := range valid {
+				valid[i] = !c.Null[lo+i]
+			}
+		}
+		switch c.Type {
+		case String:
+			b := array.NewStringBuilder(mem)
+			b.AppendValues(c.Str[lo:hi], valid)
+			cols[j] = b.NewArray()
+			b.Release()
+		case Int:
+			b := array.NewInt64Builder(mem)
+			b.AppendValues(c.Int[lo:hi], valid)
+			cols[j] = b.NewArray()
+			b.Release()
+		case Float:
+			b := array.NewFloat64Builder(mem)
+			b.AppendValues(c.Float[lo:hi], valid)
+			cols[j] = b.NewArray()
+			b.Release()
+		case Time:
+			b := array.NewTimestampBuilder(mem, timestampType)
+			ts := make([]arrow.Timestamp, hi-lo)
+			for i := range ts {
+				ts[i] = arrow.Timestamp(c.Int[lo+i])
+			}
+			b.AppendValues(ts, valid)
+			cols[j] = b.NewArray()
+			b.Release()
+		}
+	}
+	rec := array.NewRecordBatch(schema, cols, int64(hi-lo))
+	for _, a := range cols {
+		a.Release()
+	}
+	return rec
+}
+
+// Write validates t and writes it to path atomically.
+func Write(path string, t *Table) error {
+	if err := Validate(t, path); err != nil {
+		return err
+	}
+	w, err := NewWriter(path, t)
+	if err != nil {
+		return err
+	}
+	if err := w.Write(t); err != nil {
+		w.Abort()
+		return err
+	}
+	return w.Close()
+}
+
+// Read reads and validates a table file. Every problem found is reported in
+// a *ValidationError naming the file, row and column; a file of another
+// schema version fails with an error wrapping ErrVersion.
+func Read(path string) (*Table, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return ReadFrom(f, path)
+}
+
+// ReadFrom reads and validates a table from r; name is used in messages.
+func ReadFrom(r io.ReaderAt, name string) (*Table, error) {
+	t, err := decode(r, name)
+	if err != nil {
+		return nil, err
+	}
+	if err := Validate(t, name); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// decode reads an Arrow IPC file into a Table without validating values.
+// Malformed input must not crash the process: the Arrow library panics on
+// some corrupt buffers, so a panic is turned into an error here.
+func decode(r io.ReaderAt, name string) (t *Table, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			t, err = nil, fmt.Errorf("%s: corrupt Arrow file: %v", name, p)
+		}
+	}()
+	size, err := readerSize(r)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	fr, err := ipc.NewFileReader(io.NewSectionReader(r, 0, size), ipc.WithAllocator(memory.DefaultAllocator), ipc.WithEnsureNativeEndian(true))
+	if err != nil {
+		return nil, fmt.Errorf("%s: not a readable Arrow IPC file (truncated or another format): %w", name, err)
+	}
+	defer fr.Close()
+	t, err = tableFromSchema(fr.Schema(), name)
+	if err != nil {
+		return nil, err
+	}
+	for i := 0; i < fr.NumRecords(); i++ {
+		rec, err := fr.RecordBatchAt(i)
+		if err != nil {
+			return nil, fmt.Errorf("%s: record batch %d: %w", name, i, err)
+		}
+		err = appendRecord(t, rec, name)
+		rec.Release()
+		if err != nil {
+			return nil, err
+		}
+	}
+	return t, nil
+}
+
+func readerSize(r io.ReaderAt) (int64, error) {
+	switch v := r.(type) {
+	case *os.File:
+		st, err := v.Stat()
+		if err != nil {
+			return 0, err
+		}
+		return st.Size(), nil
+	case interface{ Size() int64 }:
+		return v.Size(), nil
+	}
+	return 0, errors.New("reader has no size")
+}
+
+// tableFromSchema checks the schema metadata (table kind and version) and
+// returns an empty table with the file's columns.
+func tableFromSchema(s *arrow.Schema, name string) (*Table, error) {
+	md := s.Metadata()
+	kind, ok := md.GetValue(MetaTable)
+	if !ok {
+		return nil, fmt.Errorf("%s: not a coloc table: schema metadata has no %q", name, MetaTable)
+	}
+	k, err := ParseKind(kind)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	vs, ok := md.GetValue(MetaVersion)
+	if !ok {
+		return nil, fmt.Errorf("%s: table %s has no %q in its schema metadata", name, k, MetaVersion)
+	}
+	if v, err := strconv.Atoi(vs); err != nil || v != Version {
+		return nil, fmt.Errorf("%s: table %s has schema version %q; this coloc reads version %d: %w", name, k, vs, Version, ErrVersion)
+	}
+	t := &Table{Kind: k}
+	for i, key := range md.Keys() {
+		if key == MetaTable || key == MetaVersion {
+			continue
+		}
+		if t.Meta == nil {
+			t.Meta = map[string]string{}
+		}
+		t.Meta[key] = md.Values()[i]
+	}
+	ps := &problems{file: name}
+	for _, f := range s.Fields() {
+		var typ Type
+		switch f.Type.ID() {
+		case arrow.STRING, arrow.LARGE_STRING:
+			typ = String
+		case arrow.INT64, arrow.INT32, arrow.INT16, arrow.INT8, arrow.UINT32, arrow.UINT16, arrow.UINT8:
+			typ = Int
+		case arrow.FLOAT64, arrow.FLOAT32:
+			typ = Float
+		case arrow.TIMESTAMP:
+			typ = Time
+		default:
+			ps.add(0, f.Name, "unsupported Arrow type %s", f.Type)
+			continue
+		}
+		unit, _ := f.Metadata.GetValue(MetaUnit)
+		t.Columns = append(t.Columns, &Column{Name: f.Name, Type: typ, Unit: unit})
+	}
+	if err := ps.err(); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+func appendRecord(t *Table, rec arrow.RecordBatch, name string) error {
+	if int(rec.NumCols()) != len(t.Columns) {
+		return fmt.Errorf("%s: record batch has %d columns, schema has %d", name, rec.NumCols(), len(t.Columns))
+	}
+	n := int(rec.NumRows())
+	for j, c := range t.Columns {
+		arr := rec.Column(j)
+		if arr.Len() != n {
+			return fmt.Errorf("%s: column %s has %d values in a batch of %d rows", name, c.Name, arr.Len(), n)
+		}
+		base := c.Len()
+		if arr.NullN() > 0 && c.Null == nil {
+			c.Null = make([]bool, base, base+n)
+		}
+		switch a := arr.(type) {
+		case *array.String:
+			for i := 0; i < n; i++ {
+				c.Str = append(c.Str, a.Value(i))
+			}
+		case *array.LargeString:
+			for i := 0; i < n; i++ {
+				c.Str = append(c.Str, a.Value(i))
+			}
+		case *array.Int64:
+			c.Int = append(c.Int, a.Int64Values()...)
+		case *array.Int32:
+			for _, v := range a.Int32Values() {
+				c.Int = append(c.Int, int64(v))
+			}
+		case *array.Int16:
+			for _, v := range a.Int16Values() {
+				c.Int = append(c.Int, int64(v))
+			}
+		case *array.Int8:
+			for _, v := range a.Int8Values() {
+				c.Int = append(c.Int, int64(v))
+			}
+		case *array.Uint32:
+			for _, v := range a.Uint32Values() {
+				c.Int = append(c.Int, int64(v))
+			}
+		case *array.Uint16:
+			for _, v := range a.Uint16Values() {
+				c.Int = append(c.Int, int64(v))
+			}
+		case *array.Uint8:
+			for _, v := range a.Uint8Values() {
+				c.Int = append(c.Int, int64(v))
+			}
+		case *array.Float64:
+			c.Float = append(c.Float, a.Float64Values()...)
+		case *array.Float32:
+			for _, v := range a.Float32Values() {
+				c.Float = append(c.Float, float64(v))
+			}
+		case *array.Timestamp:
+			mult, err := toNanos(a.DataType().(*arrow.TimestampType).Unit)
+			if err != nil {
+				return fmt.Errorf("%s: column %s: %w", name, c.Name, err)
+			}
+			for _, v := range a.TimestampValues() {
+				c.Int = append(c.Int, int64(v)*mult)
+			}
+		default:
+			return fmt.Errorf("%s: column %s: unsupported Arrow array %s", name, c.Name, arr.DataType())
+		}
+		if c.Null != nil {
+			for i := 0; i < n; i++ {
+				c.Null = append(c.Null, arr.IsNull(i))
+			}
+		}
+		if c.Type == Float && arr.NullN() > 0 {
+			for i := base; i < base+n; i++ {
+				if c.Null[i] {
+					c.Float[i] = nanValue
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func toNanos(u arrow.TimeUnit) (int64, error) {
+	switch u {
+	case arrow.Second:
+		return 1e9, nil
+	case arrow.Millisecond:
+		return 1e6, nil
+	case arrow.Microsecond:
+		return 1e3, nil
+	case arrow.Nanosecond:
+		return 1, nil
+	}
+	return 0, fmt.Errorf("unknown timestamp unit %v", u)
+}

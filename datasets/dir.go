@@ -1,0 +1,183 @@
+package datasets
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+)
+
+// Dataset is a directory of tables, each under its conventional name
+// (runs.arrow, samples.arrow, solo.arrow, pairs.arrow, scaling.arrow). Any
+// of them may be absent. Samples are not loaded (they can be large): use
+// Read or a Scanner on SamplesPath.
+type Dataset struct {
+	Dir     string
+	Runs    *RunsTable
+	Solo    *SoloTable
+	Pairs   *Pairs
+	Scaling *ScalingTable
+	// SamplesPath is the samples file, "" when the directory has none.
+	SamplesPath string
+}
+
+// Open reads and validates every table in dir, then checks them against
+// each other: every workload and partner of an ok or suspect pair must have
+// a solo row on that device type and degree when a solo table is present.
+func Open(dir string) (*Dataset, error) {
+	st, err := os.Stat(dir)
+	if err != nil {
+		return nil, err
+	}
+	if !st.IsDir() {
+		return nil, fmt.Errorf("%s: not a directory (a dataset is a directory of .arrow tables)", dir)
+	}
+	ds := &Dataset{Dir: dir}
+	found := 0
+	for _, k := range Kinds {
+		path := filepath.Join(dir, k.FileName())
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		found++
+		if k == KindSamples {
+			ds.SamplesPath = path
+			continue
+		}
+		t, err := Read(path)
+		if err != nil {
+			return nil, err
+		}
+		if t.Kind != k {
+			return nil, fmt.Errorf("%s: holds table %s, its name says %s", path, t.Kind, k)
+		}
+		switch k {
+		case KindRuns:
+			ds.Runs, err = RunsFrom(t)
+		case KindSolo:
+			ds.Solo, err = SoloFrom(t)
+		case KindPairs:
+			ds.Pairs, err = PairsFrom(t)
+		case KindScaling:
+			ds.Scaling, err = ScalingFrom(t)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	if found == 0 {
+		return nil, fmt.Errorf("%s: no tables (want one or more of runs, samples, solo, pairs, scaling .arrow)", dir)
+	}
+	if err := CrossCheck(ds.Solo, ds.Pairs, filepath.Join(dir, KindPairs.FileName())); err != nil {
+		return nil, err
+	}
+	return ds, nil
+}
+
+// CrossCheck reports pairs that name a workload without a solo measurement
+// on that device type and degree. Only ok and suspect pairs are checked (an
+// infeasible pair may involve a job that never ran). Nil tables pass.
+func CrossCheck(solo *SoloTable, pairs *Pairs, pairsFile string) error {
+	if solo == nil || pairs == nil {
+		return nil
+	}
+	type key struct {
+		w, d string
+		g    int
+	}
+	known := map[key]bool{}
+	for _, s := range solo.Rows {
+		known[key{s.Workload, s.DeviceType, s.Degree}] = true
+	}
+	ps := &problems{file: pairsFile}
+	for i, p := range pairs.Rows {
+		if p.Status == StatusInfeasible {
+			continue
+		}
+		if !known[key{p.Workload, p.DeviceType, p.Degree}] {
+			ps.add(i+1, "workload", "unknown workload %q: no solo row on %s at degree %d", p.Workload, p.DeviceType, p.Degree)
+		}
+		if !known[key{p.Partner, p.DeviceType, p.Degree}] {
+			ps.add(i+1, "partner", "unknown workload %q: no solo row on %s at degree %d", p.Partner, p.DeviceType, p.Degree)
+		}
+	}
+	return ps.err()
+}
+
+// WriteDir writes the tables into dir under their conventional names. All
+// are validated and written to temporary files first and renamed into place
+// only when every one succeeded, so bad input writes nothing.
+func WriteDir(dir string, tables ...*Table) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	seen := map[Kind]bool{}
+	for _, t := range tables {
+		if seen[t.Kind] {
+			return fmt.Errorf("two %s tables for one directory", t.Kind)
+		}
+		seen[t.Kind] = true
+		if err := Validate(t, filepath.Join(dir, t.Kind.FileName())); err != nil {
+			return err
+		}
+	}
+	var staged []*Writer
+	abort := func() {
+		for _, w := range staged {
+			w.Abort()
+		}
+	}
+	for _, t := range tables {
+		w, err := NewWriter(filepath.Join(dir, t.Kind.FileName()), t)
+		if err != nil {
+			abort()
+			return err
+		}
+		staged = append(staged, w)
+		if err := w.Write(t); err != nil {
+			abort()
+			return err
+		}
+	}
+	// Renames are the commit; a failure here can leave some tables renamed.
+	for i, w := range staged {
+		if err := w.Close(); err != nil {
+			for _, rest := range staged[i+1:] {
+				rest.Abort()
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// Workloads returns the sorted distinct workload names of a pairs table.
+func (p *Pairs) Workloads() []string {
+	set := map[string]bool{}
+	for _, r := range p.Rows {
+		set[r.Workload] = true
+		set[r.Partner] = true
+	}
+	out := make([]string, 0, len(set))
+	for w := range set {
+		out = append(out, w)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// DeviceTypes returns the sorted distinct device types of a pairs table.
+func (p *Pairs) DeviceTypes() []string {
+	set := map[string]bool{}
+	for _, r := range p.Rows {
+		set[r.DeviceType] = true
+	}
+	out := make([]string, 0, len(set))
+	for d := range set {
+		out = append(out, d)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,2 @@
+// Package model is part of coloc; see DESIGN.md for its place in the pipeline.
+package model
