@@ -5,7 +5,7 @@ VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev
 LDFLAGS  := -X github.com/coloc-dev/coloc/internal/version.Override=$(VERSION)
 BIN      := bin/coloc
 
-.PHONY: build test demo vet fmt bench clean
+.PHONY: build test demo vet bench clean interop-deps
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/coloc
@@ -14,8 +14,15 @@ vet:
 	$(GO) vet ./...
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
 
-test: vet
+# The interop test reads our Arrow files with apache-arrow under node; its
+# package is installed here (npm ci) when node is present.
+test: vet interop-deps
 	$(GO) test -count=1 ./...
+
+interop-deps:
+	@if command -v npm >/dev/null 2>&1; then \
+	  [ -d tests/interop/node_modules/apache-arrow ] || (cd tests/interop && npm ci --no-audit --no-fund --silent); \
+	else echo "npm not found: the apache-arrow interop test will be skipped"; fi
 
 demo: build
 	./scripts/demo.sh $(BIN) out/demo

@@ -278,6 +278,9 @@ func decode(r io.ReaderAt, name string) (t *Table, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
+	if err := verifyIPC(r, size); err != nil {
+		return nil, fmt.Errorf("%s: not a readable Arrow IPC file: %w", name, err)
+	}
 	fr, err := ipc.NewFileReader(io.NewSectionReader(r, 0, size), ipc.WithAllocator(memory.DefaultAllocator), ipc.WithEnsureNativeEndian(true))
 	if err != nil {
 		return nil, fmt.Errorf("%s: not a readable Arrow IPC file (truncated or another format): %w", name, err)

@@ -23,6 +23,8 @@ type Imported struct {
 	Pairs    *Pairs
 	Scaling  *ScalingTable
 	Warnings []string
+	// Meta is written into every table's schema metadata (provenance).
+	Meta map[string]string
 }
 
 // Tables returns the non-nil tables, ready to write.
@@ -36,6 +38,9 @@ func (im *Imported) Tables() []*Table {
 	}
 	if im.Scaling != nil {
 		out = append(out, im.Scaling.Table())
+	}
+	for _, t := range out {
+		t.Meta = copyMeta(im.Meta)
 	}
 	return out
 }
@@ -96,6 +101,7 @@ func ImportGavel(r io.Reader, name string) (*Imported, error) {
 		Solo:    &SoloTable{ThroughputUnit: UnitItersPerS},
 		Pairs:   &Pairs{ThroughputUnit: UnitItersPerS},
 		Scaling: &ScalingTable{ThroughputUnit: UnitItersPerS},
+		Meta:    map[string]string{MetaSource: "Gavel measured throughputs (stanford-futuredata/gavel, scheduler/simulation_throughputs.json, MIT license)"},
 	}
 	for _, dev := range sortedMapKeys(raw) {
 		if err := importGavelDevice(im, dev, raw[dev], name); err != nil {

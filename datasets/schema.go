@@ -16,6 +16,9 @@ const Version = 1
 const (
 	MetaTable   = "coloc.table"
 	MetaVersion = "coloc.version"
+	// MetaSource is optional schema metadata naming where the data came
+	// from (provenance and license).
+	MetaSource = "coloc.source"
 	// MetaUnit is the field metadata key that gives a column's unit.
 	MetaUnit = "unit"
 )

@@ -154,10 +154,13 @@ func KeyOf(t *Table, spec *Spec, i int) string {
 		b.WriteString(name)
 		b.WriteByte('=')
 		if c := t.Column(name); c != nil {
-			if c.IsNull(i) {
+			switch {
+			case c.IsNull(i):
 				b.WriteString("null")
-			} else {
-				b.WriteString(strconv.Quote(c.Format(i)))
+			case c.Type == String:
+				b.WriteString(strconv.Quote(c.Str[i]))
+			default:
+				b.WriteString(c.Format(i))
 			}
 		} else {
 			b.WriteString("null")

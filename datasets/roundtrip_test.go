@@ -1,0 +1,137 @@
+package datasets
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+)
+
+func TestWriteReadRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	for _, tab := range sampleTables() {
+		path := filepath.Join(dir, tab.Kind.FileName())
+		if err := Write(path, tab); err != nil {
+			t.Fatal(err)
+		}
+		got, err := Read(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		assertTablesEqual(t, tab, got)
+	}
+	// The typed views survive the trip too.
+	ds, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(fmtRows(ds.Pairs.Rows), fmtRows(samplePairs().Rows)) {
+		t.Errorf("pairs:\n got %v\nwant %v", ds.Pairs.Rows, samplePairs().Rows)
+	}
+	if !reflect.DeepEqual(fmtRows(ds.Runs.Rows), fmtRows(sampleRuns().Rows)) {
+		t.Errorf("runs:\n got %v\nwant %v", ds.Runs.Rows, sampleRuns().Rows)
+	}
+	if ds.Solo.Feature("power_mean") != 1 || ds.Solo.Features[0].Unit != "%" {
+		t.Errorf("solo features %v", ds.Solo.Features)
+	}
+	if ds.SamplesPath == "" || ds.Scaling == nil {
+		t.Error("dataset misses samples or scaling")
+	}
+}
+
+// fmtRows prints rows with %v so that NaN fields compare equal.
+func fmtRows[T any](rows []T) []string {
+	out := make([]string, len(rows))
+	for i, r := range rows {
+		out[i] = fmtValue(r)
+	}
+	return out
+}
+
+func fmtValue(v any) string { return fmtSprint(v) }
+
+func TestUnitsAndMetadataInFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "pairs.arrow")
+	if err := Write(path, samplePairs().Table()); err != nil {
+		t.Fatal(err)
+	}
+	f, _ := os.Open(path)
+	defer f.Close()
+	tab, err := decode(f, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u := tab.Column("normalized_throughput").Unit; u != UnitRatio {
+		t.Errorf("normalized unit %q", u)
+	}
+	if u := tab.Column("solo_throughput").Unit; u != UnitSamplesPerS {
+		t.Errorf("solo unit %q", u)
+	}
+}
+
+func TestCSVRoundTrip(t *testing.T) {
+	for _, tab := range sampleTables() {
+		var buf bytes.Buffer
+		if err := WriteCSV(&buf, tab); err != nil {
+			t.Fatal(err)
+		}
+		got, err := ImportCSV(bytes.NewReader(buf.Bytes()), "x.csv", tab.Kind)
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", tab.Kind, err, buf.String())
+		}
+		assertTablesEqual(t, &Table{Kind: tab.Kind, Columns: tab.Columns}, got)
+	}
+}
+
+func TestParquetExport(t *testing.T) {
+	tab, err := Read(filepath.Join(gavelRef, "pairs.arrow"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "pairs.parquet")
+	if err := Export(path, FormatParquet, tab); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	pt, err := pqarrow.ReadTable(context.Background(), f, parquet.NewReaderProperties(memory.DefaultAllocator), pqarrow.ArrowReadProperties{}, memory.DefaultAllocator)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pt.Release()
+	if pt.NumRows() != int64(tab.Len()) || int(pt.NumCols()) != len(tab.Columns) {
+		t.Fatalf("parquet has %d rows x %d cols, want %d x %d", pt.NumRows(), pt.NumCols(), tab.Len(), len(tab.Columns))
+	}
+	pf, err := file.OpenParquetFile(path, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pf.Close()
+	if v := pf.MetaData().KeyValueMetadata().FindValue(MetaTable); v == nil || *v != "pairs" {
+		t.Errorf("parquet key-value metadata %s = %v, want pairs", MetaTable, v)
+	}
+	i := pt.Schema().FieldIndices("normalized_throughput")[0]
+	if u, _ := pt.Schema().Field(i).Metadata.GetValue(MetaUnit); u != UnitRatio {
+		t.Errorf("parquet unit = %q", u)
+	}
+}
+
+func TestExportUnknownFormat(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "x.json")
+	if err := Export(path, "json", samplePairs().Table()); err == nil {
+		t.Fatal("want an error")
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Error("a file was written")
+	}
+}
