@@ -5,7 +5,7 @@ VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev
 LDFLAGS  := -X github.com/coloc-dev/coloc/internal/version.Override=$(VERSION)
 BIN      := bin/coloc
 
-.PHONY: build test demo vet bench clean interop-deps
+.PHONY: build test demo vet bench clean interop-deps test-workloads
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/coloc
@@ -18,6 +18,16 @@ vet:
 # package is installed here (npm ci) when node is present.
 test: vet interop-deps
 	$(GO) test -count=1 ./...
+	@$(MAKE) --no-print-directory test-workloads
+
+# The workload scripts' own tests need PyTorch (Debian's python3-torch).
+PYTHON_TORCH ?= /usr/bin/python3
+test-workloads:
+	@if $(PYTHON_TORCH) -c 'import torch' 2>/dev/null; then \
+	  cd benchmarks/workloads && $(PYTHON_TORCH) -m unittest -q test_workloads; \
+	elif [ "$$COLOC_REQUIRE_TORCH" = 1 ]; then \
+	  echo "COLOC_REQUIRE_TORCH=1 but $(PYTHON_TORCH) cannot import torch"; exit 1; \
+	else echo "skipping the workload script tests: $(PYTHON_TORCH) has no torch (apt-get install python3-torch)"; fi
 
 interop-deps:
 	@if command -v npm >/dev/null 2>&1; then \
