@@ -71,27 +71,33 @@ func FreeSpread(p *Plan, t string, n int) (gpus []int, ok bool) {
 }
 
 // BestFree returns free GPUs for job j on the GPU type where est gives it
-// the highest solo rate: on one node when a node of that type has room,
-// else spread over nodes. Only placements the job can run on
-// (View.CanRun) and est has a rate for count; the first type in sorted
-// order wins ties, and one node wins a tie with spread. ok is false when
-// no such placement is free.
+// the highest solo rate. On each type it takes one node when a node has
+// room, and spreads over nodes only when none has: consolidation first,
+// as schedulers usually do, even where the data report a higher rate
+// spread (Gavel's K80 measurements often do). Only placements the job can
+// run on (View.CanRun) and est has a rate for count; the first type in
+// sorted order wins ties. ok is false when no such placement is free.
 func BestFree(p *Plan, j *Job, est Rates) (gpus []int, rate float64, ok bool) {
-	v := p.view
-	for _, t := range v.Topology.Types() {
-		if g, found := FreeOnNode(p, t, j.Scale); found {
-			sh := Shape{GPUType: t, GPUs: j.Scale}
-			if r, known := est.Solo(j.Workload, sh); known && v.CanRun(j.Workload, sh) && (!ok || r > rate) {
-				gpus, rate, ok = g, r, true
-			}
-		}
-		if j.Scale == 1 {
+	s := p.view.sim
+	for ti, t := range p.view.Topology.Types() {
+		if p.free[ti] < j.Scale {
 			continue
 		}
-		if g, found := FreeSpread(p, t, j.Scale); found {
-			sh, _ := v.Topology.ShapeOf(g)
-			if r, known := est.Solo(j.Workload, sh); known && v.CanRun(j.Workload, sh) && (!ok || r > rate) {
-				gpus, rate, ok = g, r, true
+		if s.canRun(j.ID, ti, j.Scale, false) {
+			if g, found := FreeOnNode(p, t, j.Scale); found {
+				if r, known := est.Solo(j.Workload, Shape{GPUType: t, GPUs: j.Scale}); known && (!ok || r > rate) {
+					gpus, rate, ok = g, r, true
+				}
+				continue // one node is free: no need to spread
+			}
+		}
+		if j.Scale > 1 && s.canRun(j.ID, ti, j.Scale, true) {
+			// FreeSpread may still land on one node: check the shape it gives.
+			if g, found := FreeSpread(p, t, j.Scale); found {
+				sh := s.shapeOf(g)
+				if r, known := est.Solo(j.Workload, sh); known && s.canRun(j.ID, ti, j.Scale, sh.Spread) && (!ok || r > rate) {
+					gpus, rate, ok = g, r, true
+				}
 			}
 		}
 	}
@@ -103,7 +109,7 @@ func BestFree(p *Plan, j *Job, est Rates) (gpus []int, rate float64, ok bool) {
 // its set, in GPU order. Empty when the cluster allows one job per GPU.
 func Partners(p *Plan, j *Job) []int {
 	v := p.view
-	if v.MaxPerGPU() < 2 {
+	if v.MaxPerGPU() < 2 || p.lone == 0 {
 		return nil
 	}
 	var out []int
@@ -113,15 +119,14 @@ func Partners(p *Plan, j *Job) []int {
 			continue
 		}
 		r := js[0]
+		if v.sim.lookup(r) == nil {
+			continue
+		}
 		gs := p.GPUsOf(r)
 		if len(gs) != j.Scale || gs[0] != g || !p.alone(r, gs) {
 			continue
 		}
-		sh, err := v.Topology.ShapeOf(gs)
-		if err != nil {
-			continue
-		}
-		if rj := v.sim.jobs[r]; v.CanShare(j.Workload, rj.Workload, sh) {
+		if v.sim.canShare(j.ID, r, gs) {
 			out = append(out, r)
 		}
 	}

@@ -32,14 +32,20 @@ func (g *GreedyPack) Schedule(v *View) (*Plan, error) {
 	}
 	p := v.Plan()
 	for _, j := range v.Waiting {
-		if g.PackFirst {
-			if !g.pack(p, j) {
-				g.free(p, j)
-			}
+		if !p.Room() {
+			break
+		}
+		if p.Missed(j) {
 			continue
 		}
-		if !g.free(p, j) {
-			g.pack(p, j)
+		placed := false
+		if g.PackFirst {
+			placed = g.pack(p, j) || g.free(p, j)
+		} else {
+			placed = g.free(p, j) || g.pack(p, j)
+		}
+		if !placed {
+			p.Miss(j)
 		}
 	}
 	return p, nil
@@ -56,7 +62,7 @@ func (g *GreedyPack) free(p *Plan, j *Job) bool {
 func (g *GreedyPack) pack(p *Plan, j *Job) bool {
 	best, bestRate := -1, 0.0
 	for _, r := range Partners(p, j) {
-		sh, _ := p.view.Topology.ShapeOf(p.GPUsOf(r))
+		sh := p.view.sim.shapeOf(p.GPUsOf(r))
 		if rate, ok := g.Est.Solo(j.Workload, sh); ok && (best < 0 || rate > bestRate) {
 			best, bestRate = r, rate
 		}
@@ -94,8 +100,15 @@ func (rp *RandomPack) Schedule(v *View) (*Plan, error) {
 	}
 	p := v.Plan()
 	for _, j := range v.Waiting {
+		if !p.Room() {
+			break
+		}
+		if p.Missed(j) {
+			continue
+		}
 		cands := rp.candidates(p, j)
 		if len(cands) == 0 {
+			p.Miss(j)
 			continue
 		}
 		p.Place(j.ID, cands[rp.rng.IntN(len(cands))]...)
@@ -104,12 +117,14 @@ func (rp *RandomPack) Schedule(v *View) (*Plan, error) {
 }
 
 func (rp *RandomPack) candidates(p *Plan, j *Job) [][]int {
-	v := p.view
+	v, s := p.view, p.view.sim
 	var out [][]int
-	for _, t := range v.Topology.Types() {
-		one := Shape{GPUType: t, GPUs: j.Scale}
+	for ti, t := range v.Topology.Types() {
+		if p.free[ti] < j.Scale {
+			continue
+		}
 		if j.Scale == 1 {
-			if !v.CanRun(j.Workload, one) {
+			if !s.canRun(j.ID, ti, 1, false) {
 				continue
 			}
 			for _, ni := range v.Topology.NodesOf(t) {
@@ -121,12 +136,10 @@ func (rp *RandomPack) candidates(p *Plan, j *Job) [][]int {
 			}
 			continue
 		}
-		if g, ok := FreeOnNode(p, t, j.Scale); ok && v.CanRun(j.Workload, one) {
+		if g, ok := FreeOnNode(p, t, j.Scale); ok && s.canRun(j.ID, ti, j.Scale, false) {
 			out = append(out, g)
-		} else if g, ok := FreeSpread(p, t, j.Scale); ok {
-			if sh, _ := v.Topology.ShapeOf(g); v.CanRun(j.Workload, sh) {
-				out = append(out, g)
-			}
+		} else if g, ok := FreeSpread(p, t, j.Scale); ok && s.canRun(j.ID, ti, j.Scale, s.shapeOf(g).Spread) {
+			out = append(out, g)
 		}
 	}
 	for _, r := range Partners(p, j) {

@@ -87,9 +87,8 @@ func (r *recorder) Schedule(v *View) (*Plan, error) {
 func TestBestFree(t *testing.T) {
 	tp := topo(t, "big g 1 4", "small g 2 2", "other h 1 4")
 	truth := fakeRates{solo: map[string]float64{"J|g": 10, "J|g|spread": 4, "J|h": 5, "K|g": 1}}
-	s := &simulation{topo: tp, truth: truth, opt: opts(), on: make([][]int, len(tp.GPUs))}
-	s.jobs = []*Job{{ID: 0, Workload: "J", Scale: 2}, {ID: 1, Workload: "K", Scale: 4}}
-	s.st = []jobState{{status: waiting}, {status: waiting}}
+	s := newSimulation(tp, []TraceJob{{Workload: "J", Scale: 2}, {Workload: "K", Scale: 4}}, truth, nil, opts())
+	s.st[0].status, s.st[1].status = waiting, waiting
 	v := &View{Topology: tp, sim: s}
 	p := v.Plan()
 	// Nodes: big (GPUs 0-3), small-0 (4-5), small-1 (6-7), other (8-11).
@@ -99,8 +98,12 @@ func TestBestFree(t *testing.T) {
 	}
 	// Fill small-0 and small-1 halfway and big fully: two g GPUs are free
 	// on two nodes, so J runs spread (4) or on h (5): h wins.
-	for id, g := range []int{0, 1, 2, 3, 4, 6} {
-		p.on[g] = []int{100 + id}
+	for _, g := range []int{0, 1, 2, 3, 4, 6} {
+		s.on[g] = []int{100 + g}
+	}
+	p = v.Plan()
+	if p.FreeOf("g") != 2 || p.FreeOf("h") != 4 || p.lone != 6 || !p.Room() {
+		t.Errorf("free g %d, h %d, lone %d; want 2, 4, 6", p.FreeOf("g"), p.FreeOf("h"), p.lone)
 	}
 	gpus, rate, ok = BestFree(p, s.jobs[0], truth)
 	if !ok || rate != 5 || !reflect.DeepEqual(gpus, []int{8, 9}) {

@@ -69,26 +69,28 @@ func (v *View) MaxPerGPU() int { return v.sim.opt.MaxPerGPU }
 // the data hold a rate for it. Like a job's memory footprint, this is
 // known to a scheduler from profiling.
 func (v *View) CanRun(workload string, s Shape) bool {
-	_, ok := v.sim.truth.Solo(workload, s)
-	return ok
+	r, ok := v.sim.truth.Solo(workload, s)
+	return ok && r > 0
 }
 
 // CanShare reports whether two workloads may share the GPUs of a placement
 // of shape s: both orders of the pair were measured with status ok. It
 // says nothing about how fast they run together.
 func (v *View) CanShare(a, b string, s Shape) bool {
-	_, ok1 := v.sim.truth.Colocated(a, b, s)
-	_, ok2 := v.sim.truth.Colocated(b, a, s)
-	return ok1 && ok2
+	ra, oka := v.sim.truth.Colocated(a, b, s)
+	rb, okb := v.sim.truth.Colocated(b, a, s)
+	return oka && okb && ra > 0 && rb > 0
 }
 
 // Plan starts a plan from the current placement.
 func (v *View) Plan() *Plan {
-	p := &Plan{view: v, on: make([][]int, len(v.sim.on)), moved: map[int][]int{}}
-	for g, js := range v.sim.on {
+	s := v.sim
+	p := &Plan{view: v, on: make([][]int, len(s.on)), moved: map[int][]int{}, free: make([]int, len(s.busy))}
+	for g, js := range s.on {
 		if len(js) > 0 {
 			p.on[g] = slices.Clone(js)
 		}
+		p.count(g, 1)
 	}
 	return p
 }
@@ -103,24 +105,97 @@ type Plan struct {
 	on    [][]int
 	moved map[int][]int // job -> GPUs (nil: stopped)
 	order []int         // jobs in the order they were first named
+	free  []int         // free GPUs by type index
+	lone  int           // GPUs holding exactly one job
+	gen   int           // changes made so far
+	miss  [][]missAt    // by workload index
+}
+
+// missAt records that a job of some size found no room at generation gen.
+type missAt struct{ scale, gen int }
+
+// Missed reports whether a job of the same workload and size as j found
+// no room in this plan since its last change: it would find none either.
+func (p *Plan) Missed(j *Job) bool {
+	w := p.view.sim.rules.wid[j.ID]
+	if int(w) >= len(p.miss) {
+		return false
+	}
+	for _, m := range p.miss[w] {
+		if m.scale == j.Scale {
+			return m.gen == p.gen
+		}
+	}
+	return false
+}
+
+// Miss records that j found no room in the plan as it is now.
+func (p *Plan) Miss(j *Job) {
+	w := int(p.view.sim.rules.wid[j.ID])
+	for len(p.miss) <= w {
+		p.miss = append(p.miss, nil)
+	}
+	for i, m := range p.miss[w] {
+		if m.scale == j.Scale {
+			p.miss[w][i].gen = p.gen
+			return
+		}
+	}
+	p.miss[w] = append(p.miss[w], missAt{j.Scale, p.gen})
+}
+
+// count adds sign times GPU g's contribution to the free and lone counts.
+func (p *Plan) count(g, sign int) {
+	switch len(p.on[g]) {
+	case 0:
+		p.free[p.view.sim.typeOf[g]] += sign
+	case 1:
+		p.lone += sign
+	}
+}
+
+// Room reports whether the plan leaves any GPU free, or any GPU holding a
+// single job while two may share: when it does not, no waiting job fits.
+func (p *Plan) Room() bool {
+	if p.lone > 0 && p.view.MaxPerGPU() >= 2 {
+		return true
+	}
+	for _, n := range p.free {
+		if n > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// FreeOf returns the number of GPUs of type gpuType the plan leaves free.
+func (p *Plan) FreeOf(gpuType string) int {
+	if i := slices.Index(p.view.Topology.Types(), gpuType); i >= 0 {
+		return p.free[i]
+	}
+	return 0
 }
 
 // Place puts job id on gpus (replacing wherever the plan had it). The
 // GPUs are kept sorted.
 func (p *Plan) Place(id int, gpus ...int) {
+	p.gen++
 	p.remove(id)
 	gs := slices.Clone(gpus)
 	slices.Sort(gs)
 	p.note(id, gs)
 	for _, g := range gs {
 		if g >= 0 && g < len(p.on) {
+			p.count(g, -1)
 			p.on[g] = append(p.on[g], id)
+			p.count(g, 1)
 		}
 	}
 }
 
 // Stop takes job id off its GPUs; it waits until placed again.
 func (p *Plan) Stop(id int) {
+	p.gen++
 	p.remove(id)
 	p.note(id, nil)
 }
@@ -135,7 +210,9 @@ func (p *Plan) note(id int, gpus []int) {
 func (p *Plan) remove(id int) {
 	for _, g := range p.GPUsOf(id) {
 		if g >= 0 && g < len(p.on) {
+			p.count(g, -1)
 			p.on[g] = slices.DeleteFunc(p.on[g], func(j int) bool { return j == id })
+			p.count(g, 1)
 		}
 	}
 }

@@ -103,6 +103,7 @@ type simulation struct {
 	typeOf  []int // GPU -> index into topo.Types()
 	busy    []float64
 	res     *Result
+	rules   rules
 }
 
 // Run replays jobs on the cluster under policy p, with truth as the rates
@@ -114,29 +115,41 @@ func Run(topo *Topology, jobs []TraceJob, truth Rates, p Policy, opt Options) (*
 	if err := opt.validate(); err != nil {
 		return nil, err
 	}
-	s := &simulation{topo: topo, truth: truth, pol: p, opt: opt, on: make([][]int, len(topo.GPUs))}
-	s.res = &Result{Policy: p.Name(), Jobs: make([]JobResult, len(jobs))}
-	s.jobs = make([]*Job, len(jobs))
-	s.st = make([]jobState, len(jobs))
+	s := newSimulation(topo, jobs, truth, p, opt)
 	order := make([]int, len(jobs))
-	for i, tj := range jobs {
-		s.jobs[i] = &Job{ID: i, Workload: tj.Workload, Scale: tj.Scale, Steps: tj.Steps, Arrival: tj.Arrival}
-		s.st[i] = jobState{partner: -1, start: math.NaN(), finish: math.NaN()}
+	for i := range order {
 		order[i] = i
 	}
 	sort.SliceStable(order, func(a, b int) bool { return jobs[order[a]].Arrival < jobs[order[b]].Arrival })
-	types := topo.Types()
-	s.busy = make([]float64, len(types))
-	s.typeOf = make([]int, len(topo.GPUs))
-	for i, g := range topo.GPUs {
-		s.typeOf[i] = slices.Index(types, g.Type)
-	}
 	s.warnTypes()
 	if err := s.loop(jobs, order); err != nil {
 		return nil, err
 	}
 	s.finishResult(jobs)
 	return s.res, nil
+}
+
+func newSimulation(topo *Topology, jobs []TraceJob, truth Rates, p Policy, opt Options) *simulation {
+	s := &simulation{topo: topo, truth: truth, pol: p, opt: opt, on: make([][]int, len(topo.GPUs))}
+	name := ""
+	if p != nil {
+		name = p.Name()
+	}
+	s.res = &Result{Policy: name, Jobs: make([]JobResult, len(jobs))}
+	s.jobs = make([]*Job, len(jobs))
+	s.st = make([]jobState, len(jobs))
+	for i, tj := range jobs {
+		s.jobs[i] = &Job{ID: i, Workload: tj.Workload, Scale: tj.Scale, Steps: tj.Steps, Arrival: tj.Arrival}
+		s.st[i] = jobState{partner: -1, start: math.NaN(), finish: math.NaN()}
+	}
+	s.rules = newRules(s.jobs)
+	types := topo.Types()
+	s.busy = make([]float64, len(types))
+	s.typeOf = make([]int, len(topo.GPUs))
+	for i, g := range topo.GPUs {
+		s.typeOf[i] = slices.Index(types, g.Type)
+	}
+	return s
 }
 
 func (s *simulation) loop(jobs []TraceJob, order []int) error {
