@@ -1,67 +1,11 @@
 package sim
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"slices"
 	"sort"
 )
-
-// Options control a simulation.
-type Options struct {
-	// Round is the time between round events, in seconds, at which
-	// round-based policies may revise their decisions; 0 turns rounds off.
-	Round float64
-	// RestartPenalty is the time, in seconds, a job makes no progress after
-	// each start but its first (a move or a resume after a stop): the cost
-	// of checkpoint, restore and warm-up. It holds its GPUs meanwhile.
-	RestartPenalty float64
-	// MaxPerGPU is the most jobs one GPU holds: 1 or 2 (the data measure
-	// pairs, nothing larger).
-	MaxPerGPU int
-	// MaxEvents bounds the scheduling points of one run, a guard against a
-	// policy that keeps moving jobs so that none finishes.
-	MaxEvents int
-	// Timeline records a Sample at every scheduling point.
-	Timeline bool
-}
-
-// DefaultOptions are Gavel's round length (360 s), a 30 s restart penalty
-// (our choice: the order of a checkpoint restore and warm-up of the
-// measured workloads), two jobs per GPU.
-var DefaultOptions = Options{Round: 360, RestartPenalty: 30, MaxPerGPU: 2, MaxEvents: 10_000_000}
-
-func (o Options) validate() error {
-	switch {
-	case o.Round < 0 || math.IsNaN(o.Round) || math.IsInf(o.Round, 0):
-		return fmt.Errorf("round %v s: want a finite length >= 0 (0: no rounds)", o.Round)
-	case o.RestartPenalty < 0 || math.IsNaN(o.RestartPenalty) || math.IsInf(o.RestartPenalty, 0):
-		return fmt.Errorf("restart penalty %v s: want a finite time >= 0", o.RestartPenalty)
-	case o.MaxPerGPU != 1 && o.MaxPerGPU != 2:
-		return fmt.Errorf("max jobs per GPU %d: want 1 or 2 (the data measure pairs only)", o.MaxPerGPU)
-	case o.MaxEvents < 1:
-		return fmt.Errorf("max events %d: want >= 1", o.MaxEvents)
-	}
-	return nil
-}
-
-// PlacementError is a plan the simulator refused: a policy bug.
-type PlacementError struct {
-	Policy   string
-	Time     float64
-	Job      int
-	Workload string
-	Msg      string
-}
-
-func (e *PlacementError) Error() string {
-	return fmt.Sprintf("policy %s at t=%g s: job %d (%s): %s", e.Policy, e.Time, e.Job, e.Workload, e.Msg)
-}
-
-// ErrStalled is wrapped by the error of a run in which jobs wait on an idle
-// cluster with nothing left to happen.
-var ErrStalled = errors.New("stalled")
 
 type jobStatus uint8
 
@@ -210,60 +154,6 @@ func (s *simulation) loop(jobs []TraceJob, order []int) error {
 		}
 		if t == tick {
 			ev |= Round
-		}
-	}
-}
-
-// admit brings job id into the system, or records why it cannot run.
-func (s *simulation) admit(id int) bool {
-	j := s.jobs[id]
-	if why := s.unrunnable(j); why != "" {
-		s.st[id].status = unrunnable
-		s.st[id].reason = why
-		return false
-	}
-	s.st[id].status = waiting
-	s.active = append(s.active, id)
-	return true
-}
-
-// unrunnable says why no GPU type of the cluster can run j, or "".
-func (s *simulation) unrunnable(j *Job) string {
-	if k, ok := s.truth.(interface{ Knows(string) bool }); ok && !k.Knows(j.Workload) {
-		return fmt.Sprintf("job type %q is not in the data", j.Workload)
-	}
-	most := 0
-	for _, t := range s.topo.Types() {
-		n := s.topo.Count(t)
-		most = max(most, n)
-		if n < j.Scale {
-			continue
-		}
-		if s.topo.LargestNode(t) >= j.Scale {
-			if _, ok := s.truth.Solo(j.Workload, Shape{GPUType: t, GPUs: j.Scale}); ok {
-				return ""
-			}
-		}
-		if j.Scale > 1 {
-			if _, ok := s.truth.Solo(j.Workload, Shape{GPUType: t, GPUs: j.Scale, Spread: true}); ok {
-				return ""
-			}
-		}
-	}
-	if most < j.Scale {
-		return fmt.Sprintf("needs %d GPUs of one type; the cluster has at most %d", j.Scale, most)
-	}
-	return fmt.Sprintf("no measured rate at %d GPU(s) on any GPU type of the cluster that has that many", j.Scale)
-}
-
-func (s *simulation) warnTypes() {
-	h, ok := s.truth.(interface{ HasType(string) bool })
-	if !ok {
-		return
-	}
-	for _, t := range s.topo.Types() {
-		if !h.HasType(t) {
-			s.res.Warnings = append(s.res.Warnings, fmt.Sprintf("GPU type %q of the cluster has no measured rate in the data: its %d GPUs stay idle", t, s.topo.Count(t)))
 		}
 	}
 }
