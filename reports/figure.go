@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
@@ -157,6 +158,7 @@ func newPlot(title, xlabel, ylabel string) *plot.Plot {
 	for _, ax := range []*plot.Axis{&p.X, &p.Y} {
 		ax.Label.TextStyle.Font = sans(10)
 		ax.Tick.Label.Font = sans(8)
+		ax.Tick.Marker = trimTicks{plot.DefaultTicks{}}
 	}
 	p.Legend.TextStyle.Font = sans(8)
 	p.Legend.Top = true
@@ -182,6 +184,20 @@ func render(dc draw.Canvas, p *plot.Plot) {
 	}
 	leg.Left, leg.Top = true, true
 	leg.Draw(draw.Crop(dc, dc.Size().X-w-gap, 0, 0, -top))
+}
+
+// trimTicks drops the trailing zeros gonum's default ticks carry ("25.00"
+// becomes "25", "2500000.00" becomes "2500000").
+type trimTicks struct{ plot.Ticker }
+
+func (t trimTicks) Ticks(min, max float64) []plot.Tick {
+	ts := t.Ticker.Ticks(min, max)
+	for i := range ts {
+		if l := ts[i].Label; strings.Contains(l, ".") && !strings.ContainsAny(l, "eE") {
+			ts[i].Label = strings.TrimSuffix(strings.TrimRight(l, "0"), ".")
+		}
+	}
+	return ts
 }
 
 // colours are the Okabe-Ito colours, safe for colour-blind readers, in

@@ -48,7 +48,7 @@ func (l *Line) validate() error {
 }
 
 func (l *Line) draw(dc draw.Canvas) error {
-	return drawLines(dc, l.Title, l.XLabel, l.YLabel, l.Series, l.Marks, true, l.YFromZero)
+	return drawLines(dc, l.Title, l.XLabel, l.YLabel, l.Series, l.Marks, lineStyle{markers: true, zero: l.YFromZero})
 }
 
 func (l *Line) table() ([]string, [][]string) {
@@ -69,6 +69,10 @@ type TimeSeries struct {
 	YLabel string
 	XLabel string // default "time (s)"
 	Series []Series
+	// Steps holds each value until the next sample, for states sampled
+	// when they change (busy GPUs at scheduling events); otherwise
+	// samples are joined by straight lines.
+	Steps bool
 }
 
 // Write draws the chart into dir as NAME.svg, NAME.png and NAME.csv
@@ -82,14 +86,17 @@ func (t *TimeSeries) xlabel() string { return colName(t.XLabel, "time (s)") }
 func (t *TimeSeries) validate() error { return checkSeries(t.Series) }
 
 func (t *TimeSeries) draw(dc draw.Canvas) error {
-	return drawLines(dc, t.Title, t.xlabel(), t.YLabel, t.Series, nil, false, false)
+	return drawLines(dc, t.Title, t.xlabel(), t.YLabel, t.Series, nil, lineStyle{steps: t.Steps})
 }
 
 func (t *TimeSeries) table() ([]string, [][]string) {
 	return seriesTable(t.Series, t.xlabel(), colName(t.YLabel, "value"))
 }
 
-func drawLines(dc draw.Canvas, title, xl, yl string, series []Series, marks []Mark, markers, zero bool) error {
+// lineStyle chooses markers on points, a y axis from 0, step lines.
+type lineStyle struct{ markers, zero, steps bool }
+
+func drawLines(dc draw.Canvas, title, xl, yl string, series []Series, marks []Mark, st lineStyle) error {
 	p := newPlot(title, xl, yl)
 	for i, s := range series {
 		pts := points(s.X, s.Y)
@@ -102,7 +109,10 @@ func drawLines(dc draw.Canvas, title, xl, yl string, series []Series, marks []Ma
 			return fmt.Errorf("series %q: %w", s.Name, err)
 		}
 		ln.LineStyle = draw.LineStyle{Color: colour(i), Width: vg.Points(1.5), Dashes: dashes(i)}
-		if !markers {
+		if st.steps {
+			ln.StepStyle = plotter.PostStep
+		}
+		if !st.markers {
 			ln.LineStyle.Width = vg.Points(1)
 			p.Add(ln)
 			p.Legend.Add(s.Name, ln)
@@ -134,7 +144,7 @@ func drawLines(dc draw.Canvas, title, xl, yl string, series []Series, marks []Ma
 		lab.Offset = vg.Point{X: vg.Points(8), Y: vg.Points(4)}
 		p.Add(rings, lab)
 	}
-	if zero {
+	if st.zero {
 		p.Y.Min = 0
 	}
 	p.Add(plotter.NewGrid())

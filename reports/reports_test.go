@@ -43,7 +43,7 @@ func fixtures() map[string]writer {
 			Marks:  []Mark{{Series: "ResNet-50", X: 4, Y: 23.2, Label: "chosen: 4 GPUs"}},
 		},
 		"timeseries": &TimeSeries{
-			Title: "SM utilisation", YLabel: "SM util (%)",
+			Title: "SM utilisation", YLabel: "SM util (%)", Steps: true,
 			Series: []Series{{Name: "solo", X: []float64{0, 1, 2}, Y: []float64{80, 82, 79}}, {Name: "pair", X: []float64{0, 1, 2}, Y: []float64{95, 97, 96}}},
 		},
 		"bars": &Bars{
