@@ -3,6 +3,7 @@ package reports
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -192,5 +193,30 @@ func TestIndexErrors(t *testing.T) {
 	err = WriteIndex(dir, Page{Sections: []Section{{Title: "s", Tables: []Table{{Header: []string{"a"}, Rows: [][]string{{"1", "2"}}}}}}})
 	if err == nil || !strings.Contains(err.Error(), "row 1 has 2 cells for 1 columns") {
 		t.Errorf("ragged table: %v", err)
+	}
+}
+
+// BenchmarkHeatmap26 writes a 26 x 26 heat map (the size of Gavel's
+// single-GPU pair matrix): SVG, PNG and CSV.
+func BenchmarkHeatmap26(b *testing.B) {
+	const n = 26
+	h := &Heatmap{Title: "26 x 26", Label: "normalized throughput", Center: 1}
+	for i := 0; i < n; i++ {
+		name := fmt.Sprintf("workload %02d", i)
+		h.Rows = append(h.Rows, name)
+		h.Cols = append(h.Cols, name)
+		row := make([]float64, n)
+		for j := range row {
+			row[j] = 0.4 + float64((i*7+j*3)%23)/20
+		}
+		h.Values = append(h.Values, row)
+	}
+	dir := b.TempDir()
+	opt := DefaultOptions
+	opt.Width, opt.Height = 20, 18
+	for b.Loop() {
+		if _, err := h.Write(dir, "heat", opt); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
