@@ -58,6 +58,8 @@ never with co-located rates.
 Policies:
 ` + strings.Join(names, "\n") + `
 
+The cluster spec is YAML, version 1: see examples/cluster-gavel.yaml.
+
 A GPU is busy while it holds at least one job; GPU util is busy GPU time
 over available GPU time (GPUs x makespan). --json prints one JSON object per
 policy, one a line.`,
