@@ -1,2 +1,24 @@
-// Package reports is part of coloc; see DESIGN.md for its place in the pipeline.
+// Package reports draws coloc's figures and writes the HTML report. It is
+// the last stage of the pipeline (see DESIGN.md): it takes plain data
+// (numbers, labels, series), never the types of model/ or policy/, so the
+// plotting dependency (gonum.org/v1/plot) stays at this edge.
+//
+// Each figure type (Heatmap, Scatter, CDF, Line, TimeSeries, Bars) has a
+// Write method that writes three files into a directory: NAME.svg,
+// NAME.png and NAME.csv, the data drawn, so every number in a figure can
+// be checked and re-plotted. WriteIndex writes an index.html that shows
+// figures with captions and tables; html/template escapes every string.
+//
+// The same inputs give the same bytes. SVG text names the font
+// ("Liberation Sans", metric-compatible with Arial and Helvetica) instead
+// of embedding it, so files stay small and free of anything that varies;
+// PNG files carry no timestamp. Files are written to a temporary name and
+// renamed into place.
+//
+// Choices where the data leave room: points that are NaN or infinite are
+// not drawn and appear as empty fields in the CSV; an empirical CDF is a
+// step function through (v_i, i/n) of the sorted values; a heat map's
+// colours diverge around a centre value the caller gives (1 for
+// normalized throughput: red below, blue above), cells without a value
+// are grey.
 package reports

@@ -1,0 +1,182 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/coloc-dev/coloc/datasets"
+	"github.com/coloc-dev/coloc/policy/cluster"
+	"github.com/coloc-dev/coloc/policy/sim"
+	"github.com/spf13/cobra"
+)
+
+// simPolicies lists the policies `coloc simulate` knows, in --help order.
+func simPolicies() []sim.PolicyInfo {
+	return append(sim.Baselines(),
+		sim.Unavailable("coloc", "CLWP + NLWP placement with the fitted models"),
+		sim.Unavailable("similarity", "GPU type and degree by model similarity, revised every round"),
+		sim.Unavailable("oracle", "the coloc placement with measured instead of predicted rates"),
+	)
+}
+
+type simulateFlags struct {
+	trace, cluster, data, models string
+	policies                     []string
+	seed                         uint64
+	round, penalty               time.Duration
+	maxPerGPU                    int
+	json                         bool
+}
+
+func newSimulateCmd(e *env) *cobra.Command {
+	var f simulateFlags
+	var names []string
+	for _, p := range simPolicies() {
+		names = append(names, fmt.Sprintf("  %-12s %s", p.Name, p.Doc))
+	}
+	cmd := &cobra.Command{
+		Use:   "simulate --trace T --cluster C --data DIR --policy P[,P...]",
+		Short: "Replay a job trace on a simulated cluster under several policies",
+		Long: `Replays a Gavel job trace (msr or physical_cluster layout) on the cluster of
+a spec file and reports, per policy, job completion time (JCT), makespan and
+GPU utilisation.
+
+Jobs progress at the rates measured in DIR (solo.arrow and pairs.arrow, in
+iterations/s): their solo rate at their number of GPUs on the GPU type they
+run on, or, while two jobs share the same GPUs, the pair's measured
+co-located rate. A pair without a status-ok measurement never shares GPUs. A
+job whose GPUs span nodes runs at the "_unconsolidated" rate. Jobs that no
+GPU type of the cluster can run (unknown type, no rate at their number of
+GPUs) are counted as unrunnable and left out of the metrics.
+
+Policies decide with estimates only: the baselines with measured solo rates,
+never with co-located rates.
+
+Policies:
+` + strings.Join(names, "\n") + `
+
+The cluster spec is YAML, version 1: see examples/cluster-gavel.yaml.
+
+A GPU is busy while it holds at least one job; GPU util is busy GPU time
+over available GPU time (GPUs x makespan). --json prints one JSON object per
+policy, one a line.`,
+		Example: `  coloc simulate --trace examples/traces/msr/103959.trace \
+    --cluster examples/cluster-gavel.yaml --data datasets/reference/gavel \
+    --policy fifo,random-pack,greedy-pack
+  coloc simulate --trace examples/traces/physical_cluster/small_test.trace \
+    --cluster examples/cluster-gavel.yaml --data datasets/reference/gavel --json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runSimulate(e, f)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.trace, "trace", "", "Gavel job trace file")
+	fl.StringVar(&f.cluster, "cluster", "", "cluster spec (YAML, version 1)")
+	fl.StringVar(&f.data, "data", "", "dataset directory with solo.arrow and pairs.arrow (iterations/s)")
+	fl.StringVar(&f.models, "models", "", "fitted models, for the policies that use them")
+	fl.StringSliceVar(&f.policies, "policy", []string{"fifo", "random-pack", "greedy-pack"}, "policies to compare, comma-separated")
+	fl.Uint64Var(&f.seed, "seed", 1, "seed of the randomised policies")
+	fl.DurationVar(&f.round, "round", time.Duration(sim.DefaultOptions.Round*float64(time.Second)), "round length at which policies may revise decisions (0: no rounds)")
+	fl.DurationVar(&f.penalty, "restart-penalty", time.Duration(sim.DefaultOptions.RestartPenalty*float64(time.Second)), "time without progress after a job is moved or resumed")
+	fl.IntVar(&f.maxPerGPU, "max-per-gpu", sim.DefaultOptions.MaxPerGPU, "most jobs on one GPU (1 or 2)")
+	fl.BoolVar(&f.json, "json", false, "print one JSON object per policy")
+	for _, name := range []string{"trace", "cluster", "data"} {
+		cmd.MarkFlagRequired(name)
+	}
+	return cmd
+}
+
+func runSimulate(e *env, f simulateFlags) error {
+	known := simPolicies()
+	var chosen []sim.PolicyInfo
+	for _, name := range f.policies {
+		p, err := sim.Lookup(known, strings.TrimSpace(name))
+		if err != nil {
+			return err
+		}
+		chosen = append(chosen, p)
+	}
+	tr, err := sim.LoadTrace(f.trace)
+	if err != nil {
+		return err
+	}
+	spec, err := cluster.Load(f.cluster)
+	if err != nil {
+		return err
+	}
+	topo, err := sim.NewTopology(spec)
+	if err != nil {
+		return fmt.Errorf("%s: %w", f.cluster, err)
+	}
+	ds, err := datasets.Open(f.data)
+	if err != nil {
+		return err
+	}
+	truth, err := sim.NewMeasured(ds.Solo, ds.Pairs)
+	if err != nil {
+		return fmt.Errorf("%s: %w", f.data, err)
+	}
+	if f.models != "" {
+		fmt.Fprintln(e.stderr, "warning: --models: no available policy uses fitted models yet; ignored")
+	}
+	opt := sim.DefaultOptions
+	opt.Round = f.round.Seconds()
+	opt.RestartPenalty = f.penalty.Seconds()
+	opt.MaxPerGPU = f.maxPerGPU
+	envp := sim.Env{Seed: f.seed, Solo: sim.SoloOnly(truth), Truth: truth}
+	var results []*sim.Result
+	warned := map[string]bool{}
+	for _, info := range chosen {
+		pol, err := info.New(envp)
+		if err != nil {
+			return err
+		}
+		res, err := sim.Run(topo, tr.Jobs, truth, pol, opt)
+		if err != nil {
+			return fmt.Errorf("%s: %w", f.trace, err)
+		}
+		for _, w := range res.Warnings {
+			if !warned[w] {
+				warned[w] = true
+				fmt.Fprintln(e.stderr, "warning:", w)
+			}
+		}
+		results = append(results, res)
+	}
+	if f.json {
+		enc := json.NewEncoder(e.stdout)
+		for _, r := range results {
+			if err := enc.Encode(r.Summary()); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return printSimTable(e, tr, topo, results)
+}
+
+func printSimTable(e *env, tr *sim.Trace, topo *sim.Topology, results []*sim.Result) error {
+	var gpus []string
+	for _, t := range topo.Types() {
+		gpus = append(gpus, fmt.Sprintf("%d %s", topo.Count(t), t))
+	}
+	fmt.Fprintf(e.stdout, "trace %s (%s, %d jobs) on %s (%s GPUs)\n\n", tr.Name, tr.Format, len(tr.Jobs), topo.Name, strings.Join(gpus, ", "))
+	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	head := "policy\tjobs\tunrunnable\tavg JCT (h)\tp95 JCT (h)\tmakespan (h)\tGPU util"
+	for _, t := range topo.Types() {
+		head += "\t" + t
+	}
+	fmt.Fprintln(tw, head+"\tshared\t")
+	for _, r := range results {
+		line := fmt.Sprintf("%s\t%d\t%d\t%.2f\t%.2f\t%.2f\t%.3f", r.Policy, r.Completed, r.Unrunnable, r.AvgJCT/3600, r.P95JCT/3600, r.Makespan/3600, r.GPUUtil)
+		for _, u := range r.Util {
+			line += fmt.Sprintf("\t%.3f", u.Util)
+		}
+		fmt.Fprintln(tw, line+fmt.Sprintf("\t%d\t", r.Shared))
+	}
+	return tw.Flush()
+}

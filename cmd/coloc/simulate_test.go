@@ -1,0 +1,80 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/coloc-dev/coloc/policy/sim"
+)
+
+func simulateArgs(extra ...string) []string {
+	return append([]string{"simulate",
+		"--trace", "../../examples/traces/physical_cluster/small_test.trace",
+		"--cluster", "../../examples/cluster-gavel.yaml",
+		"--data", "../../datasets/reference/gavel"}, extra...)
+}
+
+func TestSimulateJSON(t *testing.T) {
+	var out, errb bytes.Buffer
+	err := run(context.Background(), simulateArgs("--json", "--policy", "fifo,greedy-pack"), nil, &out, &errb)
+	if err != nil {
+		t.Fatalf("%v (stderr %s)", err, errb.String())
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("%d lines, want one per policy:\n%s", len(lines), out.String())
+	}
+	for i, want := range []string{"fifo", "greedy-pack"} {
+		var s sim.Summary
+		if err := json.Unmarshal([]byte(lines[i]), &s); err != nil {
+			t.Fatal(err)
+		}
+		if s.Policy != want || s.Jobs != 20 || !(s.AvgJCT > 0) || s.P95JCT < s.AvgJCT || !(s.Makespan > 0) || !(s.GPUUtil > 0 && s.GPUUtil <= 1) {
+			t.Errorf("line %d: %+v", i, s)
+		}
+		for _, key := range []string{`"avg_jct_s"`, `"p95_jct_s"`, `"makespan_s"`, `"gpu_util"`, `"jobs"`} {
+			if !strings.Contains(lines[i], key) {
+				t.Errorf("line %d lacks %s", i, key)
+			}
+		}
+	}
+}
+
+func TestSimulateTable(t *testing.T) {
+	var out bytes.Buffer
+	if err := run(context.Background(), simulateArgs(), nil, &out, &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	text := out.String()
+	for _, want := range []string{"small_test.trace (physical_cluster, 20 jobs)", "36 k80, 36 p100, 36 v100", "avg JCT (h)", "fifo", "random-pack", "greedy-pack"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("table lacks %q:\n%s", want, text)
+		}
+	}
+}
+
+func TestSimulateErrors(t *testing.T) {
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{simulateArgs("--policy", "fifo,lottery"), `unknown policy "lottery"`},
+		{simulateArgs("--policy", "coloc"), "policy coloc: not available yet"},
+		{simulateArgs("--max-per-gpu", "3"), "max jobs per GPU 3"},
+		{[]string{"simulate", "--trace", "nope.trace", "--cluster", "c", "--data", "d"}, "nope.trace"},
+	}
+	for _, c := range cases {
+		err := run(context.Background(), c.args, nil, &bytes.Buffer{}, &bytes.Buffer{})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: error %v, want %q", c.args[len(c.args)-2:], err, c.want)
+		}
+	}
+	err := run(context.Background(), simulateArgs("--policy", "oracle"), nil, &bytes.Buffer{}, &bytes.Buffer{})
+	if !errors.Is(err, sim.ErrUnavailable) {
+		t.Errorf("oracle: %v, want ErrUnavailable", err)
+	}
+}

@@ -1,0 +1,62 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"math"
+)
+
+// Options control a simulation.
+type Options struct {
+	// Round is the time between round events, in seconds, at which
+	// round-based policies may revise their decisions; 0 turns rounds off.
+	Round float64
+	// RestartPenalty is the time, in seconds, a job makes no progress after
+	// each start but its first (a move or a resume after a stop): the cost
+	// of checkpoint, restore and warm-up. It holds its GPUs meanwhile.
+	RestartPenalty float64
+	// MaxPerGPU is the most jobs one GPU holds: 1 or 2 (the data measure
+	// pairs, nothing larger).
+	MaxPerGPU int
+	// MaxEvents bounds the scheduling points of one run, a guard against a
+	// policy that keeps moving jobs so that none finishes.
+	MaxEvents int
+	// Timeline records a Sample at every scheduling point.
+	Timeline bool
+}
+
+// DefaultOptions are Gavel's round length (360 s), a 30 s restart penalty
+// (our choice: the order of a checkpoint restore and warm-up of the
+// measured workloads), two jobs per GPU.
+var DefaultOptions = Options{Round: 360, RestartPenalty: 30, MaxPerGPU: 2, MaxEvents: 10_000_000}
+
+func (o Options) validate() error {
+	switch {
+	case o.Round < 0 || math.IsNaN(o.Round) || math.IsInf(o.Round, 0):
+		return fmt.Errorf("round %v s: want a finite length >= 0 (0: no rounds)", o.Round)
+	case o.RestartPenalty < 0 || math.IsNaN(o.RestartPenalty) || math.IsInf(o.RestartPenalty, 0):
+		return fmt.Errorf("restart penalty %v s: want a finite time >= 0", o.RestartPenalty)
+	case o.MaxPerGPU != 1 && o.MaxPerGPU != 2:
+		return fmt.Errorf("max jobs per GPU %d: want 1 or 2 (the data measure pairs only)", o.MaxPerGPU)
+	case o.MaxEvents < 1:
+		return fmt.Errorf("max events %d: want >= 1", o.MaxEvents)
+	}
+	return nil
+}
+
+// PlacementError is a plan the simulator refused: a policy bug.
+type PlacementError struct {
+	Policy   string
+	Time     float64
+	Job      int
+	Workload string
+	Msg      string
+}
+
+func (e *PlacementError) Error() string {
+	return fmt.Sprintf("policy %s at t=%g s: job %d (%s): %s", e.Policy, e.Time, e.Job, e.Workload, e.Msg)
+}
+
+// ErrStalled is wrapped by the error of a run in which jobs wait on an idle
+// cluster with nothing left to happen.
+var ErrStalled = errors.New("stalled")

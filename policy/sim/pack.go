@@ -1,0 +1,149 @@
+package sim
+
+import (
+	"math/rand/v2"
+)
+
+// GreedyPack packs jobs Gandiva-style, ignoring interference. Waiting jobs
+// are tried in arrival order, and one that does not fit does not block
+// the others. A job takes free GPUs when some are (BestFree: the GPU type
+// with the best estimated solo rate); when none are, it shares the GPUs
+// of a job running alone there that it may share with (View.CanShare),
+// choosing the GPU type where its estimated solo rate is highest, the
+// lowest GPU on ties. It never stops or moves a job.
+//
+// With PackFirst it packs first and takes free GPUs only when it cannot
+// pack: the densest reading of "packs when a GPU has room".
+type GreedyPack struct {
+	Est       Rates // solo rates are all it uses
+	PackFirst bool
+}
+
+// NewGreedyPack returns the greedy-pack policy deciding with est.
+func NewGreedyPack(est Rates) *GreedyPack { return &GreedyPack{Est: est} }
+
+// Name returns "greedy-pack".
+func (*GreedyPack) Name() string { return "greedy-pack" }
+
+// Schedule places every waiting job that fits.
+func (g *GreedyPack) Schedule(v *View) (*Plan, error) {
+	if v.Events&(Arrived|Finished) == 0 || len(v.Waiting) == 0 {
+		return nil, nil
+	}
+	p := v.Plan()
+	for _, j := range v.Waiting {
+		if !p.Room() {
+			break
+		}
+		if p.Missed(j) {
+			continue
+		}
+		placed := false
+		if g.PackFirst {
+			placed = g.pack(p, j) || g.free(p, j)
+		} else {
+			placed = g.free(p, j) || g.pack(p, j)
+		}
+		if !placed {
+			p.Miss(j)
+		}
+	}
+	return p, nil
+}
+
+func (g *GreedyPack) free(p *Plan, j *Job) bool {
+	gpus, _, ok := BestFree(p, j, g.Est)
+	if ok {
+		p.Place(j.ID, gpus...)
+	}
+	return ok
+}
+
+func (g *GreedyPack) pack(p *Plan, j *Job) bool {
+	best, bestRate := -1, 0.0
+	for _, r := range Partners(p, j) {
+		sh := p.view.sim.shapeOf(p.GPUsOf(r))
+		if rate, ok := g.Est.Solo(j.Workload, sh); ok && (best < 0 || rate > bestRate) {
+			best, bestRate = r, rate
+		}
+	}
+	if best < 0 {
+		return false
+	}
+	p.Place(j.ID, p.GPUsOf(best)...)
+	return true
+}
+
+// RandomPack places each waiting job, in arrival order, on a placement
+// drawn uniformly from those with room: for a one-GPU job every free GPU
+// of a type that can run it and every GPU holding one job it may share
+// with; for a larger job one free placement per GPU type (on one node
+// when one has room, else spread) and every same-size set of GPUs held by
+// one job it may share with. It ignores rates and interference, never
+// stops or moves a job, and draws from its own seeded generator.
+type RandomPack struct {
+	rng *rand.Rand
+}
+
+// NewRandomPack returns the random-pack policy seeded with seed.
+func NewRandomPack(seed uint64) *RandomPack {
+	return &RandomPack{rng: rand.New(rand.NewPCG(seed, 0x636f6c6f63))}
+}
+
+// Name returns "random-pack".
+func (*RandomPack) Name() string { return "random-pack" }
+
+// Schedule places every waiting job that fits somewhere, at random.
+func (rp *RandomPack) Schedule(v *View) (*Plan, error) {
+	if v.Events&(Arrived|Finished) == 0 || len(v.Waiting) == 0 {
+		return nil, nil
+	}
+	p := v.Plan()
+	for _, j := range v.Waiting {
+		if !p.Room() {
+			break
+		}
+		if p.Missed(j) {
+			continue
+		}
+		cands := rp.candidates(p, j)
+		if len(cands) == 0 {
+			p.Miss(j)
+			continue
+		}
+		p.Place(j.ID, cands[rp.rng.IntN(len(cands))]...)
+	}
+	return p, nil
+}
+
+func (rp *RandomPack) candidates(p *Plan, j *Job) [][]int {
+	v, s := p.view, p.view.sim
+	var out [][]int
+	for ti, t := range v.Topology.Types() {
+		if p.free[ti] < j.Scale {
+			continue
+		}
+		if j.Scale == 1 {
+			if !s.canRun(j.ID, ti, 1, false) {
+				continue
+			}
+			for _, ni := range v.Topology.NodesOf(t) {
+				for _, g := range v.Topology.Nodes[ni].GPUs {
+					if p.Free(g) {
+						out = append(out, []int{g})
+					}
+				}
+			}
+			continue
+		}
+		if g, ok := FreeOnNode(p, t, j.Scale); ok && s.canRun(j.ID, ti, j.Scale, false) {
+			out = append(out, g)
+		} else if g, ok := FreeSpread(p, t, j.Scale); ok && s.canRun(j.ID, ti, j.Scale, s.shapeOf(g).Spread) {
+			out = append(out, g)
+		}
+	}
+	for _, r := range Partners(p, j) {
+		out = append(out, p.GPUsOf(r))
+	}
+	return out
+}

@@ -1,0 +1,244 @@
+package sim
+
+import (
+	"slices"
+)
+
+// Policy decides where jobs run. The simulator calls Schedule after every
+// batch of events (arrivals, completions, round ticks) that leaves jobs in
+// the system. A nil plan changes nothing. An error stops the simulation.
+//
+// A policy sees only what a scheduler may see: the job descriptors and
+// their progress, the cluster and its occupancy (View), the placement
+// rules of View.CanRun and View.CanShare, and the estimator it was built
+// with. It never sees the simulator's ground-truth rates unless it was
+// given them (the oracle).
+type Policy interface {
+	Name() string
+	Schedule(v *View) (*Plan, error)
+}
+
+// Events says what happened since the policy was last called; more than
+// one bit may be set.
+type Events uint8
+
+// Event kinds.
+const (
+	Arrived  Events = 1 << iota // one or more jobs arrived
+	Finished                    // one or more jobs completed
+	Round                       // a round boundary was reached
+)
+
+// Job is a job as a policy sees it. The simulator owns it: a policy reads
+// it and never changes it.
+type Job struct {
+	ID       int // index of the job in the trace
+	Workload string
+	Scale    int // GPUs it needs
+	Steps    int64
+	Arrival  float64
+	Done     float64 // iterations done so far
+	GPUs     []int   // where it runs now (sorted), nil while it waits
+	Starts   int     // times it was started; a start after the first pays the restart penalty
+}
+
+// View is what a policy sees at a scheduling point. It is valid only
+// during the call to Schedule.
+type View struct {
+	Now      float64 // seconds since the start of the trace
+	Events   Events
+	Topology *Topology
+	// Waiting are the jobs that arrived and are not running, in arrival
+	// order; Running the running jobs, by ID.
+	Waiting []*Job
+	Running []*Job
+	sim     *simulation
+}
+
+// Job returns the job with the given ID (nil when it is not in the system).
+func (v *View) Job(id int) *Job { return v.sim.lookup(id) }
+
+// JobsOn returns the IDs of the jobs on a GPU now. The slice belongs to
+// the simulator.
+func (v *View) JobsOn(gpu int) []int { return v.sim.on[gpu] }
+
+// MaxPerGPU is the most jobs one GPU may hold.
+func (v *View) MaxPerGPU() int { return v.sim.opt.MaxPerGPU }
+
+// CanRun reports whether the workload can run on a placement of shape s:
+// the data hold a rate for it. Like a job's memory footprint, this is
+// known to a scheduler from profiling.
+func (v *View) CanRun(workload string, s Shape) bool {
+	r, ok := v.sim.truth.Solo(workload, s)
+	return ok && r > 0
+}
+
+// CanShare reports whether two workloads may share the GPUs of a placement
+// of shape s: both orders of the pair were measured with status ok. It
+// says nothing about how fast they run together.
+func (v *View) CanShare(a, b string, s Shape) bool {
+	ra, oka := v.sim.truth.Colocated(a, b, s)
+	rb, okb := v.sim.truth.Colocated(b, a, s)
+	return oka && okb && ra > 0 && rb > 0
+}
+
+// Plan starts a plan from the current placement.
+func (v *View) Plan() *Plan {
+	s := v.sim
+	p := &Plan{view: v, on: make([][]int, len(s.on)), moved: map[int][]int{}, free: make([]int, len(s.busy))}
+	for g, js := range s.on {
+		if len(js) > 0 {
+			p.on[g] = slices.Clone(js)
+		}
+		p.count(g, 1)
+	}
+	return p
+}
+
+// Plan is a set of changes to the placement: jobs started, moved or
+// stopped. Jobs it does not name keep their GPUs. It keeps its own copy of
+// the occupancy, so a policy can place several jobs in one call and see
+// the effect of earlier ones. The simulator checks the plan when it is
+// applied; the plan itself only keeps the books.
+type Plan struct {
+	view  *View
+	on    [][]int
+	moved map[int][]int // job -> GPUs (nil: stopped)
+	order []int         // jobs in the order they were first named
+	free  []int         // free GPUs by type index
+	lone  int           // GPUs holding exactly one job
+	gen   int           // changes made so far
+	miss  [][]missAt    // by workload index
+}
+
+// missAt records that a job of some size found no room at generation gen.
+type missAt struct{ scale, gen int }
+
+// Missed reports whether a job of the same workload and size as j found
+// no room in this plan since its last change: it would find none either.
+func (p *Plan) Missed(j *Job) bool {
+	w := p.view.sim.rules.wid[j.ID]
+	if int(w) >= len(p.miss) {
+		return false
+	}
+	for _, m := range p.miss[w] {
+		if m.scale == j.Scale {
+			return m.gen == p.gen
+		}
+	}
+	return false
+}
+
+// Miss records that j found no room in the plan as it is now.
+func (p *Plan) Miss(j *Job) {
+	w := int(p.view.sim.rules.wid[j.ID])
+	for len(p.miss) <= w {
+		p.miss = append(p.miss, nil)
+	}
+	for i, m := range p.miss[w] {
+		if m.scale == j.Scale {
+			p.miss[w][i].gen = p.gen
+			return
+		}
+	}
+	p.miss[w] = append(p.miss[w], missAt{j.Scale, p.gen})
+}
+
+// count adds sign times GPU g's contribution to the free and lone counts.
+func (p *Plan) count(g, sign int) {
+	switch len(p.on[g]) {
+	case 0:
+		p.free[p.view.sim.typeOf[g]] += sign
+	case 1:
+		p.lone += sign
+	}
+}
+
+// Room reports whether the plan leaves any GPU free, or any GPU holding a
+// single job while two may share: when it does not, no waiting job fits.
+func (p *Plan) Room() bool {
+	if p.lone > 0 && p.view.MaxPerGPU() >= 2 {
+		return true
+	}
+	for _, n := range p.free {
+		if n > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// FreeOf returns the number of GPUs of type gpuType the plan leaves free.
+func (p *Plan) FreeOf(gpuType string) int {
+	if i := slices.Index(p.view.Topology.Types(), gpuType); i >= 0 {
+		return p.free[i]
+	}
+	return 0
+}
+
+// Place puts job id on gpus (replacing wherever the plan had it). The
+// GPUs are kept sorted.
+func (p *Plan) Place(id int, gpus ...int) {
+	p.gen++
+	p.remove(id)
+	gs := slices.Clone(gpus)
+	slices.Sort(gs)
+	p.note(id, gs)
+	for _, g := range gs {
+		if g >= 0 && g < len(p.on) {
+			p.count(g, -1)
+			p.on[g] = append(p.on[g], id)
+			p.count(g, 1)
+		}
+	}
+}
+
+// Stop takes job id off its GPUs; it waits until placed again.
+func (p *Plan) Stop(id int) {
+	p.gen++
+	p.remove(id)
+	p.note(id, nil)
+}
+
+func (p *Plan) note(id int, gpus []int) {
+	if _, seen := p.moved[id]; !seen {
+		p.order = append(p.order, id)
+	}
+	p.moved[id] = gpus
+}
+
+func (p *Plan) remove(id int) {
+	for _, g := range p.GPUsOf(id) {
+		if g >= 0 && g < len(p.on) {
+			p.count(g, -1)
+			p.on[g] = slices.DeleteFunc(p.on[g], func(j int) bool { return j == id })
+			p.count(g, 1)
+		}
+	}
+}
+
+// GPUsOf returns where the plan puts job id (nil: waiting).
+func (p *Plan) GPUsOf(id int) []int {
+	if gs, ok := p.moved[id]; ok {
+		return gs
+	}
+	if j := p.view.Job(id); j != nil {
+		return j.GPUs
+	}
+	return nil
+}
+
+// JobsOn returns the IDs of the jobs the plan puts on a GPU.
+func (p *Plan) JobsOn(gpu int) []int { return p.on[gpu] }
+
+// Free reports whether the plan leaves a GPU empty.
+func (p *Plan) Free(gpu int) bool { return len(p.on[gpu]) == 0 }
+
+// Placed reports whether the plan runs job id.
+func (p *Plan) Placed(id int) bool { return len(p.GPUsOf(id)) > 0 }
+
+// View returns the view the plan was made from.
+func (p *Plan) View() *View { return p.view }
+
+// Empty reports whether the plan changes nothing.
+func (p *Plan) Empty() bool { return len(p.order) == 0 }

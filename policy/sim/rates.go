@@ -1,0 +1,146 @@
+package sim
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/coloc-dev/coloc/datasets"
+)
+
+// Shape is the shape of a placement: how many GPUs of which type, and
+// whether they span more than one node.
+type Shape struct {
+	GPUType string
+	GPUs    int
+	Spread  bool // the GPUs are on more than one node
+}
+
+func (s Shape) String() string {
+	where := "one node"
+	if s.Spread {
+		where = "several nodes"
+	}
+	return fmt.Sprintf("%d %s GPU(s) on %s", s.GPUs, s.GPUType, where)
+}
+
+// Rates gives training rates in iterations/s: of a job alone on a
+// placement of shape s, and of a job while it shares every GPU of its
+// placement with partner. ok is false when there is no rate (the job cannot
+// run there, or the pair cannot share).
+//
+// The simulator's ground truth is a Rates built from measurements
+// (Measured); the estimator a policy decides with is a Rates too: the
+// measured solo rates alone for the baselines (SoloOnly), model
+// predictions for coloc, the measurements themselves for oracle.
+type Rates interface {
+	Solo(workload string, s Shape) (float64, bool)
+	Colocated(workload, partner string, s Shape) (float64, bool)
+}
+
+// SoloOnly returns the solo rates of r and no co-located rate: what a
+// scheduler knows from profiling each job alone.
+func SoloOnly(r Rates) Rates { return soloOnly{r} }
+
+type soloOnly struct{ r Rates }
+
+func (s soloOnly) Solo(w string, sh Shape) (float64, bool) { return s.r.Solo(w, sh) }
+func (soloOnly) Colocated(string, string, Shape) (float64, bool) {
+	return 0, false
+}
+
+// UnconsolidatedSuffix marks the device types of measurements taken with a
+// job's GPUs spread over servers (Gavel's "v100_unconsolidated").
+const UnconsolidatedSuffix = "_unconsolidated"
+
+// Measured is the ground truth of the simulator: measured solo rates and
+// the co-located rates of pairs with status ok. A suspect, infeasible or
+// missing pair has no co-located rate, so the pair never shares a GPU.
+//
+// A placement spread over nodes reads the device type with
+// UnconsolidatedSuffix; a single GPU is never spread.
+type Measured struct {
+	solo      map[rateKey]float64
+	pairs     map[pairKey]float64
+	workloads map[string]bool
+	types     map[string]bool
+}
+
+type rateKey struct {
+	workload, device string
+	degree           int
+}
+
+type pairKey struct {
+	workload, partner, device string
+	degree                    int
+}
+
+// NewMeasured builds the ground truth from a dataset's solo and pairs
+// tables. Both must be in iterations/s, the unit of trace steps.
+func NewMeasured(solo *datasets.SoloTable, pairs *datasets.Pairs) (*Measured, error) {
+	if solo == nil {
+		return nil, fmt.Errorf("no solo table: the simulator needs measured solo rates")
+	}
+	if solo.ThroughputUnit != datasets.UnitItersPerS {
+		return nil, fmt.Errorf("solo throughput is in %s; the simulator needs %s (trace jobs count iterations)", solo.ThroughputUnit, datasets.UnitItersPerS)
+	}
+	m := &Measured{
+		solo:      map[rateKey]float64{},
+		pairs:     map[pairKey]float64{},
+		workloads: map[string]bool{},
+		types:     map[string]bool{},
+	}
+	for _, r := range solo.Rows {
+		m.solo[rateKey{r.Workload, r.DeviceType, r.Degree}] = r.Throughput
+		m.workloads[r.Workload] = true
+		m.types[strings.TrimSuffix(r.DeviceType, UnconsolidatedSuffix)] = true
+	}
+	if pairs != nil {
+		if pairs.ThroughputUnit != datasets.UnitItersPerS {
+			return nil, fmt.Errorf("pair throughput is in %s; the simulator needs %s", pairs.ThroughputUnit, datasets.UnitItersPerS)
+		}
+		for _, p := range pairs.Rows {
+			if p.Measured() {
+				m.pairs[pairKey{p.Workload, p.Partner, p.DeviceType, p.Degree}] = p.Colocated
+			}
+		}
+	}
+	return m, nil
+}
+
+func device(s Shape) string {
+	if s.Spread && s.GPUs > 1 {
+		return s.GPUType + UnconsolidatedSuffix
+	}
+	return s.GPUType
+}
+
+// Solo returns the measured solo rate.
+func (m *Measured) Solo(w string, s Shape) (float64, bool) {
+	v, ok := m.solo[rateKey{w, device(s), s.GPUs}]
+	return v, ok
+}
+
+// Colocated returns the measured rate of w next to partner, only for a
+// status-ok pair.
+func (m *Measured) Colocated(w, partner string, s Shape) (float64, bool) {
+	v, ok := m.pairs[pairKey{w, partner, device(s), s.GPUs}]
+	return v, ok
+}
+
+// Knows reports whether the data has any solo rate of workload w.
+func (m *Measured) Knows(w string) bool { return m.workloads[w] }
+
+// HasType reports whether the data has any solo rate on GPU type t.
+func (m *Measured) HasType(t string) bool { return m.types[t] }
+
+// Workloads returns the sorted workloads with a solo rate.
+func (m *Measured) Workloads() []string {
+	out := make([]string, 0, len(m.workloads))
+	for w := range m.workloads {
+		out = append(out, w)
+	}
+	sort.Strings(out)
+	return out
+}

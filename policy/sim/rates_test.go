@@ -1,0 +1,93 @@
+package sim
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/coloc-dev/coloc/datasets"
+)
+
+func measured(t *testing.T) *Measured {
+	t.Helper()
+	nan := math.NaN()
+	solo := &datasets.SoloTable{ThroughputUnit: datasets.UnitItersPerS}
+	for _, r := range []struct {
+		w, d string
+		g    int
+		v    float64
+	}{
+		{"A", "v100", 1, 10}, {"B", "v100", 1, 20},
+		{"A", "v100", 2, 18}, {"A", "v100_unconsolidated", 2, 12},
+		{"C", "v100", 1, 5},
+	} {
+		solo.Rows = append(solo.Rows, datasets.Solo{Workload: r.w, DeviceType: r.d, Degree: r.g, Throughput: r.v, CILow: nan, CIHigh: nan, PeakMemory: nan})
+	}
+	pair := func(w, p, status string, co float64) datasets.Pair {
+		return datasets.Pair{Workload: w, Partner: p, DeviceType: "v100", Degree: 1, Colocated: co, Status: status}
+	}
+	pairs := &datasets.Pairs{ThroughputUnit: datasets.UnitItersPerS, Rows: []datasets.Pair{
+		pair("A", "B", datasets.StatusOK, 6), pair("B", "A", datasets.StatusOK, 15),
+		pair("A", "C", datasets.StatusSuspect, 10), pair("C", "A", datasets.StatusSuspect, 5),
+		pair("B", "C", datasets.StatusInfeasible, nan),
+	}}
+	m, err := NewMeasured(solo, pairs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func TestMeasuredRates(t *testing.T) {
+	m := measured(t)
+	cases := []struct {
+		name string
+		got  func() (float64, bool)
+		want float64
+		ok   bool
+	}{
+		{"solo", func() (float64, bool) { return m.Solo("A", Shape{"v100", 1, false}) }, 10, true},
+		{"one node", func() (float64, bool) { return m.Solo("A", Shape{"v100", 2, false}) }, 18, true},
+		{"spread reads _unconsolidated", func() (float64, bool) { return m.Solo("A", Shape{"v100", 2, true}) }, 12, true},
+		{"one GPU is never spread", func() (float64, bool) { return m.Solo("A", Shape{"v100", 1, true}) }, 10, true},
+		{"no degree", func() (float64, bool) { return m.Solo("B", Shape{"v100", 2, false}) }, 0, false},
+		{"no type", func() (float64, bool) { return m.Solo("A", Shape{"k80", 1, false}) }, 0, false},
+		{"ok pair", func() (float64, bool) { return m.Colocated("A", "B", Shape{"v100", 1, false}) }, 6, true},
+		{"suspect pair", func() (float64, bool) { return m.Colocated("A", "C", Shape{"v100", 1, false}) }, 0, false},
+		{"infeasible pair", func() (float64, bool) { return m.Colocated("B", "C", Shape{"v100", 1, false}) }, 0, false},
+		{"solo only", func() (float64, bool) { return SoloOnly(m).Colocated("A", "B", Shape{"v100", 1, false}) }, 0, false},
+	}
+	for _, c := range cases {
+		if v, ok := c.got(); v != c.want || ok != c.ok {
+			t.Errorf("%s: %v %v, want %v %v", c.name, v, ok, c.want, c.ok)
+		}
+	}
+	if !m.Knows("C") || m.Knows("D") || !m.HasType("v100") || m.HasType("k80") {
+		t.Error("Knows or HasType wrong")
+	}
+}
+
+func TestMeasuredRefusesSamplesPerSecond(t *testing.T) {
+	_, err := NewMeasured(&datasets.SoloTable{ThroughputUnit: datasets.UnitSamplesPerS}, nil)
+	if err == nil || !strings.Contains(err.Error(), "needs iterations/s") {
+		t.Errorf("error %v", err)
+	}
+}
+
+// A two-GPU job on two one-GPU nodes runs spread, at the _unconsolidated
+// rate: 120 steps at 12 it/s = 10 s (on one node it would be 18 it/s).
+// A and C (suspect pair) never share under greedy-pack: C waits for A's
+// GPU. A: 10 steps at 10 it/s = 1 s; C: 5 steps at 5 it/s from t=1: JCT 2.
+func TestMeasuredInSimulation(t *testing.T) {
+	m := measured(t)
+	jobs := []TraceJob{{Workload: "A", Steps: 120, Scale: 2}}
+	r := run(t, topo(t, "n v100 2 1"), jobs, m, NewFIFO(SoloOnly(m)), opts())
+	checkJCT(t, r, map[int]float64{0: 10})
+
+	jobs = []TraceJob{{Workload: "A", Steps: 10, Scale: 1}, {Workload: "C", Steps: 5, Scale: 1}}
+	r = run(t, topo(t, "n v100 1 1"), jobs, m, NewGreedyPack(SoloOnly(m)), opts())
+	checkJCT(t, r, map[int]float64{0: 1, 1: 2})
+	if r.Shared != 0 {
+		t.Errorf("a suspect pair shared a GPU")
+	}
+}

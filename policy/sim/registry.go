@@ -1,0 +1,62 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Env is what a policy may be built from. The baselines use Solo; a
+// model-driven policy uses Predicted; only the oracle may use Truth.
+type Env struct {
+	Seed      uint64
+	Solo      Rates // measured solo rates, no co-located rate (SoloOnly)
+	Predicted Rates // fitted models' predictions; nil when no models were given
+	Truth     Rates // the simulator's ground truth
+}
+
+// Factory builds a policy.
+type Factory func(Env) (Policy, error)
+
+// PolicyInfo names a policy and says how to build it.
+type PolicyInfo struct {
+	Name string
+	Doc  string // one line for --help
+	New  Factory
+}
+
+// ErrUnavailable is wrapped by the error of a policy that is named but not
+// built yet.
+var ErrUnavailable = errors.New("not available yet")
+
+// Baselines returns the policies that need no fitted model: fifo,
+// random-pack and greedy-pack.
+func Baselines() []PolicyInfo {
+	return []PolicyInfo{
+		{Name: "fifo", Doc: "one job per GPU, first come first served, best free GPU type by solo rate",
+			New: func(e Env) (Policy, error) { return NewFIFO(e.Solo), nil }},
+		{Name: "random-pack", Doc: "each job on a random placement with room (free or one shareable job)",
+			New: func(e Env) (Policy, error) { return NewRandomPack(e.Seed), nil }},
+		{Name: "greedy-pack", Doc: "free GPUs first, else share with a running job, ignoring interference (Gandiva-style)",
+			New: func(e Env) (Policy, error) { return NewGreedyPack(e.Solo), nil }},
+	}
+}
+
+// Unavailable is a named policy whose builder reports ErrUnavailable.
+func Unavailable(name, doc string) PolicyInfo {
+	return PolicyInfo{Name: name, Doc: doc + " (not available yet)", New: func(Env) (Policy, error) {
+		return nil, fmt.Errorf("policy %s: %w", name, ErrUnavailable)
+	}}
+}
+
+// Lookup finds a policy by name; the error lists the known names.
+func Lookup(list []PolicyInfo, name string) (PolicyInfo, error) {
+	names := make([]string, len(list))
+	for i, p := range list {
+		if p.Name == name {
+			return p, nil
+		}
+		names[i] = p.Name
+	}
+	return PolicyInfo{}, fmt.Errorf("unknown policy %q (want one of %s)", name, strings.Join(names, ", "))
+}

@@ -1,0 +1,71 @@
+package sim
+
+// The placement rules (View.CanRun, View.CanShare) are asked for every
+// waiting job at every scheduling point; with thousands of jobs the map
+// lookups by workload name dominate a run. The simulation answers them
+// for its own jobs from a memo keyed by small integers instead.
+
+type ruleKey struct {
+	a, b   int32 // workload indices; b = -1 for CanRun
+	typ    int16 // index into Topology.Types()
+	gpus   int16
+	spread bool
+}
+
+type rules struct {
+	wid  []int32 // job ID -> workload index
+	memo map[ruleKey]bool
+}
+
+func newRules(jobs []*Job) rules {
+	r := rules{wid: make([]int32, len(jobs)), memo: map[ruleKey]bool{}}
+	index := map[string]int32{}
+	for i, j := range jobs {
+		w, ok := index[j.Workload]
+		if !ok {
+			w = int32(len(index))
+			index[j.Workload] = w
+		}
+		r.wid[i] = w
+	}
+	return r
+}
+
+// canRun answers View.CanRun for job id on gpus GPUs of type index typ.
+func (s *simulation) canRun(id, typ, gpus int, spread bool) bool {
+	k := ruleKey{a: s.rules.wid[id], b: -1, typ: int16(typ), gpus: int16(gpus), spread: spread && gpus > 1}
+	ok, seen := s.rules.memo[k]
+	if !seen {
+		v := &View{sim: s}
+		ok = v.CanRun(s.jobs[id].Workload, Shape{GPUType: s.topo.types[typ], GPUs: gpus, Spread: k.spread})
+		s.rules.memo[k] = ok
+	}
+	return ok
+}
+
+// canShare answers View.CanShare for jobs a and b on gpus.
+func (s *simulation) canShare(a, b int, gpus []int) bool {
+	sh := s.shapeOf(gpus)
+	k := ruleKey{a: s.rules.wid[a], b: s.rules.wid[b], typ: int16(s.typeOf[gpus[0]]), gpus: int16(len(gpus)), spread: sh.Spread}
+	ok, seen := s.rules.memo[k]
+	if !seen {
+		v := &View{sim: s}
+		ok = v.CanShare(s.jobs[a].Workload, s.jobs[b].Workload, sh)
+		s.rules.memo[k] = ok
+	}
+	return ok
+}
+
+// shapeOf is Topology.ShapeOf for GPU sets known to be valid (distinct,
+// existing, one type): no checks, no allocation.
+func (s *simulation) shapeOf(gpus []int) Shape {
+	sh := Shape{GPUType: s.topo.GPUs[gpus[0]].Type, GPUs: len(gpus)}
+	n := s.topo.GPUs[gpus[0]].Node
+	for _, g := range gpus[1:] {
+		if s.topo.GPUs[g].Node != n {
+			sh.Spread = true
+			break
+		}
+	}
+	return sh
+}

@@ -1,0 +1,288 @@
+package sim
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+)
+
+type jobStatus uint8
+
+const (
+	notArrived jobStatus = iota
+	waiting
+	running
+	done
+	unrunnable
+)
+
+// jobState is the simulator's side of a job.
+type jobState struct {
+	status   jobStatus
+	shape    Shape
+	partner  int // -1: alone
+	rate     float64
+	restore  float64 // no progress before this time
+	eta      float64
+	start    float64
+	finish   float64
+	restarts int
+	shared   float64
+	reason   string
+}
+
+type simulation struct {
+	topo    *Topology
+	truth   Rates
+	pol     Policy
+	opt     Options
+	jobs    []*Job
+	st      []jobState
+	on      [][]int
+	active  []int // waiting or running job IDs, in arrival order
+	waiting []*Job
+	running []*Job
+	now     float64
+	typeOf  []int // GPU -> index into topo.Types()
+	busy    []float64
+	res     *Result
+	rules   rules
+}
+
+// Run replays jobs on the cluster under policy p, with truth as the rates
+// jobs actually progress at, and returns the metrics. Jobs no GPU type of
+// the cluster can run are reported in the result, not simulated. The run
+// is deterministic: the same inputs (and a policy built with the same
+// seed) give the same result.
+func Run(topo *Topology, jobs []TraceJob, truth Rates, p Policy, opt Options) (*Result, error) {
+	if err := opt.validate(); err != nil {
+		return nil, err
+	}
+	s := newSimulation(topo, jobs, truth, p, opt)
+	order := make([]int, len(jobs))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return jobs[order[a]].Arrival < jobs[order[b]].Arrival })
+	s.warnTypes()
+	if err := s.loop(jobs, order); err != nil {
+		return nil, err
+	}
+	s.finishResult(jobs)
+	return s.res, nil
+}
+
+func newSimulation(topo *Topology, jobs []TraceJob, truth Rates, p Policy, opt Options) *simulation {
+	s := &simulation{topo: topo, truth: truth, pol: p, opt: opt, on: make([][]int, len(topo.GPUs))}
+	name := ""
+	if p != nil {
+		name = p.Name()
+	}
+	s.res = &Result{Policy: name, Jobs: make([]JobResult, len(jobs))}
+	s.jobs = make([]*Job, len(jobs))
+	s.st = make([]jobState, len(jobs))
+	for i, tj := range jobs {
+		s.jobs[i] = &Job{ID: i, Workload: tj.Workload, Scale: tj.Scale, Steps: tj.Steps, Arrival: tj.Arrival}
+		s.st[i] = jobState{partner: -1, start: math.NaN(), finish: math.NaN()}
+	}
+	s.rules = newRules(s.jobs)
+	types := topo.Types()
+	s.busy = make([]float64, len(types))
+	s.typeOf = make([]int, len(topo.GPUs))
+	for i, g := range topo.GPUs {
+		s.typeOf[i] = slices.Index(types, g.Type)
+	}
+	return s
+}
+
+func (s *simulation) loop(jobs []TraceJob, order []int) error {
+	next := 0
+	if len(order) > 0 {
+		s.now = jobs[order[0]].Arrival
+	}
+	var ev Events
+	for events := 0; ; events++ {
+		if events >= s.opt.MaxEvents {
+			return fmt.Errorf("policy %s: more than %d scheduling points at t=%g s; is it moving jobs forever?", s.pol.Name(), s.opt.MaxEvents, s.now)
+		}
+		changed := false
+		for next < len(order) && jobs[order[next]].Arrival <= s.now {
+			if s.admit(order[next]) {
+				ev |= Arrived
+				changed = true
+			}
+			next++
+		}
+		if changed {
+			s.rebuild()
+		}
+		if ev != 0 && len(s.active) > 0 {
+			if err := s.schedule(ev); err != nil {
+				return err
+			}
+		}
+		if s.opt.Timeline {
+			s.res.Timeline = append(s.res.Timeline, s.sample())
+		}
+		if len(s.running) == 0 && len(s.waiting) > 0 && next == len(order) && (s.opt.Round == 0 || ev&Round != 0) {
+			return fmt.Errorf("policy %s at t=%g s: %w: %d job(s) wait (first: job %d, %s) on an idle cluster and no job is left to arrive",
+				s.pol.Name(), s.now, ErrStalled, len(s.waiting), s.waiting[0].ID, s.waiting[0].Workload)
+		}
+		ev = 0
+		t := math.Inf(1)
+		if next < len(order) {
+			t = jobs[order[next]].Arrival
+		}
+		for _, j := range s.running {
+			t = math.Min(t, s.st[j.ID].eta)
+		}
+		tick := math.Inf(1)
+		if s.opt.Round > 0 && len(s.active) > 0 {
+			tick = (math.Floor(s.now/s.opt.Round) + 1) * s.opt.Round
+			t = math.Min(t, tick)
+		}
+		if math.IsInf(t, 1) {
+			return nil
+		}
+		fin, err := s.advance(t)
+		if err != nil {
+			return err
+		}
+		if fin {
+			ev |= Finished
+		}
+		if t == tick {
+			ev |= Round
+		}
+	}
+}
+
+// lookup returns job id when it is waiting or running.
+func (s *simulation) lookup(id int) *Job {
+	if id < 0 || id >= len(s.jobs) {
+		return nil
+	}
+	if st := s.st[id].status; st != waiting && st != running {
+		return nil
+	}
+	return s.jobs[id]
+}
+
+// rebuild refreshes the waiting and running lists from the active set.
+func (s *simulation) rebuild() {
+	s.waiting = s.waiting[:0]
+	s.running = s.running[:0]
+	for _, id := range s.active {
+		if s.st[id].status == running {
+			s.running = append(s.running, s.jobs[id])
+		} else {
+			s.waiting = append(s.waiting, s.jobs[id])
+		}
+	}
+	slices.SortFunc(s.running, func(a, b *Job) int { return a.ID - b.ID })
+}
+
+func (s *simulation) schedule(ev Events) error {
+	v := &View{Now: s.now, Events: ev, Topology: s.topo, Waiting: s.waiting, Running: s.running, sim: s}
+	plan, err := s.pol.Schedule(v)
+	if err != nil {
+		return fmt.Errorf("policy %s at t=%g s: %w", s.pol.Name(), s.now, err)
+	}
+	if plan == nil || plan.Empty() {
+		return nil
+	}
+	if plan.view.sim != s {
+		return fmt.Errorf("policy %s at t=%g s: plan made from another simulation's view", s.pol.Name(), s.now)
+	}
+	if err := s.check(plan); err != nil {
+		return err
+	}
+	s.commit(plan)
+	return s.rerate()
+}
+
+// advance moves time to t, progressing running jobs, and completes those
+// that finish at t. It reports whether any finished.
+func (s *simulation) advance(t float64) (bool, error) {
+	dt := t - s.now
+	for g, js := range s.on {
+		if len(js) > 0 {
+			s.busy[s.typeOf[g]] += dt
+		}
+	}
+	tol := 1e-9 * math.Max(1, t)
+	var finished []int
+	for _, j := range s.running {
+		st := &s.st[j.ID]
+		if st.eta <= t+tol {
+			finished = append(finished, j.ID)
+			continue
+		}
+		if eff := t - math.Max(s.now, st.restore); eff > 0 {
+			j.Done += st.rate * eff
+		}
+		if st.partner >= 0 {
+			st.shared += dt
+		}
+	}
+	s.now = t
+	for _, id := range finished {
+		j, st := s.jobs[id], &s.st[id]
+		if st.partner >= 0 {
+			st.shared += dt
+		}
+		j.Done = float64(j.Steps)
+		st.status = done
+		st.finish = t
+		s.release(id)
+		j.GPUs = nil
+		s.active = slices.DeleteFunc(s.active, func(x int) bool { return x == id })
+	}
+	if len(finished) == 0 {
+		return false, nil
+	}
+	s.rebuild()
+	return true, s.rerate()
+}
+
+func (s *simulation) release(id int) {
+	for _, g := range s.jobs[id].GPUs {
+		s.on[g] = slices.DeleteFunc(s.on[g], func(x int) bool { return x == id })
+	}
+}
+
+// rerate recomputes every running job's partner, rate and finish time.
+func (s *simulation) rerate() error {
+	for _, j := range s.running {
+		st := &s.st[j.ID]
+		st.partner = -1
+		for _, o := range s.on[j.GPUs[0]] {
+			if o != j.ID {
+				st.partner = o
+			}
+		}
+		var ok bool
+		if st.partner >= 0 {
+			st.rate, ok = s.truth.Colocated(j.Workload, s.jobs[st.partner].Workload, st.shape)
+		} else {
+			st.rate, ok = s.truth.Solo(j.Workload, st.shape)
+		}
+		if !ok || !(st.rate > 0) {
+			// check() refuses such placements; reaching here is a bug.
+			return fmt.Errorf("t=%g s: job %d (%s) runs on %v without a positive rate", s.now, j.ID, j.Workload, st.shape)
+		}
+		st.eta = math.Max(s.now, st.restore) + (float64(j.Steps)-j.Done)/st.rate
+	}
+	return nil
+}
+
+func (s *simulation) sample() Sample {
+	busy := 0
+	for _, js := range s.on {
+		if len(js) > 0 {
+			busy++
+		}
+	}
+	return Sample{Time: s.now, BusyGPUs: busy, Running: len(s.running), Waiting: len(s.waiting)}
+}

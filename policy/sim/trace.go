@@ -1,0 +1,174 @@
+package sim
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// Trace formats: Gavel's two job-trace layouts, tab-separated.
+const (
+	// FormatMSR is Gavel's traces/msr layout, 7 fields a line: job_type,
+	// command, num_steps_arg, needs_data_dir, total_steps, arrival_time_s,
+	// scale_factor.
+	FormatMSR = "msr"
+	// FormatPhysical is Gavel's traces/physical_cluster layout, 10 fields a
+	// line: job_type, command, working_directory, num_steps_arg,
+	// needs_data_dir, total_steps, scale_factor, priority_weight, SLO,
+	// arrival_time_s.
+	FormatPhysical = "physical_cluster"
+)
+
+// TraceJob is one job of a trace: a data-parallel training job of a known
+// type that runs Steps iterations on Scale GPUs of one type.
+type TraceJob struct {
+	Workload string  // Gavel job type, e.g. "ResNet-50 (batch size 64)"
+	Steps    int64   // total iterations
+	Arrival  float64 // seconds from the start of the trace
+	Scale    int     // GPUs (Gavel's scale factor)
+	Priority float64 // physical_cluster priority weight; 1 in msr traces
+	SLO      float64 // physical_cluster SLO; -1 when none
+	Line     int     // line of the trace file, 0 when built in code
+}
+
+// Trace is a parsed job trace.
+type Trace struct {
+	Name   string // file name, for messages
+	Format string // FormatMSR or FormatPhysical
+	Jobs   []TraceJob
+}
+
+// TraceError is a malformed trace line: File, Line and the 1-based Field
+// (0 for the whole line) say where.
+type TraceError struct {
+	File  string
+	Line  int
+	Field int
+	Name  string // field name, "" for the whole line
+	Msg   string
+}
+
+func (e *TraceError) Error() string {
+	if e.Field > 0 {
+		return fmt.Sprintf("%s:%d: field %d (%s): %s", e.File, e.Line, e.Field, e.Name, e.Msg)
+	}
+	return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+}
+
+// traceLayout gives the 0-based field index of each value a layout holds.
+type traceLayout struct {
+	format                                    string
+	fields                                    []string
+	job, steps, arrival, scale, priority, slo int
+}
+
+var traceLayouts = map[int]traceLayout{
+	7: {
+		format: FormatMSR,
+		fields: []string{"job_type", "command", "num_steps_arg", "needs_data_dir", "total_steps", "arrival_time_s", "scale_factor"},
+		job:    0, steps: 4, arrival: 5, scale: 6, priority: -1, slo: -1,
+	},
+	10: {
+		format: FormatPhysical,
+		fields: []string{"job_type", "command", "working_directory", "num_steps_arg", "needs_data_dir", "total_steps", "scale_factor", "priority_weight", "SLO", "arrival_time_s"},
+		job:    0, steps: 5, arrival: 9, scale: 6, priority: 7, slo: 8,
+	},
+}
+
+// LoadTrace reads the trace at path.
+func LoadTrace(path string) (*Trace, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return ReadTrace(f, path)
+}
+
+// ReadTrace parses a Gavel trace. The layout is chosen by the number of
+// tab-separated fields of the first line (7: msr, 10: physical_cluster);
+// every line must have the same layout. Blank lines are skipped. The first
+// malformed line stops the read with a *TraceError; name is used in it.
+func ReadTrace(r io.Reader, name string) (*Trace, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
+	tr := &Trace{Name: name}
+	var lay *traceLayout
+	line := 0
+	for sc.Scan() {
+		line++
+		text := strings.TrimRight(sc.Text(), "\r")
+		if strings.TrimSpace(text) == "" {
+			continue
+		}
+		fields := strings.Split(text, "\t")
+		if lay == nil {
+			l, ok := traceLayouts[len(fields)]
+			if !ok {
+				return nil, &TraceError{File: name, Line: line, Msg: fmt.Sprintf("%d tab-separated fields; a Gavel trace line has 7 (msr) or 10 (physical_cluster)", len(fields))}
+			}
+			lay = &l
+			tr.Format = l.format
+		} else if len(fields) != len(lay.fields) {
+			return nil, &TraceError{File: name, Line: line, Msg: fmt.Sprintf("%d tab-separated fields, earlier lines have %d (%s layout)", len(fields), len(lay.fields), lay.format)}
+		}
+		j, err := lay.parse(fields)
+		if err != nil {
+			err.File, err.Line = name, line
+			return nil, err
+		}
+		j.Line = line
+		tr.Jobs = append(tr.Jobs, j)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s:%d: %w", name, line+1, err)
+	}
+	if len(tr.Jobs) == 0 {
+		return nil, fmt.Errorf("%s: no jobs", name)
+	}
+	return tr, nil
+}
+
+func (l *traceLayout) parse(f []string) (TraceJob, *TraceError) {
+	bad := func(i int, format string, args ...any) *TraceError {
+		return &TraceError{Field: i + 1, Name: l.fields[i], Msg: fmt.Sprintf(format, args...)}
+	}
+	j := TraceJob{Workload: strings.TrimSpace(f[l.job]), Priority: 1, SLO: -1}
+	if j.Workload == "" {
+		return j, bad(l.job, "empty job type")
+	}
+	steps, err := strconv.ParseInt(strings.TrimSpace(f[l.steps]), 10, 64)
+	if err != nil || steps < 1 {
+		return j, bad(l.steps, "%q is not a positive integer", f[l.steps])
+	}
+	j.Steps = steps
+	arr, err := strconv.ParseFloat(strings.TrimSpace(f[l.arrival]), 64)
+	if err != nil || arr < 0 || math.IsInf(arr, 0) || math.IsNaN(arr) {
+		return j, bad(l.arrival, "%q is not a non-negative number of seconds", f[l.arrival])
+	}
+	j.Arrival = arr
+	sf, err := strconv.Atoi(strings.TrimSpace(f[l.scale]))
+	if err != nil || sf < 1 {
+		return j, bad(l.scale, "%q is not a positive number of GPUs", f[l.scale])
+	}
+	j.Scale = sf
+	if l.priority >= 0 {
+		p, err := strconv.ParseFloat(strings.TrimSpace(f[l.priority]), 64)
+		if err != nil || !(p > 0) || math.IsInf(p, 0) {
+			return j, bad(l.priority, "%q is not a positive number", f[l.priority])
+		}
+		j.Priority = p
+	}
+	if l.slo >= 0 {
+		s, err := strconv.ParseFloat(strings.TrimSpace(f[l.slo]), 64)
+		if err != nil || math.IsNaN(s) || math.IsInf(s, 0) {
+			return j, bad(l.slo, "%q is not a number", f[l.slo])
+		}
+		j.SLO = s
+	}
+	return j, nil
+}

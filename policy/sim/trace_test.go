@@ -1,0 +1,67 @@
+package sim
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestReadTraceLayouts(t *testing.T) {
+	msr := "Transformer (batch size 128)\tcd x && python3 train.py\t-step\t1\t246378\t0.000000\t1\n" +
+		"\n" + // blank lines are skipped
+		"LM (batch size 20)\tcd y\t--steps\t1\t5000\t12.5\t4\n"
+	tr, err := ReadTrace(strings.NewReader(msr), "a.trace")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []TraceJob{
+		{Workload: "Transformer (batch size 128)", Steps: 246378, Arrival: 0, Scale: 1, Priority: 1, SLO: -1, Line: 1},
+		{Workload: "LM (batch size 20)", Steps: 5000, Arrival: 12.5, Scale: 4, Priority: 1, SLO: -1, Line: 3},
+	}
+	if tr.Format != FormatMSR || len(tr.Jobs) != 2 || tr.Jobs[0] != want[0] || tr.Jobs[1] != want[1] {
+		t.Errorf("msr: %s %+v, want %+v", tr.Format, tr.Jobs, want)
+	}
+
+	phys := "Transformer (batch size 128)\tpython3 train.py\ttranslation\t-step\t1\t346\t2\t1\t-1.000000\t30\r\n"
+	tr, err = ReadTrace(strings.NewReader(phys), "b.trace")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := TraceJob{Workload: "Transformer (batch size 128)", Steps: 346, Arrival: 30, Scale: 2, Priority: 1, SLO: -1, Line: 1}
+	if tr.Format != FormatPhysical || len(tr.Jobs) != 1 || tr.Jobs[0] != w {
+		t.Errorf("physical: %s %+v, want %+v", tr.Format, tr.Jobs, w)
+	}
+}
+
+func TestReadTraceErrorsNameFileAndLine(t *testing.T) {
+	ok := "A\tcmd\t-n\t1\t100\t0\t1\n"
+	cases := []struct {
+		name, in, want string
+	}{
+		{"fields", "A\tcmd\t1\n", "t.trace:1: 3 tab-separated fields; a Gavel trace line has 7 (msr) or 10 (physical_cluster)"},
+		{"mixed", ok + "A\tpython3\tdir\t-n\t1\t10\t1\t1\t-1\t0\n", "t.trace:2: 10 tab-separated fields, earlier lines have 7 (msr layout)"},
+		{"steps", ok + ok + "A\tcmd\t-n\t1\tlots\t0\t1\n", `t.trace:3: field 5 (total_steps): "lots" is not a positive integer`},
+		{"zero steps", "A\tcmd\t-n\t1\t0\t0\t1\n", `t.trace:1: field 5 (total_steps): "0" is not a positive integer`},
+		{"arrival", "A\tcmd\t-n\t1\t5\t-3\t1\n", `t.trace:1: field 6 (arrival_time_s): "-3" is not a non-negative number of seconds`},
+		{"scale", "A\tcmd\t-n\t1\t5\t0\t0\n", `t.trace:1: field 7 (scale_factor): "0" is not a positive number of GPUs`},
+		{"job type", "\tcmd\t-n\t1\t5\t0\t1\n", "t.trace:1: field 1 (job_type): empty job type"},
+		{"physical scale", "A\tpy\tdir\t-n\t1\t10\tx\t1\t-1\t0\n", `t.trace:1: field 7 (scale_factor): "x" is not a positive number of GPUs`},
+		{"physical arrival", "A\tpy\tdir\t-n\t1\t10\t1\t1\t-1\tsoon\n", `t.trace:1: field 10 (arrival_time_s): "soon" is not a non-negative number of seconds`},
+		{"priority", "A\tpy\tdir\t-n\t1\t10\t1\t0\t-1\t0\n", `t.trace:1: field 8 (priority_weight): "0" is not a positive number`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := ReadTrace(strings.NewReader(c.in), "t.trace")
+			if err == nil || err.Error() != c.want {
+				t.Fatalf("error %v, want %q", err, c.want)
+			}
+			var te *TraceError
+			if !errors.As(err, &te) || te.File != "t.trace" {
+				t.Errorf("error %T is not a *TraceError naming the file", err)
+			}
+		})
+	}
+	if _, err := ReadTrace(strings.NewReader("\n\n"), "e.trace"); err == nil || err.Error() != "e.trace: no jobs" {
+		t.Errorf("empty trace: %v", err)
+	}
+}

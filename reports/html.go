@@ -1,0 +1,134 @@
+package reports
+
+import (
+	"bytes"
+	"fmt"
+	"html/template"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Page is an HTML report: a title, an introduction and sections of
+// figures and tables. Nothing varies between runs unless the caller puts
+// it in (a time, a version) through the text fields.
+type Page struct {
+	Title    string
+	Intro    string // paragraphs separated by blank lines
+	Sections []Section
+	Footer   string // e.g. provenance: tool version, data hashes
+}
+
+// Section is a titled part of a page: text, then figures, then tables.
+type Section struct {
+	Title   string
+	Text    string // paragraphs separated by blank lines
+	Figures []Figure
+	Tables  []Table
+}
+
+// Table is a captioned table of text cells.
+type Table struct {
+	Caption string
+	Header  []string
+	Rows    [][]string
+}
+
+// WriteIndex writes dir/index.html for the page. Every figure's SVG, PNG
+// and CSV must be in dir already.
+func WriteIndex(dir string, p Page) error {
+	for _, s := range p.Sections {
+		for _, f := range s.Figures {
+			if !nameRE.MatchString(f.Name) {
+				return fmt.Errorf("section %q: figure name %q is not a plain file name", s.Title, f.Name)
+			}
+			for _, file := range []string{f.SVG(), f.PNG(), f.CSV()} {
+				if _, err := os.Stat(filepath.Join(dir, file)); err != nil {
+					return fmt.Errorf("section %q: figure %s: %w", s.Title, f.Name, err)
+				}
+			}
+		}
+	}
+	var buf bytes.Buffer
+	if err := RenderIndex(&buf, p); err != nil {
+		return err
+	}
+	return writeAtomic(filepath.Join(dir, "index.html"), buf.Bytes())
+}
+
+// RenderIndex writes the page's HTML to w. Every string is escaped.
+func RenderIndex(w io.Writer, p Page) error {
+	for _, s := range p.Sections {
+		for i, t := range s.Tables {
+			for j, r := range t.Rows {
+				if len(r) != len(t.Header) {
+					return fmt.Errorf("section %q: table %d: row %d has %d cells for %d columns", s.Title, i+1, j+1, len(r), len(t.Header))
+				}
+			}
+		}
+	}
+	return page.Execute(w, p)
+}
+
+// paragraphs splits text at blank lines.
+func paragraphs(text string) []string {
+	var out []string
+	for _, p := range strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n\n") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+var page = template.Must(template.New("index").Funcs(template.FuncMap{
+	"paragraphs": paragraphs,
+	"inc":        func(i int) int { return i + 1 },
+}).Parse(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{{.Title}}</title>
+<style>
+body { font-family: "Liberation Sans", Arial, Helvetica, sans-serif; max-width: 60rem; margin: 2rem auto; padding: 0 1rem; color: #222; line-height: 1.45; }
+figure { margin: 1.5rem 0; }
+figure img { max-width: 100%; height: auto; border: 1px solid #ddd; }
+figcaption { font-size: 0.92rem; color: #444; }
+.files { white-space: nowrap; }
+table { border-collapse: collapse; margin: 1rem 0; font-size: 0.92rem; }
+caption { text-align: left; font-weight: bold; padding-bottom: 0.3rem; }
+th, td { border: 1px solid #ccc; padding: 0.25rem 0.6rem; text-align: right; }
+th:first-child, td:first-child { text-align: left; }
+footer { margin-top: 3rem; font-size: 0.85rem; color: #666; }
+</style>
+</head>
+<body>
+<h1>{{.Title}}</h1>
+{{range paragraphs .Intro}}<p>{{.}}</p>
+{{end}}{{if .Sections}}<nav>
+<ol>
+{{range $i, $s := .Sections}}<li><a href="#section-{{inc $i}}">{{$s.Title}}</a></li>
+{{end}}</ol>
+</nav>
+{{end}}{{range $i, $s := .Sections}}
+<section id="section-{{inc $i}}">
+<h2>{{$s.Title}}</h2>
+{{range paragraphs $s.Text}}<p>{{.}}</p>
+{{end}}{{range $s.Figures}}<figure id="figure-{{.Name}}">
+<img src="{{.SVG}}" alt="{{.Title}}">
+<figcaption>{{.Caption}} <span class="files">(<a href="{{.PNG}}">PNG</a>, <a href="{{.CSV}}">data as CSV</a>)</span></figcaption>
+</figure>
+{{end}}{{range $s.Tables}}<table>
+{{with .Caption}}<caption>{{.}}</caption>
+{{end}}<thead><tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr></thead>
+<tbody>
+{{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
+{{end}}</tbody>
+</table>
+{{end}}</section>
+{{end}}{{with .Footer}}<footer>{{.}}</footer>
+{{end}}</body>
+</html>
+`))

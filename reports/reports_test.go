@@ -1,0 +1,222 @@
+package reports
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// writer is what every figure type offers.
+type writer interface {
+	Write(dir, name string, opt Options) (Figure, error)
+}
+
+// fixtures are one small figure of each type; their CSVs are golden.
+func fixtures() map[string]writer {
+	nan := math.NaN()
+	return map[string]writer{
+		"heatmap": &Heatmap{
+			Title: "Normalized throughput (k80)", XLabel: "partner", YLabel: "workload", Label: "normalized throughput",
+			Rows: []string{"A", "B", "C"}, Cols: []string{"A", "B", "C"}, Center: 1,
+			Values: [][]float64{{0.5, 0.75, nan}, {1, 1.25, 0.9}, {nan, 0.6, 0.8}},
+		},
+		"scatter": &Scatter{
+			Title: "Predicted vs measured", XLabel: "measured", YLabel: "predicted", Diagonal: true,
+			Series: []Series{
+				{Name: "IAPP", X: []float64{0.5, 0.7, 0.9}, Y: []float64{0.55, 0.66, 0.93}},
+				{Name: "mean", X: []float64{0.5, 0.7, 0.9, 1}, Y: []float64{0.7, 0.7, 0.7, nan}},
+			},
+		},
+		"cdf": &CDF{
+			Title: "JCT", XLabel: "JCT (h)",
+			Series: []Sample{{Name: "fifo", Values: []float64{3, 1, 2, nan}}, {Name: "greedy-pack", Values: []float64{0.5, 4}}},
+		},
+		"line": &Line{
+			Title: "Throughput vs GPUs", XLabel: "GPUs", YLabel: "iterations/s", YFromZero: true,
+			Series: []Series{{Name: "ResNet-50", X: []float64{1, 2, 4, 8}, Y: []float64{11.4, 13.9, 23.2, 27.8}}},
+			Marks:  []Mark{{Series: "ResNet-50", X: 4, Y: 23.2, Label: "chosen: 4 GPUs"}},
+		},
+		"timeseries": &TimeSeries{
+			Title: "SM utilisation", YLabel: "SM util (%)", Steps: true,
+			Series: []Series{{Name: "solo", X: []float64{0, 1, 2}, Y: []float64{80, 82, 79}}, {Name: "pair", X: []float64{0, 1, 2}, Y: []float64{95, 97, 96}}},
+		},
+		"bars": &Bars{
+			Title: "Average JCT", YLabel: "avg JCT (h)", Categories: []string{"trace a", "trace b"},
+			Series: []Sample{{Name: "fifo", Values: []float64{10, 20}}, {Name: "greedy-pack", Values: []float64{8, nan}}},
+		},
+	}
+}
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the golden file:\n--- got\n%s\n--- want\n%s", name, got, want)
+	}
+}
+
+func TestFigureCSVsGolden(t *testing.T) {
+	dir := t.TempDir()
+	for name, w := range fixtures() {
+		f, err := w.Write(dir, name, DefaultOptions)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		got, err := os.ReadFile(filepath.Join(dir, f.CSV()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		golden(t, name+".csv", got)
+		for _, file := range []string{f.SVG(), f.PNG()} {
+			if st, err := os.Stat(filepath.Join(dir, file)); err != nil || st.Size() < 1000 {
+				t.Errorf("%s: %s missing or tiny (%v)", name, file, err)
+			}
+		}
+	}
+}
+
+// Rendering twice gives the same bytes, for every file of every figure.
+func TestFiguresAreByteDeterministic(t *testing.T) {
+	a, b := t.TempDir(), t.TempDir()
+	for name, w := range fixtures() {
+		fa, err := w.Write(a, name, DefaultOptions)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.Write(b, name, DefaultOptions); err != nil {
+			t.Fatal(err)
+		}
+		for _, file := range []string{fa.SVG(), fa.PNG(), fa.CSV()} {
+			x, _ := os.ReadFile(filepath.Join(a, file))
+			y, _ := os.ReadFile(filepath.Join(b, file))
+			if len(x) == 0 || !bytes.Equal(x, y) {
+				t.Errorf("%s: two renders differ (%d and %d bytes)", file, len(x), len(y))
+			}
+		}
+	}
+	svg, _ := os.ReadFile(filepath.Join(a, "heatmap.svg"))
+	if bytes.Contains(svg, []byte("@font-face")) || !bytes.Contains(svg, []byte("Liberation Sans")) {
+		t.Error("SVG embeds a font or does not name Liberation Sans")
+	}
+}
+
+func TestFigureInputErrors(t *testing.T) {
+	cases := []struct {
+		name string
+		w    writer
+		file string
+		want string
+	}{
+		{"ragged heatmap", &Heatmap{Rows: []string{"a", "b"}, Cols: []string{"x"}, Values: [][]float64{{1}, {1, 2}}, Center: 1}, "h", "row 2 (b) has 2 values for 1 columns"},
+		{"no series", &Scatter{}, "s", "no series"},
+		{"lengths", &Line{Series: []Series{{Name: "a", X: []float64{1}, Y: nil}}}, "l", `series "a": 1 x values, 0 y values`},
+		{"duplicate", &TimeSeries{Series: []Series{{Name: "a"}, {Name: "a"}}}, "t", `two series named "a"`},
+		{"bars", &Bars{Categories: []string{"x"}, Series: []Sample{{Name: "a", Values: []float64{1, 2}}}}, "b", `series "a": 2 values for 1 categories`},
+		{"log", &CDF{LogX: true, Series: []Sample{{Name: "a", Values: []float64{0}}}}, "c", "logarithmic"},
+		{"bad name", &CDF{Series: []Sample{{Name: "a"}}}, "../x", "figure name"},
+		{"mark", &Line{Series: []Series{{Name: "a"}}, Marks: []Mark{{X: math.NaN(), Label: "m"}}}, "m", "mark 1 (m)"},
+	}
+	for _, c := range cases {
+		_, err := c.w.Write(t.TempDir(), c.file, DefaultOptions)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want %q", c.name, err, c.want)
+		}
+	}
+	if _, err := fixtures()["cdf"].Write(t.TempDir(), "c", Options{Width: 0, Height: 5, DPI: 96}); err == nil {
+		t.Error("zero width accepted")
+	}
+}
+
+func testPage(figs []Figure) Page {
+	figs[0].Caption = `JCT of each policy; "greedy" packs <b>two</b> jobs & more.`
+	return Page{
+		Title: "coloc report <test>",
+		Intro: "First paragraph.\n\nSecond & last paragraph.",
+		Sections: []Section{
+			{Title: "Policies", Text: "Replayed on the example cluster.", Figures: figs,
+				Tables: []Table{{Caption: "Summary", Header: []string{"policy", "avg JCT (h)"}, Rows: [][]string{{"fifo", "1.50"}, {"<script>alert(1)</script>", "2"}}}}},
+			{Title: "Empty section"},
+		},
+		Footer: "coloc devel; data sha256 0123",
+	}
+}
+
+func TestIndexGolden(t *testing.T) {
+	dir := t.TempDir()
+	var figs []Figure
+	for _, name := range []string{"cdf", "bars"} {
+		f, err := fixtures()[name].Write(dir, name, DefaultOptions)
+		if err != nil {
+			t.Fatal(err)
+		}
+		figs = append(figs, f)
+	}
+	if err := WriteIndex(dir, testPage(figs)); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(filepath.Join(dir, "index.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "index.html", got)
+	if bytes.Contains(got, []byte("<script>")) || bytes.Contains(got, []byte("<b>")) {
+		t.Error("index.html holds unescaped markup")
+	}
+}
+
+func TestIndexErrors(t *testing.T) {
+	dir := t.TempDir()
+	err := WriteIndex(dir, Page{Sections: []Section{{Title: "s", Figures: []Figure{{Name: "missing"}}}}})
+	if err == nil || !strings.Contains(err.Error(), "figure missing") {
+		t.Errorf("missing figure files: %v", err)
+	}
+	err = WriteIndex(dir, Page{Sections: []Section{{Title: "s", Tables: []Table{{Header: []string{"a"}, Rows: [][]string{{"1", "2"}}}}}}})
+	if err == nil || !strings.Contains(err.Error(), "row 1 has 2 cells for 1 columns") {
+		t.Errorf("ragged table: %v", err)
+	}
+}
+
+// BenchmarkHeatmap26 writes a 26 x 26 heat map (the size of Gavel's
+// single-GPU pair matrix): SVG, PNG and CSV.
+func BenchmarkHeatmap26(b *testing.B) {
+	const n = 26
+	h := &Heatmap{Title: "26 x 26", Label: "normalized throughput", Center: 1}
+	for i := 0; i < n; i++ {
+		name := fmt.Sprintf("workload %02d", i)
+		h.Rows = append(h.Rows, name)
+		h.Cols = append(h.Cols, name)
+		row := make([]float64, n)
+		for j := range row {
+			row[j] = 0.4 + float64((i*7+j*3)%23)/20
+		}
+		h.Values = append(h.Values, row)
+	}
+	dir := b.TempDir()
+	opt := DefaultOptions
+	opt.Width, opt.Height = 20, 18
+	for b.Loop() {
+		if _, err := h.Write(dir, "heat", opt); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
