@@ -47,11 +47,16 @@ type RecorderOptions struct {
 	// NoChildren samples only the PIDs given in the Target, without
 	// following the processes they start.
 	NoChildren bool
+	// TreeEvery is how often each workload's process tree is read again
+	// (a read costs a few system calls per thread of every process, so it
+	// is not done every tick). A process started in between is sampled
+	// from the next read on.
+	TreeEvery time.Duration
 }
 
 // DefaultRecorderOptions: a tick every 100 ms, on the wall clock, following
 // each workload's child processes through /proc.
-var DefaultRecorderOptions = RecorderOptions{Interval: 100 * time.Millisecond, Clock: wallClock{}, ProcRoot: "/proc"}
+var DefaultRecorderOptions = RecorderOptions{Interval: 100 * time.Millisecond, Clock: wallClock{}, ProcRoot: "/proc", TreeEvery: time.Second}
 
 func (o RecorderOptions) withDefaults() RecorderOptions {
 	d := DefaultRecorderOptions
@@ -63,6 +68,9 @@ func (o RecorderOptions) withDefaults() RecorderOptions {
 	}
 	if o.ProcRoot == "" {
 		o.ProcRoot = d.ProcRoot
+	}
+	if o.TreeEvery <= 0 {
+		o.TreeEvery = d.TreeEvery
 	}
 	return o
 }
@@ -87,6 +95,8 @@ type Recorder struct {
 	samples *datasets.Samples
 	log     *warnLog
 	ticks   int
+	tree    map[string][]int // the target's PIDs and their descendants
+	treeAt  time.Time        // when tree was read
 }
 
 // reservedColumns are the samples table's own columns; no counter may
@@ -134,7 +144,7 @@ func (r *Recorder) Start(runID string, t Target) error {
 			rs.Reset()
 		}
 	}
-	r.running, r.run, r.target, r.ticks = true, runID, t, 0
+	r.running, r.run, r.target, r.ticks, r.tree = true, runID, t, 0, nil
 	r.samples = datasets.NewSamples(r.counters)
 	r.log = &warnLog{index: map[string]int{}}
 	r.stop, r.done = make(chan struct{}), make(chan struct{})
@@ -185,10 +195,14 @@ func (r *Recorder) tick(at time.Time) {
 	r.ticks++
 	t := r.target
 	if !r.opts.NoChildren && len(t.Procs) > 0 {
-		t.Procs = make(map[string][]int, len(r.target.Procs))
-		for w, pids := range r.target.Procs {
-			t.Procs[w] = Descendants(r.opts.ProcRoot, pids)
+		if r.tree == nil || at.Sub(r.treeAt) >= r.opts.TreeEvery {
+			r.tree = make(map[string][]int, len(t.Procs))
+			for w, pids := range t.Procs {
+				r.tree[w] = Descendants(r.opts.ProcRoot, pids)
+			}
+			r.treeAt = at
 		}
+		t.Procs = r.tree
 	}
 	rows := map[rowKey][]float64{}
 	for i, s := range r.samplers {

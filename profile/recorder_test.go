@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -292,5 +293,48 @@ func TestRecorderNVMLCampaign(t *testing.T) {
 	}
 	if fmt.Sprint(rows(back)) != fmt.Sprint(rows(tab)) {
 		t.Errorf("read back differs:\n%s\n%s", rows(back), rows(tab))
+	}
+}
+
+// TestRecorderFollowsNewChildren: a child started during the run is
+// sampled from the next process-tree read (every TreeEvery), not before.
+func TestRecorderFollowsNewChildren(t *testing.T) {
+	root := t.TempDir()
+	writeProc(t, root, 101, 100, 0, 1, 10)
+	writeProc(t, root, 105, 50, 0, 2, 10)
+	h, err := NewHostSampler(HostOptions{ProcRoot: root, PageSize: testPage, Now: func() time.Time { return t0 }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	clk := newFakeClock()
+	r, err := NewRecorder([]Sampler{h}, RecorderOptions{Interval: 250 * time.Millisecond, Clock: clk, ProcRoot: root, TreeEvery: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Start("r", Target{Procs: map[string][]int{"w": {101}}}); err != nil {
+		t.Fatal(err)
+	}
+	clk.tick(1) // 0.25 s: tree read at 0 s still holds
+	// 101 starts 105 (from a second thread) before the 0.5 s tick.
+	task := filepath.Join(root, "101", "task", "102")
+	if err := os.MkdirAll(task, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(task, "children"), []byte("105 "), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	clk.tick(2) // 0.5 s: not yet read again
+	clk.tick(4) // 1 s: read again, 105 found
+	s, _, err := r.Stop()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []float64
+	c := s.Table().Column("cpu_time")
+	for i := 0; i < c.Len(); i++ {
+		got = append(got, c.FloatAt(i))
+	}
+	if want := []float64{1, 1, 1, 1.5}; !slices.Equal(got, want) {
+		t.Errorf("cpu_time per tick %v, want %v", got, want)
 	}
 }
