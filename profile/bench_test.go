@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/coloc-dev/coloc/datasets"
+	"github.com/coloc-dev/coloc/profile/nvmlfake"
 )
 
 // BenchmarkTick measures one sampling tick: the NVML sampler on a mock
@@ -24,10 +25,10 @@ func BenchmarkTick(b *testing.B) {
 	const resetEvery = 20000
 	self := os.Getpid()
 	hostTarget := Target{Devices: []int{0}, Procs: map[string][]int{"a": {self}, "b": {os.Getppid()}}}
-	nvTarget := Target{Devices: []int{0}, Procs: map[string][]int{"a": {pidA, self}, "b": {pidB, pidB2}}}
+	nvTarget := Target{Devices: []int{0}, Procs: map[string][]int{"a": {nvmlfake.PIDA, self}, "b": {nvmlfake.PIDB, nvmlfake.PIDB2}}}
 
 	openFake := func(b *testing.B) *NVMLSampler {
-		s, err := OpenNVML(newFakeH200(1).srv, DefaultNVMLOptions)
+		s, err := OpenNVML(nvmlfake.NewH200(1).Server, DefaultNVMLOptions)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -13,13 +13,14 @@ import (
 	"github.com/NVIDIA/go-nvml/pkg/nvml/mock/dgxh200"
 	"github.com/NVIDIA/go-nvml/pkg/nvml/mock/server"
 	"github.com/coloc-dev/coloc/datasets"
+	"github.com/coloc-dev/coloc/profile/nvmlfake"
 )
 
-var pairTarget = Target{Devices: []int{0}, Procs: map[string][]int{"a": {pidA}, "b": {pidB, pidB2}}}
+var pairTarget = Target{Devices: []int{0}, Procs: map[string][]int{"a": {nvmlfake.PIDA}, "b": {nvmlfake.PIDB, nvmlfake.PIDB2}}}
 
-func mustOpen(t *testing.T, f *fakeGPU, opts NVMLOptions) *NVMLSampler {
+func mustOpen(t *testing.T, f *nvmlfake.Fake, opts NVMLOptions) *NVMLSampler {
 	t.Helper()
-	s, err := OpenNVML(f.srv, opts)
+	s, err := OpenNVML(f.Server, opts)
 	if err != nil {
 		t.Fatalf("OpenNVML: %v", err)
 	}
@@ -57,7 +58,7 @@ func names(cs []datasets.Counter) []string { return strings.Split(counterNames(c
 func sameFloat(a, b float64) bool { return a == b || (math.IsNaN(a) && math.IsNaN(b)) }
 
 func TestOpenNVMLDescribesH200(t *testing.T) {
-	s := mustOpen(t, newFakeH200(2), DefaultNVMLOptions)
+	s := mustOpen(t, nvmlfake.NewH200(2), DefaultNVMLOptions)
 	want := []string{"gpu_util", "mem_util", "mem_used", "mem_total", "sm_clock", "mem_clock", "power",
 		"temperature", "clock_event_reasons", "proc_sm_util", "proc_mem_util", "proc_mem_used",
 		"gpm_sm_util", "gpm_sm_occupancy", "gpm_tensor_util", "gpm_hmma_util", "gpm_dram_bw_util",
@@ -85,7 +86,7 @@ func TestOpenNVMLDescribesH200(t *testing.T) {
 }
 
 func TestNVMLSampleValues(t *testing.T) {
-	f := newFakeH200(1)
+	f := nvmlfake.NewH200(1)
 	s := mustOpen(t, f, DefaultNVMLOptions)
 	cs := s.Counters()
 	nan := math.NaN()
@@ -96,11 +97,11 @@ func TestNVMLSampleValues(t *testing.T) {
 	}
 	ticks := []want{
 		{ // tick 0: GPM takes its baseline; NVML has no process sample newer than the probe's
-			dev: map[string]float64{"gpu_util": 50, "mem_util": 20, "mem_used": 1 * gib, "mem_total": 144384 << 20,
+			dev: map[string]float64{"gpu_util": 50, "mem_util": 20, "mem_used": 1 * nvmlfake.GiB, "mem_total": 144384 << 20,
 				"sm_clock": 1980, "mem_clock": 3201, "power": 300, "temperature": 40, "clock_event_reasons": 4,
 				"gpm_sm_util": nan, "proc_sm_util": nan, "proc_mem_used": nan},
-			a:                        map[string]float64{"proc_sm_util": nan, "proc_mem_util": nan, "proc_mem_used": 10 * gib, "gpu_util": nan},
-			b:                        map[string]float64{"proc_sm_util": nan, "proc_mem_util": nan, "proc_mem_used": 5 * gib},
+			a:                        map[string]float64{"proc_sm_util": nan, "proc_mem_util": nan, "proc_mem_used": 10 * nvmlfake.GiB, "gpu_util": nan},
+			b:                        map[string]float64{"proc_sm_util": nan, "proc_mem_util": nan, "proc_mem_used": 5 * nvmlfake.GiB},
 			procUtilLastSeenArgument: 1000,
 		},
 		{ // tick 1: everything read; b's two samples of pid 102 averaged
@@ -108,8 +109,8 @@ func TestNVMLSampleValues(t *testing.T) {
 				"gpm_tensor_util": 6, "gpm_hmma_util": 8, "gpm_dram_bw_util": 11, "gpm_fp16_util": 14,
 				"gpm_fp32_util": 13, "gpm_fp64_util": 12, "gpm_pcie_tx": 21 << 20, "gpm_pcie_rx": 22 << 20,
 				"gpm_nvlink_tx": nan, "gpm_nvlink_rx": nan},
-			a:                        map[string]float64{"proc_sm_util": 60, "proc_mem_util": 30, "proc_mem_used": 10 * gib},
-			b:                        map[string]float64{"proc_sm_util": 15, "proc_mem_util": 5, "proc_mem_used": 5 * gib},
+			a:                        map[string]float64{"proc_sm_util": 60, "proc_mem_util": 30, "proc_mem_used": 10 * nvmlfake.GiB},
+			b:                        map[string]float64{"proc_sm_util": 15, "proc_mem_util": 5, "proc_mem_used": 5 * nvmlfake.GiB},
 			procUtilLastSeenArgument: 1000,
 		},
 		{
@@ -119,7 +120,7 @@ func TestNVMLSampleValues(t *testing.T) {
 			procUtilLastSeenArgument: 2000,
 		},
 	}
-	dev := f.srv.Devices[0].(*server.Device)
+	dev := f.Server.Devices[0].(*server.Device)
 	for tick, w := range ticks {
 		rs, err := s.Sample(pairTarget)
 		if err != nil {
@@ -142,7 +143,7 @@ func TestNVMLSampleValues(t *testing.T) {
 		if got := calls[len(calls)-1].V; got != w.procUtilLastSeenArgument {
 			t.Errorf("tick %d: GetProcessUtilization(%d), want the newest timestamp seen, %d", tick, got, w.procUtilLastSeenArgument)
 		}
-		f.advance()
+		f.Advance()
 	}
 	if w := s.Warnings(); len(w) != 0 {
 		t.Errorf("warnings on a clean campaign: %q", w)
@@ -152,9 +153,9 @@ func TestNVMLSampleValues(t *testing.T) {
 // TestNVMLErrorMidCampaign: tick 2 fails entirely, tick 3 loses one call;
 // every later tick reads again, and the warnings say what went NaN.
 func TestNVMLErrorMidCampaign(t *testing.T) {
-	f := newFakeH200(1)
-	f.failAll[2] = nvml.ERROR_UNKNOWN
-	f.failCall[3] = "GetPowerUsage"
+	f := nvmlfake.NewH200(1)
+	f.FailAll[2] = nvml.ERROR_UNKNOWN
+	f.FailCall[3] = "GetPowerUsage"
 	s := mustOpen(t, f, DefaultNVMLOptions)
 	cs := s.Counters()
 	type want struct {
@@ -191,7 +192,7 @@ func TestNVMLErrorMidCampaign(t *testing.T) {
 			t.Errorf("tick %d: warnings %q, want %q", tick, warnings, w.warnings)
 		}
 		if w.err {
-			f.advance()
+			f.Advance()
 			continue
 		}
 		d := find(t, rs, 0, "")
@@ -204,7 +205,7 @@ func TestNVMLErrorMidCampaign(t *testing.T) {
 		if got := value(t, cs, d, "gpu_util"); got != float64(50+tick) {
 			t.Errorf("tick %d: gpu_util %v, want %d", tick, got, 50+tick)
 		}
-		f.advance()
+		f.Advance()
 	}
 }
 
@@ -233,7 +234,7 @@ func TestNVMLFailedInitCallsNothingElse(t *testing.T) {
 			if err := d.Close(); err != nil {
 				t.Errorf("Close: %v", err)
 			}
-			if n := totalCalls(m); n != 2 {
+			if n := nvmlfake.TotalCalls(m); n != 2 {
 				t.Errorf("mock saw %d calls, want the 2 Inits only", n)
 			}
 		})
@@ -254,7 +255,7 @@ func TestOpenNVMLNoDevices(t *testing.T) {
 func TestNVMLCounterSupport(t *testing.T) {
 	tests := []struct {
 		name        string
-		fake        func() *fakeGPU
+		fake        func() *nvmlfake.Fake
 		opts        NVMLOptions
 		has, hasNot []string
 		// device 1's value of a counter at tick 0, when set
@@ -262,43 +263,43 @@ func TestNVMLCounterSupport(t *testing.T) {
 	}{
 		{
 			name:   "no device reads power",
-			fake:   func() *fakeGPU { f := newFakeH200(2); f.unsupport(-1, "GetPowerUsage"); return f },
+			fake:   func() *nvmlfake.Fake { f := nvmlfake.NewH200(2); f.Unsupport(-1, "GetPowerUsage"); return f },
 			hasNot: []string{"power"},
 		},
 		{
 			name: "one device of two lacks power",
-			fake: func() *fakeGPU { f := newFakeH200(2); f.unsupport(1, "GetPowerUsage"); return f },
+			fake: func() *nvmlfake.Fake { f := nvmlfake.NewH200(2); f.Unsupport(1, "GetPowerUsage"); return f },
 			has:  []string{"power"},
 			dev1: map[string]float64{"power": math.NaN(), "gpu_util": 50},
 		},
 		{
 			name:   "A100 has no GPM and reads PCIe the old way",
-			fake:   func() *fakeGPU { return newFakeA100(2) },
+			fake:   func() *nvmlfake.Fake { return nvmlfake.NewA100(2) },
 			has:    []string{"pcie_tx", "pcie_rx"},
 			hasNot: []string{"gpm_sm_util", "gpm_pcie_tx"},
 			dev1:   map[string]float64{"pcie_tx": 1000 * 1024, "pcie_rx": 2000 * 1024},
 		},
 		{
 			name: "legacy PCIe asked for on GPM devices",
-			fake: func() *fakeGPU { return newFakeH200(2) },
+			fake: func() *nvmlfake.Fake { return nvmlfake.NewH200(2) },
 			opts: NVMLOptions{LegacyPCIeWithGPM: true},
 			has:  []string{"pcie_tx", "gpm_pcie_tx"},
 		},
 		{
 			name:   "GPM turned off",
-			fake:   func() *fakeGPU { return newFakeH200(2) },
+			fake:   func() *nvmlfake.Fake { return nvmlfake.NewH200(2) },
 			opts:   NVMLOptions{NoGPM: true},
 			has:    []string{"pcie_tx"},
 			hasNot: []string{"gpm_sm_util"},
 		},
 		{
 			name: "old driver: throttle reasons",
-			fake: func() *fakeGPU { f := newFakeH200(2); f.noEventReasons = true; return f },
+			fake: func() *nvmlfake.Fake { f := nvmlfake.NewH200(2); f.NoEventReasons = true; return f },
 			dev1: map[string]float64{"clock_event_reasons": 8},
 		},
 		{
 			name:   "no per-process utilisation",
-			fake:   func() *fakeGPU { f := newFakeH200(2); f.unsupport(-1, "GetProcessUtilization"); return f },
+			fake:   func() *nvmlfake.Fake { f := nvmlfake.NewH200(2); f.Unsupport(-1, "GetProcessUtilization"); return f },
 			has:    []string{"proc_mem_used"},
 			hasNot: []string{"proc_sm_util", "proc_mem_util"},
 		},
@@ -335,8 +336,8 @@ func TestNVMLCounterSupport(t *testing.T) {
 }
 
 func TestNVMLReadsDevicesInTargetOrder(t *testing.T) {
-	s := mustOpen(t, newFakeH200(4), DefaultNVMLOptions)
-	rs, err := s.Sample(Target{Devices: []int{3, 1}, Procs: map[string][]int{"a": {pidA}}})
+	s := mustOpen(t, nvmlfake.NewH200(4), DefaultNVMLOptions)
+	rs, err := s.Sample(Target{Devices: []int{3, 1}, Procs: map[string][]int{"a": {nvmlfake.PIDA}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -356,14 +357,14 @@ func TestNVMLReadsDevicesInTargetOrder(t *testing.T) {
 }
 
 func TestNVMLResetRestartsGPMInterval(t *testing.T) {
-	f := newFakeH200(1)
+	f := nvmlfake.NewH200(1)
 	s := mustOpen(t, f, DefaultNVMLOptions)
 	gpm := func() float64 {
 		rs, err := s.Sample(pairTarget)
 		if err != nil {
 			t.Fatal(err)
 		}
-		f.advance()
+		f.Advance()
 		return value(t, s.Counters(), rs[0], "gpm_sm_util")
 	}
 	got := []float64{gpm(), gpm()}
@@ -375,8 +376,8 @@ func TestNVMLResetRestartsGPMInterval(t *testing.T) {
 }
 
 func TestNVMLCloseShutsDownOnce(t *testing.T) {
-	f := newFakeH200(2)
-	s, err := OpenNVML(f.srv, DefaultNVMLOptions)
+	f := nvmlfake.NewH200(2)
+	s, err := OpenNVML(f.Server, DefaultNVMLOptions)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -386,17 +387,17 @@ func TestNVMLCloseShutsDownOnce(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if n := len(f.srv.ShutdownCalls()); n != 1 {
+	if n := len(f.Server.ShutdownCalls()); n != 1 {
 		t.Errorf("Shutdown called %d times, want 1", n)
 	}
-	if n := len(f.srv.GpmSampleFreeCalls()); n != 4 {
+	if n := len(f.Server.GpmSampleFreeCalls()); n != 4 {
 		t.Errorf("GpmSampleFree called %d times, want 4 (two samples on each of two devices)", n)
 	}
-	before := totalCalls(f.srv)
+	before := nvmlfake.TotalCalls(f.Server)
 	if _, err := s.Sample(pairTarget); err == nil {
 		t.Error("Sample after Close succeeded")
 	}
-	if after := totalCalls(f.srv); after != before {
+	if after := nvmlfake.TotalCalls(f.Server); after != before {
 		t.Errorf("Sample after Close made %d NVML calls", after-before)
 	}
 }

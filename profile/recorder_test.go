@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/coloc-dev/coloc/datasets"
+	"github.com/coloc-dev/coloc/profile/nvmlfake"
 )
 
 // fakeClock is a Clock whose ticks the test sends by hand. A send returns
@@ -213,11 +214,11 @@ func TestNewRecorderRefusesBadCounters(t *testing.T) {
 // recorder's goroutine.
 type advancing struct {
 	*NVMLSampler
-	f *fakeGPU
+	f *nvmlfake.Fake
 }
 
 func (a advancing) Sample(t Target) ([]Reading, error) {
-	defer a.f.advance()
+	defer a.f.Advance()
 	return a.NVMLSampler.Sample(t)
 }
 
@@ -225,8 +226,8 @@ func (a advancing) Sample(t Target) ([]Reading, error) {
 // sampler on the fake /proc, following child processes; tick 3 of 5 fails
 // in NVML. The table must validate and read back from disk.
 func TestRecorderNVMLCampaign(t *testing.T) {
-	f := newFakeH200(1)
-	f.failAll[2] = 77 // an NVML error code this build does not name
+	f := nvmlfake.NewH200(1)
+	f.FailAll[2] = 77 // an NVML error code this build does not name
 	nv := mustOpen(t, f, DefaultNVMLOptions)
 	host, err := NewHostSampler(HostOptions{ProcRoot: "testdata/proc", PageSize: testPage, Now: func() time.Time { return t0 }})
 	if err != nil {
@@ -238,7 +239,7 @@ func TestRecorderNVMLCampaign(t *testing.T) {
 		t.Fatal(err)
 	}
 	// b's child 103 is not named: the recorder finds it through /proc.
-	if err := r.Start("pair-a-b", Target{Devices: []int{0}, Procs: map[string][]int{"a": {pidA}, "b": {pidB}}}); err != nil {
+	if err := r.Start("pair-a-b", Target{Devices: []int{0}, Procs: map[string][]int{"a": {nvmlfake.PIDA}, "b": {nvmlfake.PIDB}}}); err != nil {
 		t.Fatal(err)
 	}
 	for k := 1; k <= 4; k++ {
@@ -264,7 +265,7 @@ func TestRecorderNVMLCampaign(t *testing.T) {
 	if got := col("workload").StringAt(2); got != "b" {
 		t.Fatalf("row 2 is workload %q, want b", got)
 	}
-	if got := col("proc_mem_used").FloatAt(2); got != 5*gib {
+	if got := col("proc_mem_used").FloatAt(2); got != 5*nvmlfake.GiB {
 		t.Errorf("b proc_mem_used %v, want 5 GiB (child 103 followed)", got)
 	}
 	if got := col("cpu_time").FloatAt(2); got != 1.6 {

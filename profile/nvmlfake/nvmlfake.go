@@ -1,4 +1,4 @@
-package profile
+package nvmlfake
 
 import (
 	"errors"
@@ -15,51 +15,54 @@ import (
 	"github.com/NVIDIA/go-nvml/pkg/nvml/mock/server"
 )
 
-// fakeGPU drives go-nvml's DGX mock servers through a scripted campaign:
-// the test advances tick, and every counter is a known function of the
-// tick and the device index, so tests assert exact values. Calls the DGX
-// mocks do not script (utilisation, clocks, power, per-process, GPM) are
-// stubbed through the mock's function fields here.
-type fakeGPU struct {
-	srv *server.Server
+// Fake drives a DGX mock server through a scripted campaign. Server is
+// the nvml.Interface to hand to the code under test. Set the fields before
+// that code opens NVML; Advance may be called at any time.
+type Fake struct {
+	Server *server.Server
 
 	mu   sync.Mutex // devices are read concurrently
 	tick int
 
-	// failAll makes every device call fail with this return at these ticks.
-	failAll map[int]nvml.Return
-	// failCall makes one call (by deviceQuery.call name) fail at a tick.
-	failCall map[int]string
+	// FailAll makes every device call fail with this return at these ticks.
+	FailAll map[int]nvml.Return
+	// FailCall makes one call fail with ERROR_UNKNOWN at a tick; calls are
+	// named as in coloc's warnings: "GetPowerUsage",
+	// "GetClockInfo(CLOCK_SM)", "GetPcieThroughput(TX)", "GpmSampleGet"...
+	FailCall map[int]string
 	// unsupported calls answer ERROR_NOT_SUPPORTED always, per device
 	// (device -1: every device).
 	unsupported map[int]map[string]bool
-	// noEventReasons hides nvmlDeviceGetCurrentClocksEventReasons (an old
-	// driver), so the sampler must use the throttle-reasons call.
-	noEventReasons bool
+	// NoEventReasons hides nvmlDeviceGetCurrentClocksEventReasons (a
+	// driver older than 535), so the throttle-reasons call must be used.
+	NoEventReasons bool
 	gpm            bool
 }
 
-// Process IDs of the scripted campaign: workload "a" is 101, workload "b"
-// is 102 and its child 103.
+// Process IDs of the scripted campaign: workload "a" is PIDA, workload
+// "b" is PIDB and its child PIDB2.
 const (
-	pidA  = 101
-	pidB  = 102
-	pidB2 = 103
+	PIDA  = 101
+	PIDB  = 102
+	PIDB2 = 103
 )
 
-func newFakeH200(n int) *fakeGPU {
-	return newFake(dgxh200.NewWithGPUs(gpus.Multiple(n, gpus.H200_SXM5_141GB)...), true)
+// NewH200 returns n scripted H200s (Hopper: GPM offered).
+func NewH200(n int) *Fake {
+	return New(dgxh200.NewWithGPUs(gpus.Multiple(n, gpus.H200_SXM5_141GB)...), true)
 }
 
-func newFakeA100(n int) *fakeGPU {
-	return newFake(dgxa100.NewWithGPUs(gpus.Multiple(n, gpus.A100_SXM4_40GB)...), false)
+// NewA100 returns n scripted A100s (Ampere: no GPM).
+func NewA100(n int) *Fake {
+	return New(dgxa100.NewWithGPUs(gpus.Multiple(n, gpus.A100_SXM4_40GB)...), false)
 }
 
-func newFake(srv *server.Server, gpm bool) *fakeGPU {
-	f := &fakeGPU{srv: srv, failAll: map[int]nvml.Return{}, failCall: map[int]string{},
+// New scripts srv's devices; gpm says whether they offer GPM.
+func New(srv *server.Server, gpm bool) *Fake {
+	f := &Fake{Server: srv, FailAll: map[int]nvml.Return{}, FailCall: map[int]string{},
 		unsupported: map[int]map[string]bool{}, gpm: gpm}
 	srv.LookupSymbolFunc = func(symbol string) error {
-		if f.noEventReasons && symbol == "nvmlDeviceGetCurrentClocksEventReasons" {
+		if f.NoEventReasons && symbol == "nvmlDeviceGetCurrentClocksEventReasons" {
 			return errors.New("undefined symbol")
 		}
 		return nil
@@ -70,40 +73,44 @@ func newFake(srv *server.Server, gpm bool) *fakeGPU {
 	srv.GpmSampleFreeFunc = func(nvml.GpmSample) nvml.Return { return nvml.SUCCESS }
 	srv.GpmMetricsGetFunc = f.gpmMetrics
 	for i, d := range srv.Devices {
-		f.script(d.(*server.Device), i)
+		f.Script(d.(*server.Device), i)
 	}
 	return f
 }
 
-func (f *fakeGPU) advance() {
+// Advance moves the campaign to its next tick.
+func (f *Fake) Advance() {
 	f.mu.Lock()
 	f.tick++
 	f.mu.Unlock()
 }
 
 // ret is the answer of call on device dev at the current tick.
-func (f *fakeGPU) ret(dev int, call string) nvml.Return {
+func (f *Fake) ret(dev int, call string) nvml.Return {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.unsupported[-1][call] || f.unsupported[dev][call] {
 		return nvml.ERROR_NOT_SUPPORTED
 	}
-	if r, ok := f.failAll[f.tick]; ok {
+	if r, ok := f.FailAll[f.tick]; ok {
 		return r
 	}
-	if f.failCall[f.tick] == call {
+	if f.FailCall[f.tick] == call {
 		return nvml.ERROR_UNKNOWN
 	}
 	return nvml.SUCCESS
 }
 
-func (f *fakeGPU) now() int {
+// Tick returns the current tick.
+func (f *Fake) Tick() int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.tick
 }
 
-func (f *fakeGPU) unsupport(dev int, calls ...string) {
+// Unsupport makes calls answer ERROR_NOT_SUPPORTED on device dev (-1:
+// every device), as a board without the feature does.
+func (f *Fake) Unsupport(dev int, calls ...string) {
 	if f.unsupported[dev] == nil {
 		f.unsupported[dev] = map[string]bool{}
 	}
@@ -112,23 +119,29 @@ func (f *fakeGPU) unsupport(dev int, calls ...string) {
 	}
 }
 
-const gib = 1 << 30
+// GiB is 2^30 bytes.
+const GiB = 1 << 30
 
-// Scripted values, as functions of tick t and device index i:
+// Script stubs device d, of index i, with a fixed UUID and these values at
+// tick t:
 //
-//	gpu_util 50+t %, mem_util 20+i %, mem_used (1+t) GiB, sm_clock 1980,
-//	mem_clock 3201, power 300+t W, temperature 40+i C, pcie 1000/2000 KiB/s,
-//	reasons 0x4; per process: pid 101 one sample (60%, 30%), pid 102 two
-//	samples (10%, 20% SM; 4%, 6% memory) per tick, stamped 1000*(t+1) µs;
-//	memory 101: 10 GiB, 102: 4 GiB, 103: 1 GiB; GPM metric id m: m+t.
-func (f *fakeGPU) script(d *server.Device, i int) {
+//	utilisation 50+t % (GPU), 20+i % (memory); memory used (1+t) GiB;
+//	clocks 1980 MHz (SM), 3201 MHz (memory); power 300+t W; temperature
+//	40+i C; PCIe 1000 KiB/s sent, 2000 KiB/s received; clocks event reasons
+//	0x4 (throttle reasons 0x8 on an old driver);
+//	process utilisation: PIDA one sample (SM 60%, memory 30%), PIDB two
+//	samples (SM 10% and 20%, memory 4% and 6%), stamped 1000*(t+1) µs, so a
+//	query with the newest timestamp seen gets ERROR_NOT_FOUND until the
+//	next tick; process memory PIDA 10 GiB, PIDB 4 GiB, PIDB2 1 GiB;
+//	GPM metric of id m: m+t, NVLink metrics not supported.
+func (f *Fake) Script(d *server.Device, i int) {
 	d.UUID = fmt.Sprintf("GPU-00000000-0000-0000-0000-%012d", i)
 	d.GetUtilizationRatesFunc = func() (nvml.Utilization, nvml.Return) {
-		return nvml.Utilization{Gpu: uint32(50 + f.now()), Memory: uint32(20 + i)}, f.ret(i, "GetUtilizationRates")
+		return nvml.Utilization{Gpu: uint32(50 + f.Tick()), Memory: uint32(20 + i)}, f.ret(i, "GetUtilizationRates")
 	}
 	total := d.MemoryInfo.Total
 	d.GetMemoryInfoFunc = func() (nvml.Memory, nvml.Return) {
-		used := uint64(1+f.now()) * gib
+		used := uint64(1+f.Tick()) * GiB
 		return nvml.Memory{Total: total, Used: used, Free: total - used}, f.ret(i, "GetMemoryInfo")
 	}
 	d.GetClockInfoFunc = func(c nvml.ClockType) (uint32, nvml.Return) {
@@ -138,7 +151,7 @@ func (f *fakeGPU) script(d *server.Device, i int) {
 		return 3201, f.ret(i, "GetClockInfo(CLOCK_MEM)")
 	}
 	d.GetPowerUsageFunc = func() (uint32, nvml.Return) {
-		return uint32(300000 + 1000*f.now()), f.ret(i, "GetPowerUsage")
+		return uint32(300000 + 1000*f.Tick()), f.ret(i, "GetPowerUsage")
 	}
 	d.GetTemperatureFunc = func(nvml.TemperatureSensors) (uint32, nvml.Return) {
 		return uint32(40 + i), f.ret(i, "GetTemperature(TEMPERATURE_GPU)")
@@ -159,21 +172,21 @@ func (f *fakeGPU) script(d *server.Device, i int) {
 		if r := f.ret(i, "GetProcessUtilization"); r != nvml.SUCCESS {
 			return nil, r
 		}
-		ts := uint64(1000 * (f.now() + 1))
+		ts := uint64(1000 * (f.Tick() + 1))
 		if last >= ts {
 			return nil, nvml.ERROR_NOT_FOUND
 		}
 		return []nvml.ProcessUtilizationSample{
-			{Pid: pidA, TimeStamp: ts, SmUtil: 60, MemUtil: 30},
-			{Pid: pidB, TimeStamp: ts - 500, SmUtil: 10, MemUtil: 4},
-			{Pid: pidB, TimeStamp: ts, SmUtil: 20, MemUtil: 6},
+			{Pid: PIDA, TimeStamp: ts, SmUtil: 60, MemUtil: 30},
+			{Pid: PIDB, TimeStamp: ts - 500, SmUtil: 10, MemUtil: 4},
+			{Pid: PIDB, TimeStamp: ts, SmUtil: 20, MemUtil: 6},
 		}, nvml.SUCCESS
 	}
 	d.GetComputeRunningProcessesFunc = func() ([]nvml.ProcessInfo, nvml.Return) {
 		return []nvml.ProcessInfo{
-			{Pid: pidA, UsedGpuMemory: 10 * gib},
-			{Pid: pidB, UsedGpuMemory: 4 * gib},
-			{Pid: pidB2, UsedGpuMemory: 1 * gib},
+			{Pid: PIDA, UsedGpuMemory: 10 * GiB},
+			{Pid: PIDB, UsedGpuMemory: 4 * GiB},
+			{Pid: PIDB2, UsedGpuMemory: 1 * GiB},
 		}, f.ret(i, "GetComputeRunningProcesses")
 	}
 	d.GpmQueryDeviceSupportFunc = func() (nvml.GpmSupport, nvml.Return) {
@@ -188,14 +201,14 @@ func (f *fakeGPU) script(d *server.Device, i int) {
 
 // gpmMetrics answers GpmMetricsGet: metric id m reads m+tick, except the
 // NVLink metrics, which a single-GPU board does not offer.
-func (f *fakeGPU) gpmMetrics(m *nvml.GpmMetricsGetType) nvml.Return {
+func (f *Fake) gpmMetrics(m *nvml.GpmMetricsGetType) nvml.Return {
 	if r := f.ret(-1, "GpmMetricsGet"); r != nvml.SUCCESS {
 		return r
 	}
 	if m.Sample1 == nil || m.Sample2 == nil || m.Sample1 == m.Sample2 {
 		return nvml.ERROR_INVALID_ARGUMENT
 	}
-	t := f.now()
+	t := f.Tick()
 	for i := 0; i < int(m.NumMetrics); i++ {
 		id := nvml.GpmMetricId(m.Metrics[i].MetricId)
 		if id == nvml.GPM_METRIC_NVLINK_TOTAL_TX_PER_SEC || id == nvml.GPM_METRIC_NVLINK_TOTAL_RX_PER_SEC {
@@ -208,9 +221,9 @@ func (f *fakeGPU) gpmMetrics(m *nvml.GpmMetricsGetType) nvml.Return {
 	return nvml.SUCCESS
 }
 
-// totalCalls counts every call a go-nvml mock recorded, through its
-// generated XxxCalls methods.
-func totalCalls(m any) int {
+// TotalCalls counts every call a go-nvml mock (an Interface, a Device...)
+// recorded, through its generated XxxCalls methods.
+func TotalCalls(m any) int {
 	v := reflect.ValueOf(m)
 	n := 0
 	for i := 0; i < v.NumMethod(); i++ {
