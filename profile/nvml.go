@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"sync"
 
@@ -181,6 +182,9 @@ func (s *NVMLSampler) Sample(t Target) ([]Reading, error) {
 	for i, idx := range t.Devices {
 		if idx < 0 || idx >= len(s.devs) {
 			return nil, fmt.Errorf("device %d: no such device (NVML found %d)", idx, len(s.devs))
+		}
+		if slices.Contains(t.Devices[:i], idx) {
+			return nil, fmt.Errorf("device %d is listed twice in the target", idx)
 		}
 		devs[i] = s.devs[idx]
 	}

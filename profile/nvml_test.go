@@ -354,6 +354,9 @@ func TestNVMLReadsDevicesInTargetOrder(t *testing.T) {
 	if _, err := s.Sample(Target{Devices: []int{7}}); err == nil || !strings.Contains(err.Error(), "device 7: no such device") {
 		t.Errorf("unknown device: %v", err)
 	}
+	if _, err := s.Sample(Target{Devices: []int{1, 2, 1}}); err == nil || !strings.Contains(err.Error(), "device 1 is listed twice") {
+		t.Errorf("device listed twice: %v", err)
+	}
 }
 
 func TestNVMLResetRestartsGPMInterval(t *testing.T) {
