@@ -4,6 +4,9 @@ GO       ?= go
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
 LDFLAGS  := -X github.com/coloc-dev/coloc/internal/version.Override=$(VERSION)
 BIN      := bin/coloc
+# go-nvml's cgo headers use functions NVML marks deprecated; the warnings
+# are noise for us.
+export CGO_CFLAGS ?= -O2 -g -Wno-deprecated-declarations
 
 .PHONY: build test demo vet bench clean interop-deps test-workloads
 

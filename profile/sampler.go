@@ -38,3 +38,19 @@ type Sampler interface {
 	// Close releases the sampler's resources.
 	Close() error
 }
+
+// Resetter is implemented by samplers that keep state between ticks (CPU
+// times, GPM baseline samples). The Recorder calls Reset when a run starts,
+// so no interval spans two runs: the first tick of a run reads such rates
+// as NaN.
+type Resetter interface {
+	Reset()
+}
+
+// Warner is implemented by samplers that can say why a counter read as NaN
+// (an NVML call that failed, a workload with no live process). Warnings
+// returns the messages gathered since the last call and forgets them; the
+// Recorder calls it after every tick.
+type Warner interface {
+	Warnings() []string
+}

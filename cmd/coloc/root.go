@@ -19,11 +19,13 @@ type env struct {
 // commands is the table of top-level subcommands, in the order --help
 // lists them (pipeline order).
 var commands = []func(*env) *cobra.Command{
+	newDevicesCmd,
 	newDatasetsCmd,
 	newSimulateCmd,
 }
 
 func newRootCmd(e *env) *cobra.Command {
+	cobra.EnableCommandSorting = false // list commands in pipeline order
 	root := &cobra.Command{
 		Use:   "coloc",
 		Short: "Profile GPU training workloads, learn their interference, export placement policy",
