@@ -76,7 +76,7 @@ func (p *progress) tick(stop chan struct{}) {
 			return
 		case <-t.C:
 			p.mu.Lock()
-			if p.current != "" {
+			if p.stop == stop && p.current != "" { // not ended meanwhile
 				p.draw()
 			}
 			p.mu.Unlock()

@@ -19,6 +19,7 @@ type env struct {
 // commands is the table of top-level subcommands, in the order --help
 // lists them (pipeline order).
 var commands = []func(*env) *cobra.Command{
+	newProfileCmd,
 	newDatasetsCmd,
 }
 
