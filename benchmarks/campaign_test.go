@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/coloc-dev/coloc/datasets"
 )
@@ -325,5 +326,14 @@ func TestCampaignCancel(t *testing.T) {
 	}
 	if len(ds.Runs.Rows) != 1 || len(ds.Solo.Rows) != 1 {
 		t.Errorf("tables after cancel: %d runs, %d solo rows; want 1, 1", len(ds.Runs.Rows), len(ds.Solo.Rows))
+	}
+
+	// The rerun redoes the interrupted run (which now times out) only.
+	again := &fakeMonitor{}
+	c = newCampaign(t, dir, s, planOpts("none", 1, 0, 1), again)
+	c.Runner.Options.Timeout = 300 * time.Millisecond
+	sum, err = c.Execute(context.Background())
+	if err != nil || sum.Skipped != 1 || sum.Ran != 1 || strings.Join(again.started, ",") != "solo.sleepy.r0" {
+		t.Errorf("rerun: %+v, %v, ran %v; want solo.sleepy.r0 redone", sum, err, again.started)
 	}
 }

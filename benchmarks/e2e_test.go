@@ -63,7 +63,7 @@ func TestEndToEndTinySuite(t *testing.T) {
 		t.Fatal(err)
 	}
 	po := DefaultPlanOptions
-	po.Pairs, po.Repeats, po.Degrees, po.GPUs, po.Duration, po.Overhead = "all", 1, []int{1}, 0, 4*time.Second, 3*time.Second
+	po.Pairs, po.Repeats, po.Degrees, po.GPUs, po.Duration, po.Overhead = "all", 1, []int{1}, 0, 4*time.Second, CPUOverhead
 	plan, err := NewPlan(s, po)
 	if err != nil {
 		t.Fatal(err)

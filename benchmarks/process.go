@@ -275,8 +275,14 @@ func (t *tailBuffer) Write(p []byte) (int, error) {
 		t.oom = true
 	}
 	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		s = s[i+1:]
+	}
+	if len(s) > 4096 { // a line without end (progress redrawn with \r)
+		s = s[len(s)-len(oomMarker):]
+	}
+	if len(s) != t.partial.Len() {
 		t.partial.Reset()
-		t.partial.WriteString(s[i+1:])
+		t.partial.WriteString(s)
 	}
 	return len(p), nil
 }

@@ -163,7 +163,7 @@ func outcome(rec *RunRecord) string {
 }
 
 func round(d time.Duration) time.Duration {
-	if d > time.Minute {
+	if d > 10*time.Second {
 		return d.Round(time.Second)
 	}
 	return d.Round(100 * time.Millisecond)

@@ -175,8 +175,16 @@ func (r *Runner) Run(ctx context.Context, pr PlannedRun) (*RunRecord, *datasets.
 		samples, warns = mon.Stop()
 		rec.Warnings = append(rec.Warnings, warns...)
 	}
-	if err != nil {
+	if err != nil && ctx.Err() != nil {
 		return nil, nil, err
+	}
+	if err != nil { // a command that could not start: this run fails, the campaign goes on
+		for i, w := range wls {
+			rec.Sides = append(rec.Sides, SideRecord{Workload: w.Name, Label: cmds[i].Label})
+			rec.Sides[i].fail(err.Error())
+		}
+		rec.settle()
+		return rec, samples, nil
 	}
 	rec.Sides, rec.Warnings = evaluate(wls, exits, pr.Mode == datasets.ModePair, o.Window, rec.Warnings)
 	rec.settle()

@@ -89,6 +89,21 @@ func TestRunOutcomes(t *testing.T) {
 	}
 }
 
+func TestRunCommandMissing(t *testing.T) {
+	w := fake("typo", "ok")
+	w.Command = []string{"{suite_dir}/no-such-script.sh"}
+	r := &Runner{Suite: fakeSuite(t, w, fake("ok", "ok")), Options: fakeOptions(t)}
+	for _, pr := range []PlannedRun{soloRun("typo"), pairRun("ok", "typo")} {
+		rec, _, err := r.Run(context.Background(), pr)
+		if err != nil {
+			t.Fatalf("%s: %v, want a failed run", pr.ID, err)
+		}
+		if rec.Status != datasets.StatusFailed || !strings.Contains(rec.Error, "no-such-script.sh") {
+			t.Errorf("%s: status %s error %q", pr.ID, rec.Status, rec.Error)
+		}
+	}
+}
+
 func TestRunThroughputOfFake(t *testing.T) {
 	// fake.sh ok: batch 4, 0.05 s a step after 4 slow steps → 80 samples/s.
 	s := fakeSuite(t, fake("ok", "ok", "--warm", "4", "--peak", "1000"))

@@ -62,7 +62,8 @@ func (f *planFlags) register(cmd *cobra.Command) {
 	cmd.MarkFlagRequired("suite")
 }
 
-// plan loads the suite and builds the whole plan for gpus devices.
+// plan loads the suite and builds the whole plan for gpus devices (a CPU
+// campaign when there are none).
 func (f *planFlags) plan(gpus int) (*benchmarks.Suite, *benchmarks.Plan, error) {
 	s, err := benchmarks.LoadSuite(f.suite)
 	if err != nil {
@@ -74,6 +75,9 @@ func (f *planFlags) plan(gpus int) (*benchmarks.Suite, *benchmarks.Plan, error) 
 	}
 	o := benchmarks.DefaultPlanOptions
 	o.Pairs, o.Degrees, o.Duration, o.Repeats, o.GPUs, o.Seed = f.pairs, degrees, f.duration, f.repeats, gpus, f.seed
+	if gpus == 0 {
+		o.Overhead = benchmarks.CPUOverhead
+	}
 	p, err := benchmarks.NewPlan(s, o)
 	if err != nil {
 		return nil, nil, err
