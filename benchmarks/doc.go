@@ -1,2 +1,112 @@
-// Package benchmarks is part of coloc; see DESIGN.md for its place in the pipeline.
+// Package benchmarks is the first stage of coloc: it reads a workload suite,
+// plans a profiling campaign (solo, pair and scale runs), runs the workloads
+// and writes what it measured as the dataset tables of package datasets
+// (runs, samples, solo, pairs, scaling), which every later stage reads.
+// `coloc profile plan` and `coloc profile run` are its commands; counters
+// come from a Monitor (the samplers of package profile) passed in.
+//
+// # Suite and plan
+//
+// A suite file (YAML, version 1; see LoadSuite) lists workloads: a command,
+// a per-GPU batch size, a precision, and whether the command speaks the
+// coloc protocol (JSON lines on stdout: meta, step, end). The plan holds,
+// for each repeat, a solo run of every workload, a scale run at every
+// degree above 1 that fits the GPUs present (degree 1 is the solo run), and
+// a run of every selected unordered pair, a workload with itself included
+// (n(n+1)/2 pairs). Repeats are interleaved (all runs of repeat 0, then of
+// repeat 1, ...) so slow drift of the machine spreads over repeats instead
+// of biasing one workload, and solo runs come first in a repeat because a
+// pair's memory check and normalization need them. Run IDs come from the
+// content ("solo.<w>.r<k>", "pair.<a>+<b>.r<k>", "scale.<w>.d<d>.r<k>"),
+// so a rerun finds the runs it did. Plan.Shard deals runs, longest
+// estimate first, to the shard with the least estimated time (LPT).
+//
+// # Running a workload
+//
+// Each process runs in a process group of its own with CUDA_VISIBLE_DEVICES
+// set to the run's GPUs (empty on CPU), CUDA_DEVICE_ORDER=PCI_BUS_ID (so
+// CUDA numbers GPUs as NVML does, and the samplers watch the GPUs the run
+// uses) and PYTHONUNBUFFERED=1. A protocol workload gets the standard
+// arguments --device, --batch-size, --precision, --duration and --seed (the
+// repeat index); a protocol-none command runs as written. At degree k > 1
+// the command runs under `{python} DIR/logs/torchrun_compat.py --standalone
+// --nproc_per_node k`: torch's own launcher (torch.distributed.run), which
+// the binary carries and writes into the campaign, behind a fix for torch <
+// 2.0 on Python >= 3.11 (there `python -m torch.distributed.run` dies
+// before starting a worker). A run still going at its timeout (default
+// --duration plus two minutes), a run cancelled by Ctrl-C, and the partner
+// of a failed pair get SIGTERM on their process group, then SIGKILL after a
+// grace period. A non-zero exit, a timeout or a protocol workload that
+// printed no step line makes a failed run whose error holds the reason and
+// the tail of stderr ("out of memory" when stderr says so).
+//
+// # Warm-up and the steady window (our rule; the papers do not give one)
+//
+// Let d_i be the time of step i (the difference of consecutive step
+// timestamps). The steady state starts at the first step k such that at
+// least --warmup has passed since the first step and the median of
+// d_{k-4..k} is within 10% of the median of d_{k-9..k-5} (WindowOptions:
+// Span 5, Tolerance 0.1). Medians ignore the odd slow step (garbage
+// collection, a checkpoint) that a mean would not. When no step qualifies,
+// the window starts at the first step past both --warmup and half the run,
+// and the run carries a warning. Throughput is samples/s from the window's
+// first step to its last: (samples_b - samples_a) / (t_b - t_a), with
+// samples cumulative over all ranks; a window needs at least 5 steps.
+// A protocol-none command is measured as steps × batch size / wall time,
+// start-up included.
+//
+// A pair's two workloads start together on one GPU (time-sliced by
+// default, or under a private MPS daemon that runs for the whole campaign,
+// solo runs included, so both see the same driver path). Each measures
+// only over the window where both are steady: from the later of the two
+// steady starts to the earlier of the two last steps. The workloads' clocks
+// are put on the harness's clock first: each step line is stamped when it
+// is read, and a workload's offset is the smallest (read time - step time)
+// over its lines, the line least delayed by pipes.
+//
+// # Values over repeats
+//
+// The mean over repeats comes with a 95% confidence interval from
+// Student's t with n-1 degrees of freedom (none for one repeat). A pair's
+// normalized throughput is its co-located mean over the workload's solo
+// mean on the same device type at degree 1; its interval adds the relative
+// half-widths of the two means in quadrature (first-order propagation), and
+// is unknown unless both have one. For a workload paired with itself each
+// run gives one value, the mean of its two copies, and the pairs table one
+// row. A pair none of whose runs succeeded is infeasible in pairs.arrow
+// when the memory check refused it or a copy ran out of memory; any other
+// failure leaves it out of pairs.arrow (no value is known), and runs.arrow
+// keeps the failed runs with their errors.
+//
+// # Memory check
+//
+// Before a pair runs, the solo peak memories of its workloads (the largest
+// measured in an ok solo run, else the suite's memory_gb, in GiB) plus
+// 512 MiB per process for the CUDA context and allocator slack are compared
+// with the device's memory. A pair that cannot fit is recorded infeasible
+// and not run. With a peak or the device memory unknown (CPU) it runs.
+//
+// # The campaign directory
+//
+// DIR/manifest.json (format coloc.campaign, version 1) holds the hardware,
+// versions, suite hash, settings and the whole plan. DIR/runs.jsonl is the
+// journal: one line per finished run (ok, failed or infeasible), appended
+// and fsynced before the run counts as done. DIR/samples/<run>.arrow holds
+// a run's counter samples, DIR/logs/ the workloads' stderr. The tables are
+// rewritten from the journal after every run; samples.arrow, the
+// concatenation of the per-run files, only when the campaign stops.
+//
+// Executing a campaign in a directory that holds the same campaign (suite
+// hash, plan hash and settings) resumes it: finished runs are skipped and a
+// run that was interrupted (it has no journal line) is redone; a last
+// journal line cut short by a crash is dropped. Another campaign is
+// refused unless Force is set, which deletes the campaign files first. The
+// shards of a plan may run on several machines; their journals and sample
+// files copied into one directory and executed again unsharded give the
+// tables of the whole plan without running anything.
+//
+// In runs.arrow, a pair run gives one row per workload with run_id
+// "<run>/<label>"; the label is the workload name, "<name>#2" for the second
+// copy of a workload paired with itself, and is also the workload name of
+// that copy's per-process samples.
 package benchmarks

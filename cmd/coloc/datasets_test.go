@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,14 +8,6 @@ import (
 )
 
 const refGavel = "../../datasets/reference/gavel"
-
-// runCmd runs the coloc command line as main does and returns its output.
-func runCmd(t *testing.T, args ...string) (string, string, error) {
-	t.Helper()
-	var out, errb bytes.Buffer
-	err := run(context.Background(), args, strings.NewReader(""), &out, &errb)
-	return out.String(), errb.String(), err
-}
 
 func TestImportGavelCommand(t *testing.T) {
 	dir := t.TempDir()

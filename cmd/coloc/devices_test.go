@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"path/filepath"
 	"strings"
@@ -19,15 +17,6 @@ func withNVML(t *testing.T, lib nvml.Interface) {
 	old := newNVML
 	newNVML = func() nvml.Interface { return lib }
 	t.Cleanup(func() { newNVML = old })
-}
-
-func runColoc(t *testing.T, args ...string) (stdout, stderr string) {
-	t.Helper()
-	var out, errb bytes.Buffer
-	if err := run(context.Background(), args, strings.NewReader(""), &out, &errb); err != nil {
-		t.Fatalf("coloc %s: %v\nstderr: %s", strings.Join(args, " "), err, errb.String())
-	}
-	return out.String(), errb.String()
 }
 
 func TestDevices(t *testing.T) {
@@ -62,7 +51,7 @@ func TestDevices(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			lib := tt.lib()
 			withNVML(t, lib)
-			text, _ := runColoc(t, "devices")
+			text, _ := mustRun(t, "devices")
 			for _, w := range tt.want {
 				if !strings.Contains(text, w) {
 					t.Errorf("output lacks %q", w)
@@ -70,7 +59,7 @@ func TestDevices(t *testing.T) {
 			}
 			golden(t, filepath.Join("testdata", "devices-"+tt.name+".txt"), text)
 
-			js, _ := runColoc(t, "devices", "--json")
+			js, _ := mustRun(t, "devices", "--json")
 			var doc devicesJSON
 			if err := json.Unmarshal([]byte(js), &doc); err != nil {
 				t.Fatalf("--json output does not parse: %v", err)
@@ -88,8 +77,8 @@ func TestDevices(t *testing.T) {
 func TestDevicesNoCallAfterFailedInit(t *testing.T) {
 	m := &mock.Interface{InitFunc: func() nvml.Return { return nvml.ERROR_DRIVER_NOT_LOADED }}
 	withNVML(t, m)
-	runColoc(t, "devices")
-	runColoc(t, "devices", "--json")
+	mustRun(t, "devices")
+	mustRun(t, "devices", "--json")
 	if n := nvmlfake.TotalCalls(m); n != 2 {
 		t.Errorf("NVML saw %d calls, want the 2 Inits", n)
 	}

@@ -1,8 +1,12 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"flag"
 	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -15,6 +19,9 @@ var updateGolden = flag.Bool("update", false, "rewrite the golden files under te
 func golden(t *testing.T, path, got string) {
 	t.Helper()
 	if *updateGolden {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
 		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -27,4 +34,23 @@ func golden(t *testing.T, path, got string) {
 	if got != string(want) {
 		t.Errorf("output differs from %s (go test -update rewrites it):\n%s", path, got)
 	}
+}
+
+// runCmd runs the coloc command line as main does and returns its standard
+// output, standard error and error.
+func runCmd(t *testing.T, args ...string) (string, string, error) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	err := run(context.Background(), args, strings.NewReader(""), &out, &errb)
+	return out.String(), errb.String(), err
+}
+
+// mustRun is runCmd for commands that must succeed.
+func mustRun(t *testing.T, args ...string) (string, string) {
+	t.Helper()
+	out, errOut, err := runCmd(t, args...)
+	if err != nil {
+		t.Fatalf("coloc %s: %v\nstderr: %s", strings.Join(args, " "), err, errOut)
+	}
+	return out, errOut
 }

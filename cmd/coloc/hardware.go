@@ -1,0 +1,100 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/coloc-dev/coloc/benchmarks"
+	"github.com/coloc-dev/coloc/datasets"
+	"github.com/coloc-dev/coloc/profile"
+)
+
+// machine is what `coloc profile` found on this machine: the hardware for
+// the manifest, the device kind the workloads get (--device), and the
+// samplers a run is recorded with. Close releases the samplers (it shuts
+// NVML down).
+type machine struct {
+	hw        benchmarks.Hardware
+	kind      string // "cuda" or "cpu"
+	detection *profile.Detection
+}
+
+// openMachine detects this machine's GPUs through NVML (newNVML, the one
+// place coloc reaches the driver) and its host counters, and settles
+// --device: cuda when a GPU is found, else cpu, unless the flag says which.
+// On a CPU run NVML is not opened at all.
+func openMachine(device string) (*machine, error) {
+	m := &machine{hw: benchmarks.Hardware{CPU: cpuModel()}}
+	m.hw.Host, _ = os.Hostname()
+	switch device {
+	case "", "cuda", "cpu":
+	default:
+		return nil, fmt.Errorf("--device %q: want cuda or cpu", device)
+	}
+	var lib = newNVML()
+	if device == "cpu" {
+		lib = nil
+	}
+	d := profile.Detect(lib, profile.DetectOptions{NoGPU: device == "cpu"})
+	m.detection = d
+	var gpus []benchmarks.Device
+	for _, dev := range d.Devices {
+		gpus = append(gpus, benchmarks.Device{Index: dev.Index, Type: dev.Type, Name: dev.Name, UUID: dev.UUID, MemoryBytes: dev.MemoryTotal})
+	}
+	m.hw.Driver, m.hw.CUDA = d.System.Driver, d.System.CUDADriver
+	switch {
+	case device == "cuda" && len(gpus) == 0:
+		d.Close()
+		return nil, fmt.Errorf("--device cuda: no GPU found (%s); use --device cpu", d.GPUReason)
+	case device == "" && len(gpus) > 0, device == "cuda":
+		m.kind = "cuda"
+		m.hw.Devices = gpus
+	default:
+		m.kind = "cpu"
+		m.hw.Devices = []benchmarks.Device{{Index: 0, Type: "cpu", Name: m.hw.CPU}}
+	}
+	return m, nil
+}
+
+// warnings are what detection found wrong without stopping the work (no
+// GPU counters and why, a device that lacks some counters).
+func (m *machine) warnings() []string { return m.detection.Warnings }
+
+// monitor returns a recorder of every sampler found, ticking every interval.
+func (m *machine) monitor(interval time.Duration) (benchmarks.Monitor, error) {
+	rec, err := profile.NewRecorder(m.detection.Samplers(), profile.RecorderOptions{Interval: interval})
+	if err != nil {
+		return nil, err
+	}
+	return &recorderMonitor{rec: rec}, nil
+}
+
+// Close releases the samplers.
+func (m *machine) Close() error { return m.detection.Close() }
+
+// recorderMonitor is the profile.Recorder behind the harness's Monitor.
+type recorderMonitor struct {
+	rec      *profile.Recorder
+	startErr error
+}
+
+func (r *recorderMonitor) Start(runID string, t profile.Target) {
+	r.startErr = r.rec.Start(runID, t)
+}
+
+func (r *recorderMonitor) Stop() (*datasets.Table, []string) {
+	if r.startErr != nil {
+		err := r.startErr
+		r.startErr = nil
+		return nil, []string{"counters not sampled: " + err.Error()}
+	}
+	s, warns, err := r.rec.Stop()
+	if err != nil {
+		warns = append(warns, "counters: "+err.Error())
+	}
+	if s == nil || s.Len() == 0 {
+		return nil, warns
+	}
+	return s.Table(), warns
+}

@@ -1,0 +1,128 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/coloc-dev/coloc/benchmarks"
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+)
+
+func newProfileCmd(e *env) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "profile",
+		Short: "Measure a workload suite solo, in pairs and at parallel degrees",
+		Long: `Profiling runs the training scripts of a suite file and measures their
+throughput alone (solo), two at a time on one GPU (pairs), and data-parallel
+over k GPUs (scale), recording hardware counters as they run.
+
+  coloc profile plan   show the runs a campaign would make and how long it takes
+  coloc profile run    run them into a dataset directory (resumable)
+
+A workload is any command. One that prints the JSON lines of the coloc
+protocol (meta, step, end; see README) is measured over its steady window
+after warm-up; one that does not (protocol: none in the suite) is measured
+by wall time over a given number of steps.`,
+	}
+	cmd.AddCommand(newProfileRunCmd(e), newProfilePlanCmd(e))
+	cmd.AddCommand(newProfileImportNCUCmd(e))
+	return cmd
+}
+
+// planFlags are the flags that choose the runs, shared by run and plan.
+type planFlags struct {
+	suite    string
+	pairs    string
+	degrees  string
+	duration time.Duration
+	repeats  int
+	device   string
+	shard    string
+	seed     uint64
+}
+
+func (f *planFlags) register(cmd *cobra.Command) {
+	d := benchmarks.DefaultPlanOptions
+	fl := cmd.Flags()
+	fl.StringVar(&f.suite, "suite", "", "suite file (YAML, version 1), e.g. benchmarks/suites/tiny.yaml")
+	fl.StringVar(&f.pairs, "pairs", d.Pairs, "pair runs: all, none, fraction:F (a seeded random subset) or a list a+b,c+d")
+	fl.StringVar(&f.degrees, "degrees", joinInts(d.Degrees), "parallel degrees to measure; those above the GPUs present are skipped")
+	fl.DurationVar(&f.duration, "duration", d.Duration, "training time of each run, warm-up included")
+	fl.IntVar(&f.repeats, "repeats", d.Repeats, "runs of each measurement (for the 95% confidence intervals)")
+	fl.StringVar(&f.device, "device", "", "cuda or cpu (default cuda when a GPU is found, else cpu)")
+	fl.StringVar(&f.shard, "shard", "", "run only shard i of n of the plan, e.g. 2/4 (shards balance estimated time)")
+	fl.Uint64Var(&f.seed, "seed", d.Seed, "seed of the random subset of --pairs fraction:F")
+	cmd.MarkFlagRequired("suite")
+}
+
+// plan loads the suite and builds the whole plan for gpus devices (a CPU
+// campaign when there are none).
+func (f *planFlags) plan(gpus int) (*benchmarks.Suite, *benchmarks.Plan, error) {
+	s, err := benchmarks.LoadSuite(f.suite)
+	if err != nil {
+		return nil, nil, err
+	}
+	degrees, err := parseInts(f.degrees)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--degrees: %w", err)
+	}
+	o := benchmarks.DefaultPlanOptions
+	o.Pairs, o.Degrees, o.Duration, o.Repeats, o.GPUs, o.Seed = f.pairs, degrees, f.duration, f.repeats, gpus, f.seed
+	if gpus == 0 {
+		o.Overhead = benchmarks.CPUOverhead
+	}
+	p, err := benchmarks.NewPlan(s, o)
+	if err != nil {
+		return nil, nil, err
+	}
+	if f.shard != "" {
+		if _, _, err := benchmarks.ParseShard(f.shard); err != nil {
+			return nil, nil, err
+		}
+	}
+	return s, p, nil
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+func parseInts(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		v, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil {
+			return nil, fmt.Errorf("%q is not a list of integers like 1,2,4,8", s)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+func joinInts(v []int) string {
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = strconv.Itoa(x)
+	}
+	return strings.Join(s, ",")
+}
+
+// cpuModel is the "model name" of /proc/cpuinfo, "" when unknown.
+func cpuModel() string {
+	data, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return ""
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}

@@ -1,0 +1,134 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/coloc-dev/coloc/benchmarks"
+	"github.com/coloc-dev/coloc/datasets"
+	"github.com/spf13/cobra"
+)
+
+func newProfileRunCmd(e *env) *cobra.Command {
+	var (
+		pf       planFlags
+		out      string
+		warmup   time.Duration
+		interval time.Duration
+		python   string
+		share    string
+		timeout  time.Duration
+		force    bool
+	)
+	cmd := &cobra.Command{
+		Use:   "run --suite FILE --out DIR",
+		Short: "Run a profiling campaign into a dataset directory",
+		Long: `Runs every workload of the suite solo (--repeats times), every selected pair
+of workloads together on one GPU, and every workload at each --degrees that
+fits the GPUs present, and writes into DIR:
+
+  manifest.json   hardware, driver/CUDA/torch/tool versions, suite hash, plan
+  runs.jsonl      the journal: one line per finished run, synced to disk
+  runs.arrow samples.arrow solo.arrow pairs.arrow scaling.arrow
+  samples/ logs/  per-run counter samples and workload stderr
+
+Throughput is measured over the steady window after warm-up (at least
+--warmup, then until the step time's running median settles); a pair uses
+only the window where both workloads are steady. A pair whose solo peak
+memories cannot fit on the GPU is recorded infeasible and not run. A crash,
+out-of-memory or timeout makes a failed run and the campaign goes on.
+
+Ctrl-C stops the running workloads and keeps every finished run. Running the
+same command again resumes: finished runs are skipped, the interrupted one is
+redone. A directory holding another suite, plan or settings is refused
+(--force discards it).`,
+		Example: `  # the tiny suite on a laptop CPU, solo and all pairs, a few seconds a run
+  coloc profile run --suite benchmarks/suites/tiny.yaml --out out/tiny --device cpu \
+      --duration 5s --warmup 1s --repeats 2 --degrees 1
+
+  # a GPU node: all pairs and degrees 1-8, 3 repeats of 60 s (the defaults)
+  coloc profile run --suite benchmarks/suites/default.yaml --out data/h200
+
+  # half of the plan on each of two machines; merge by concatenating the
+  # runs.jsonl files and samples/ into one directory and rerunning unsharded
+  coloc profile run --suite S --out DIR --shard 1/2`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if interval <= 0 {
+				return fmt.Errorf("--interval must be positive, got %s", interval)
+			}
+			if share != datasets.ShareTimeSlice && share != datasets.ShareMPS {
+				return fmt.Errorf("--share %q: want timeslice or mps", share)
+			}
+			m, err := openMachine(pf.device)
+			if err != nil {
+				return err
+			}
+			defer m.Close()
+			for _, w := range m.warnings() {
+				fmt.Fprintln(e.stderr, "note:", w)
+			}
+			hw, kind := m.hw, m.kind
+			gpus := 0
+			if kind == "cuda" {
+				gpus = len(hw.Devices)
+			}
+			s, plan, err := pf.plan(gpus)
+			if err != nil {
+				return err
+			}
+			for _, n := range plan.Notes {
+				fmt.Fprintln(e.stderr, "note:", n)
+			}
+			mon, err := m.monitor(interval)
+			if err != nil {
+				return err
+			}
+			ro := benchmarks.DefaultRunOptions
+			ro.Python, ro.DeviceKind, ro.Devices, ro.Duration = python, kind, hw.Devices, pf.duration
+			ro.Window.MinWarmup, ro.Timeout, ro.Share = warmup, timeout, share
+			c := &benchmarks.Campaign{
+				Dir: out, Suite: s, Plan: plan, Shard: pf.shard, Hardware: hw, Force: force,
+				Runner:   &benchmarks.Runner{Suite: s, Options: ro, Monitor: mon},
+				Progress: benchmarks.NewProgress(e.stdout, isTerminal(e.stdout)),
+			}
+			if share == datasets.ShareMPS {
+				if kind != "cuda" {
+					return errors.New("--share mps needs --device cuda")
+				}
+				ids := make([]string, len(hw.Devices))
+				for i, d := range hw.Devices {
+					ids[i] = strconv.Itoa(d.Index)
+				}
+				if c.MPS, err = benchmarks.NewMPS("", strings.Join(ids, ",")); err != nil {
+					return err
+				}
+			}
+			sum, err := c.Execute(cmd.Context())
+			if sum != nil {
+				for _, w := range sum.Warnings {
+					fmt.Fprintln(e.stderr, "warning:", w)
+				}
+				if err == nil {
+					fmt.Fprintf(e.stdout, "wrote %s: %d runs rows, %d solo rows, %d pairs rows\n",
+						out, len(sum.Tables.Runs.Rows), len(sum.Tables.Solo.Rows), len(sum.Tables.Pairs.Rows))
+				}
+			}
+			return err
+		},
+	}
+	pf.register(cmd)
+	fl := cmd.Flags()
+	fl.StringVar(&out, "out", "", "campaign directory (created; an existing one of the same campaign is resumed)")
+	fl.DurationVar(&warmup, "warmup", benchmarks.DefaultWindowOptions.MinWarmup, "least training time discarded as warm-up at the start of each run")
+	fl.DurationVar(&interval, "interval", 100*time.Millisecond, "counter sampling interval")
+	fl.StringVar(&python, "python", benchmarks.DefaultRunOptions.Python, "Python interpreter that replaces {python} in suite commands")
+	fl.StringVar(&share, "share", datasets.ShareTimeSlice, "how a pair shares its GPU: timeslice, or mps (CUDA MPS; needs nvidia-cuda-mps-control)")
+	fl.DurationVar(&timeout, "timeout", 0, "kill a run that takes longer than this (default --duration + 2m)")
+	fl.BoolVar(&force, "force", false, "discard the campaign files of --out when they belong to another suite, plan or settings")
+	cmd.MarkFlagRequired("out")
+	return cmd
+}

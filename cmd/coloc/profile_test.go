@@ -1,0 +1,126 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/coloc-dev/coloc/benchmarks"
+	"github.com/coloc-dev/coloc/datasets"
+	"github.com/coloc-dev/coloc/profile/nvmlfake"
+)
+
+const fakeSuite = "../../benchmarks/testdata/fake.yaml"
+
+func TestProfilePlan(t *testing.T) {
+	out, _, err := runCmd(t, "profile", "plan", "--suite", fakeSuite, "--gpus", "2", "--repeats", "1", "--duration", "10s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "testdata/profile_plan.golden", out)
+
+	out, _, err = runCmd(t, "profile", "plan", "--suite", fakeSuite, "--gpus", "2", "--repeats", "1", "--duration", "10s", "--shard", "2/3", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "testdata/profile_plan_shard.golden", out)
+}
+
+func TestProfileRun(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "camp")
+	python, _ := filepath.Abs("../../benchmarks/testdata/fakepython.sh")
+	args := []string{"profile", "run", "--suite", fakeSuite, "--out", dir, "--device", "cpu", "--python", python,
+		"--duration", "1s", "--warmup", "0s", "--repeats", "1", "--pairs", "fast+slow,plain+plain", "--degrees", "1"}
+	out, stderr, err := runCmd(t, args...)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	for _, want := range []string{"5 runs to do", "[3/5] solo.plain.r0: ok", "5 runs: 5 ok, 0 failed", "wrote " + dir + ": 7 runs rows, 3 solo rows, 3 pairs rows"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "\r") {
+		t.Error("progress bar drawn on a non-terminal")
+	}
+	ds, err := datasets.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ds.Pairs.Rows) != 3 || ds.Pairs.ThroughputUnit != datasets.UnitSamplesPerS {
+		t.Errorf("pairs %+v", ds.Pairs)
+	}
+
+	out, _, err = runCmd(t, args...)
+	if err != nil || !strings.Contains(out, "resuming: 5 runs already finished, 0 to go") {
+		t.Errorf("rerun: %v\n%s", err, out)
+	}
+	args[len(args)-5] = "2" // --repeats 2
+	_, _, err = runCmd(t, args...)
+	if err == nil || !strings.Contains(err.Error(), "holds another campaign") {
+		t.Errorf("rerun with other repeats: %v, want a refusal", err)
+	}
+}
+
+func TestProfileRunErrors(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--device", "cuda"}, "--device cuda: no GPU found"},
+		{[]string{"--device", "tpu"}, `--device "tpu": want cuda or cpu`},
+		{[]string{"--device", "cpu", "--share", "mps"}, "--share mps needs --device cuda"},
+		{[]string{"--device", "cpu", "--share", "spatial"}, `--share "spatial": want timeslice or mps`},
+		{[]string{"--device", "cpu", "--interval", "0s"}, "--interval must be positive"},
+		{[]string{"--device", "cpu", "--shard", "3/2"}, "want i/n with 1 <= i <= n"},
+		{[]string{"--device", "cpu", "--pairs", "fast+nope"}, `no workload "nope" in suite fake`},
+		{[]string{"--device", "cpu", "--degrees", "1,two"}, "--degrees:"},
+	}
+	for _, tc := range tests {
+		args := append([]string{"profile", "run", "--suite", fakeSuite, "--out", dir}, tc.args...)
+		_, _, err := runCmd(t, args...)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: error %v, want %q", tc.args, err, tc.want)
+		}
+	}
+}
+
+// TestProfileRunOnFakeH200 runs a campaign with the NVML samplers wired in,
+// on go-nvml's mock of an H200 machine: the plan uses the GPUs, the
+// manifest names them, and the samples hold device and host counters.
+func TestProfileRunOnFakeH200(t *testing.T) {
+	withNVML(t, nvmlfake.NewH200(2).Server)
+	tmp := t.TempDir()
+	dir := filepath.Join(tmp, "camp")
+	python, _ := filepath.Abs("../../benchmarks/testdata/fakepython.sh")
+	script, _ := filepath.Abs("../../benchmarks/testdata/fake.sh")
+	// One workload that lives 1 s of real time, so that several ticks of
+	// 20 ms see it (GPM and CPU% need two samples).
+	suite := filepath.Join(tmp, "suite.yaml")
+	os.WriteFile(suite, []byte("version: 1\nname: h200\nworkloads:\n  - name: sleepy\n    class: other\n    batch_size: 4\n"+
+		"    command: [\"{python}\", \""+script+"\", \"ok\", \"--sleep\", \"1\"]\n"), 0o644)
+	_, stderr, err := runCmd(t, "profile", "run", "--suite", suite, "--out", dir, "--python", python,
+		"--duration", "1s", "--warmup", "0s", "--repeats", "1", "--pairs", "none", "--degrees", "1", "--interval", "20ms")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	man, err := benchmarks.ReadManifest(filepath.Join(dir, "manifest.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if man.Settings.Device != "cuda" || man.Settings.DeviceType != "h200" || len(man.Hardware.Devices) != 2 {
+		t.Errorf("manifest settings %+v, devices %+v", man.Settings, man.Hardware.Devices)
+	}
+	samples, err := datasets.Read(filepath.Join(dir, "samples.arrow"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"gpu_util", "power", "gpm_sm_util", "cpu_util"} {
+		c := samples.Column(name)
+		if c == nil || c.NullCount() == c.Len() {
+			t.Errorf("samples column %s missing or all null", name)
+		}
+	}
+}
