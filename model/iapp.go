@@ -6,12 +6,12 @@ import (
 
 // IAPPOptions are the hyper-parameters of IAPP.
 type IAPPOptions struct {
-	Hidden     []int   `json:"hidden"`      // widths of the ReLU hidden layers
-	LR         float64 `json:"lr"`          // Adam step size
-	L2         float64 `json:"l2"`          // weight decay on the weights (not biases)
-	Batch      int     `json:"batch"`       // minibatch size
-	MaxEpochs  int     `json:"max_epochs"`  // upper bound of training epochs
-	Patience   int     `json:"patience"`    // epochs without validation improvement before stopping
+	Hidden     []int   `json:"hidden"`     // widths of the ReLU hidden layers
+	LR         float64 `json:"lr"`         // Adam step size
+	L2         float64 `json:"l2"`         // weight decay on the weights (not biases)
+	Batch      int     `json:"batch"`      // minibatch size
+	MaxEpochs  int     `json:"max_epochs"` // upper bound of training epochs
+	Patience   int     `json:"patience"`   // epochs without validation improvement before stopping
 	Validation float64 `json:"validation"` // share of the training pairs held out for early stopping
 }
 
@@ -30,6 +30,10 @@ type IAPP struct {
 	Sizes  []int       `json:"sizes"`
 	W      []float64   `json:"w"`
 	Epochs int         `json:"epochs"` // epoch of the kept weights
+	// YMean and YStd standardize the target: the network learns
+	// (y - YMean) / YStd, which keeps its gradients of order one.
+	YMean float64 `json:"y_mean"`
+	YStd  float64 `json:"y_std"`
 	net    *mlp
 	in     []float64
 }
@@ -59,7 +63,7 @@ func (m *IAPP) Fit(t *Train) error {
 	np := m.net.nParams()
 	m.W = make([]float64, np)
 	m.net.init(m.W, r)
-	m.W[np-1] = meanY(train) // output bias starts at the mean
+	m.YMean, m.YStd = meanStd(train)
 	grad := make([]float64, np)
 	opt := newAdam(np, o.LR)
 	best := append([]float64(nil), m.W...)
@@ -77,7 +81,7 @@ func (m *IAPP) Fit(t *Train) error {
 			for _, k := range order[lo:hi] {
 				ob := train[k]
 				y := m.net.forward(m.W, pairVec(m.f, ob.A, ob.B, ob.S, m.in))
-				m.net.backward(m.W, grad, 2*(y-ob.Y)/float64(hi-lo))
+				m.net.backward(m.W, grad, 2*(y-(ob.Y-m.YMean)/m.YStd)/float64(hi-lo))
 			}
 			for i, w := range isWeight {
 				if w {
@@ -118,13 +122,24 @@ func (m *IAPP) weightMask() []bool {
 
 // Predict implements Model.
 func (m *IAPP) Predict(a, b, s int) float64 {
-	return m.net.forward(m.W, pairVec(m.f, a, b, s, m.in))
+	return m.YMean + m.YStd*m.net.forward(m.W, pairVec(m.f, a, b, s, m.in))
 }
 
-func meanY(obs []Obs) float64 {
+// meanStd returns the mean and standard deviation of the observations (a
+// deviation of 1 when they are all equal).
+func meanStd(obs []Obs) (float64, float64) {
 	s := 0.0
 	for _, o := range obs {
 		s += o.Y
 	}
-	return s / float64(len(obs))
+	mean := s / float64(len(obs))
+	ss := 0.0
+	for _, o := range obs {
+		ss += (o.Y - mean) * (o.Y - mean)
+	}
+	std := math.Sqrt(ss / float64(len(obs)))
+	if std < 1e-9 {
+		std = 1
+	}
+	return mean, std
 }

@@ -35,10 +35,10 @@ type Similarity struct {
 	framed
 	Opts SimilarityOptions `json:"options"`
 	// Refs are the reference jobs: those with at least one training pair.
-	Refs []int     `json:"refs"`
-	Lo   []float64 `json:"lo"` // range of each numeric descriptor over Refs
-	Hi   []float64 `json:"hi"`
-	Obs  []Obs     `json:"obs"`
+	Refs []int  `json:"refs"`
+	Lo   Floats `json:"lo"` // range of each numeric descriptor over Refs
+	Hi   Floats `json:"hi"`
+	Obs  []Obs  `json:"obs"`
 	near [][]Neighbor
 	val  map[[3]int]float64
 	mean []float64
@@ -62,7 +62,7 @@ func (m *Similarity) Hyper() any { return m.Opts }
 
 // Fit implements Model.
 func (m *Similarity) Fit(t *Train) error {
-	if err := checkDistance(m.Opts.Distance); err != nil {
+	if err := ValidDistance(m.Opts.Distance); err != nil {
 		return err
 	}
 	seen := map[int]bool{}
@@ -76,7 +76,7 @@ func (m *Similarity) Fit(t *Train) error {
 		}
 	}
 	d := t.Desc
-	m.Lo, m.Hi = make([]float64, len(d.Numeric)), make([]float64, len(d.Numeric))
+	m.Lo, m.Hi = make(Floats, len(d.Numeric)), make(Floats, len(d.Numeric))
 	for k := range m.Lo {
 		m.Lo[k], m.Hi[k] = math.Inf(1), math.Inf(-1)
 		for _, j := range m.Refs {
@@ -90,7 +90,8 @@ func (m *Similarity) Fit(t *Train) error {
 	return nil
 }
 
-func checkDistance(name string) error {
+// ValidDistance returns an error unless name is one of Distances.
+func ValidDistance(name string) error {
 	for _, d := range Distances {
 		if d == name {
 			return nil

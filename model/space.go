@@ -54,10 +54,10 @@ type Space struct {
 	Features []string `json:"features"`
 	// X[s*len(Jobs)+j] is the encoded vector of job j on slot s; nil when
 	// the job has no solo row there. NaN is a missing value.
-	X [][]float64 `json:"x"`
+	X []Floats `json:"x"`
 	// Throughput[s*len(Jobs)+j] is the solo throughput of job j on slot s
 	// (in the solo table's unit), NaN when unknown.
-	Throughput []float64 `json:"throughput"`
+	Throughput Floats `json:"throughput"`
 	// Desc is the descriptor part of the features, per job, for the
 	// similarity model.
 	Desc *Descriptors `json:"descriptors"`
@@ -66,10 +66,10 @@ type Space struct {
 // Descriptors are the raw (not standardized) model descriptors of each
 // job: numeric ones after log scaling, categorical ones as level labels.
 type Descriptors struct {
-	Numeric     []string    `json:"numeric"`
-	Categorical []string    `json:"categorical"`
-	Num         [][]float64 `json:"num"` // [job][numeric], NaN missing
-	Cat         [][]string  `json:"cat"` // [job][categorical], "" missing
+	Numeric     []string   `json:"numeric"`
+	Categorical []string   `json:"categorical"`
+	Num         []Floats   `json:"num"` // [job][numeric], NaN missing
+	Cat         [][]string `json:"cat"` // [job][categorical], "" missing
 }
 
 // NewSpace encodes a feature set. Jobs and slots are sorted.
@@ -122,12 +122,12 @@ func NewSpace(set *features.Set) (*Space, error) {
 		}
 	}
 	nj := len(sp.Jobs)
-	sp.X = make([][]float64, len(sp.Slots)*nj)
-	sp.Throughput = make([]float64, len(sp.Slots)*nj)
+	sp.X = make([]Floats, len(sp.Slots)*nj)
+	sp.Throughput = make(Floats, len(sp.Slots)*nj)
 	for i := range sp.Throughput {
 		sp.Throughput[i] = math.NaN()
 	}
-	sp.Desc.Num = make([][]float64, nj)
+	sp.Desc.Num = make([]Floats, nj)
 	sp.Desc.Cat = make([][]string, nj)
 	tcol := set.Column("throughput")
 	for _, r := range set.Rows {

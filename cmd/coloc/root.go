@@ -20,6 +20,7 @@ type env struct {
 // lists them (pipeline order).
 var commands = []func(*env) *cobra.Command{
 	newDatasetsCmd,
+	newFeaturesCmd, newFitCmd, newPredictCmd, newSimilarCmd, newEvalCmd,
 }
 
 func newRootCmd(e *env) *cobra.Command {

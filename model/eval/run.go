@@ -7,8 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/coloc-dev/coloc/datasets"
-	"github.com/coloc-dev/coloc/features"
 	"github.com/coloc-dev/coloc/model"
 )
 
@@ -35,71 +33,9 @@ var DefaultOptions = Options{
 	Models:    model.Names(),
 }
 
-// Data is what an evaluation runs on: the space of jobs and features and
-// every measured pair (status ok; suspect and infeasible pairs are never
-// used).
-type Data struct {
-	Space    *model.Space
-	Obs      []model.Obs
-	Warnings []string
-}
-
-// Load builds the features of the dataset in dir and collects its measured
-// pairs.
-func Load(dir string) (*Data, error) {
-	set, err := features.BuildDir(dir)
-	if err != nil {
-		return nil, err
-	}
-	ds, err := datasets.Open(dir)
-	if err != nil {
-		return nil, err
-	}
-	return FromDataset(set, ds.Pairs)
-}
-
-// FromDataset pairs a feature set with a pairs table.
-func FromDataset(set *features.Set, pairs *datasets.Pairs) (*Data, error) {
-	if pairs == nil {
-		return nil, fmt.Errorf("no pairs table: nothing to evaluate")
-	}
-	sp, err := model.NewSpace(set)
-	if err != nil {
-		return nil, err
-	}
-	d := &Data{Space: sp, Warnings: set.Warnings}
-	skipped := 0
-	for i, p := range pairs.Rows {
-		if !p.Measured() {
-			skipped++
-			continue
-		}
-		a, err := sp.Job(p.Workload)
-		if err != nil {
-			return nil, fmt.Errorf("pairs row %d: %w", i+1, err)
-		}
-		b, err := sp.Job(p.Partner)
-		if err != nil {
-			return nil, fmt.Errorf("pairs row %d: %w", i+1, err)
-		}
-		s, err := sp.Slot(model.Slot{DeviceType: p.DeviceType, Degree: p.Degree}.String())
-		if err != nil {
-			return nil, fmt.Errorf("pairs row %d: %w", i+1, err)
-		}
-		if sp.Row(a, s) == nil || sp.Row(b, s) == nil {
-			return nil, fmt.Errorf("pairs row %d: %s|%s on %s: a job has no solo features there", i+1, p.Workload, p.Partner, p.DeviceType)
-		}
-		d.Obs = append(d.Obs, model.Obs{A: a, B: b, S: s, Y: p.Normalized})
-	}
-	if skipped > 0 {
-		d.Warnings = append(d.Warnings, fmt.Sprintf("%d suspect or infeasible pairs are neither trained on nor scored", skipped))
-	}
-	return d, nil
-}
-
-// Slots returns the default evaluated slots: those with measured pairs,
+// defaultSlots returns the default evaluated slots: those with measured pairs,
 // except "_unconsolidated" device types.
-func (d *Data) Slots() []string {
+func defaultSlots(d *model.Data) []string {
 	has := map[int]bool{}
 	for _, o := range d.Obs {
 		has[o.S] = true
@@ -149,10 +85,10 @@ type Result struct {
 }
 
 // Run evaluates every model under every protocol, slot, fraction and seed.
-func Run(d *Data, o Options) (*Result, error) {
+func Run(d *model.Data, o Options) (*Result, error) {
 	devices := o.Devices
 	if len(devices) == 0 {
-		devices = d.Slots()
+		devices = defaultSlots(d)
 	}
 	slots := make([]int, len(devices))
 	for i, name := range devices {
