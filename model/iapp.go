@@ -34,8 +34,8 @@ type IAPP struct {
 	// (y - YMean) / YStd, which keeps its gradients of order one.
 	YMean float64 `json:"y_mean"`
 	YStd  float64 `json:"y_std"`
-	net    *mlp
-	in     []float64
+	net   *mlp
+	in    []float64
 }
 
 // NewIAPP returns an IAPP model.
