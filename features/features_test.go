@@ -111,8 +111,8 @@ func TestCounterSummaries(t *testing.T) {
 		smp.Append("r1", 0, "w", at(6.5+float64(i)), []float64{v})
 	}
 	smp.Append("r1", 0, "other", at(7), []float64{1000}) // another workload
-	smp.Append("r2", 0, "", at(8), []float64{60})         // device-wide row
-	smp.Append("r3", 0, "w", at(8), []float64{500})       // failed run
+	smp.Append("r2", 0, "", at(8), []float64{60})        // device-wide row
+	smp.Append("r3", 0, "w", at(8), []float64{500})      // failed run
 	solo := &datasets.SoloTable{ThroughputUnit: datasets.UnitSamplesPerS, Rows: []datasets.Solo{
 		{Workload: "w", DeviceType: "gpu", Degree: 1, Throughput: 50, CILow: math.NaN(), CIHigh: math.NaN(), PeakMemory: 2e9, Source: "test"},
 	}}
