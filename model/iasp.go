@@ -38,7 +38,9 @@ var DefaultIASPOptions = IASPOptions{Dim: 8, Hidden: 16, L2Free: []float64{1e-4,
 //	y = mu_s + r_A + c_B + h_g·GMF + h_m·MLP
 //
 // where r_A and c_B are victim and aggressor effects (free + side-feature
-// parts). It is trained on mean squared error with full-batch Adam, L2
+// parts; when the training pairs span several slots, the free parts get a
+// per-slot deviation too, since how sensitive a job is differs from one GPU
+// type to another). It is trained on mean squared error with full-batch Adam, L2
 // penalties, and early stopping on a validation split of the training
 // pairs; the model is then refit on all training pairs for the best
 // number of epochs.
@@ -52,12 +54,13 @@ type IASP struct {
 	buf     *iaspBuf
 	valid   []bool // embeddings of (slot, job) computed from Theta
 	touched []int  // (slot, job) combinations with gradient this step
+	perSlot bool   // the training pairs span several slots
 }
 
 // iaspLayout gives the offsets of each block of the flat parameter vector.
 type iaspLayout struct {
 	nj, ns, p, d, h, h2                   int
-	mu, rf, cf, wr, wc                    int
+	mu, rf, cf, rs, cs, wr, wc            int
 	pf, qf, mf, nf, wp, wq, wm, wn        int
 	w1, b1, w2, b2, hg, hm, size, freeEnd int
 }
@@ -69,6 +72,8 @@ func newIASPLayout(nj, ns, p, d, h int) iaspLayout {
 	l.mu = take(ns)
 	// free per-job parameters first: they share the L2Free penalty
 	l.rf, l.cf = take(nj), take(nj)
+	// per-(slot, job) deviations of the effects from the job's own
+	l.rs, l.cs = take(ns*nj), take(ns*nj)
 	l.pf, l.qf, l.mf, l.nf = take(nj*d), take(nj*d), take(nj*d), take(nj*d)
 	l.freeEnd = off
 	l.wr, l.wc = take(p), take(p)
@@ -159,6 +164,10 @@ func (m *IASP) Fit(t *Train) error {
 // returns the best epoch.
 func (m *IASP) train(obs, val []Obs, l2free float64, epochs int, seed uint64) (int, error) {
 	l := m.lay
+	m.perSlot = false
+	for _, o := range obs {
+		m.perSlot = m.perSlot || o.S != obs[0].S
+	}
 	r := rng(seed, 0x1a5e)
 	m.Theta = make([]float64, l.size)
 	m.initTheta(r, obs)

@@ -14,8 +14,8 @@ func (m *IASP) ensure(k int) {
 	l, th, b := m.lay, m.Theta, m.buf
 	s, j := k/l.nj, k%l.nj
 	z := m.f.Z(j, s)
-	b.r[k] = th[l.rf+j] + dot(th[l.wr:l.wr+l.p], z)
-	b.c[k] = th[l.cf+j] + dot(th[l.wc:l.wc+l.p], z)
+	b.r[k] = th[l.rf+j] + th[l.rs+k] + dot(th[l.wr:l.wr+l.p], z)
+	b.c[k] = th[l.cf+j] + th[l.cs+k] + dot(th[l.wc:l.wc+l.p], z)
 	for e := 0; e < l.d; e++ {
 		b.ep[k][e] = th[l.pf+j*l.d+e] + dot(th[l.wp+e*l.p:l.wp+(e+1)*l.p], z)
 		b.eq[k][e] = th[l.qf+j*l.d+e] + dot(th[l.wq+e*l.p:l.wq+(e+1)*l.p], z)
@@ -139,10 +139,16 @@ func (m *IASP) accumulate(obs []Obs, grad []float64) {
 		z := m.f.Z(j, s)
 		if d := b.dr[k]; d != 0 {
 			grad[l.rf+j] += d
+			if m.perSlot {
+				grad[l.rs+k] += d
+			}
 			axpy(d, z, grad[l.wr:l.wr+l.p])
 		}
 		if d := b.dc[k]; d != 0 {
 			grad[l.cf+j] += d
+			if m.perSlot {
+				grad[l.cs+k] += d
+			}
 			axpy(d, z, grad[l.wc:l.wc+l.p])
 		}
 		for _, blk := range [4]struct {
