@@ -25,10 +25,16 @@ type WorkloadMeta struct {
 // returns nil.
 func ReadMeta(dir string) (map[string]Descriptor, error) {
 	path := filepath.Join(dir, WorkloadsFile)
-	b, err := os.ReadFile(path)
+	m, err := ReadMetaFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
+	return m, err
+}
+
+// ReadMetaFile reads a workloads.json file at any path.
+func ReadMetaFile(path string) (map[string]Descriptor, error) {
+	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}

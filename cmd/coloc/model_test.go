@@ -124,6 +124,16 @@ func TestFitPredictSimilar(t *testing.T) {
 	if !strings.Contains(out, "ResNet-50 (batch size 64)") || !strings.Contains(out, "suggested: v100") {
 		t.Errorf("similar output:\n%s", out)
 	}
+	meta := filepath.Join(t.TempDir(), "workloads.json")
+	os.WriteFile(meta, []byte(`[{"workload":"bert-b32","class":"transformer","params":1.1e8,"flops_per_sample":2.2e10,`+
+		`"layers":{"attention":12,"linear":49},"batch_size":32,"precision":"fp32"}]`), 0o644)
+	out, _, err = runCmd(t, "similar", "--models", dir, "--meta", meta, "--k", "1", "bert-b32")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "Transformer (batch size 32)") {
+		t.Errorf("nearest model to a BERT described by --meta:\n%s", out)
+	}
 	if _, _, err := runCmd(t, "similar", "--models", dir, "--distance", "chebyshev", "A3C"); err == nil {
 		t.Error("an unknown distance is accepted")
 	}

@@ -5,12 +5,13 @@ import (
 	"fmt"
 
 	"github.com/coloc-dev/coloc/datasets"
+	"github.com/coloc-dev/coloc/features"
 	"github.com/coloc-dev/coloc/model"
 	"github.com/spf13/cobra"
 )
 
 func newSimilarCmd(e *env) *cobra.Command {
-	var dir, distance string
+	var dir, distance, metaFile string
 	var k, batch int
 	var p, eff float64
 	var asJSON bool
@@ -28,7 +29,9 @@ scaling efficiency throughput(d) / (d x throughput(1)) stays at or above
 JOB is either a job the models know (it is then left out of its own
 neighbours) or a new one named after a known model family, e.g.
 "ResNet-50 (batch size 48)"; its batch size is read from the name or
---batch-size.
+--batch-size. Any other new job is described by --meta, a workloads.json
+file (the harness's meta: params, flops_per_sample, layers, batch_size,
+class, precision).
 
 Distances: euclidean, manhattan, cosine and minkowski (order --p) on
 min-max normalized descriptors with categorical ones as indicators; gower
@@ -53,9 +56,20 @@ categorical mismatches, the usual choice for mixed attributes.`,
 			if batch == 0 {
 				batch = datasets.BatchSizeOf(args[0])
 			}
-			q, known, err := sim.QueryFor(args[0], batch)
-			if err != nil {
-				return err
+			var q model.Query
+			known := false
+			if metaFile != "" {
+				meta, err := features.ReadMetaFile(metaFile)
+				if err != nil {
+					return err
+				}
+				d, ok := meta[args[0]]
+				if !ok {
+					return fmt.Errorf("%s has no workload %q", metaFile, args[0])
+				}
+				q = sim.DescribeQuery(d)
+			} else if q, known, err = sim.QueryFor(args[0], batch); err != nil {
+				return fmt.Errorf("%w (describe it in a workloads.json file and pass --meta)", err)
 			}
 			var nb []model.Neighbor
 			if known {
@@ -93,6 +107,7 @@ categorical mismatches, the usual choice for mixed attributes.`,
 	cmd.Flags().Float64Var(&eff, "efficiency", model.DefaultSimilarityOptions.Efficiency, "scaling efficiency a suggested degree must keep")
 	cmd.Flags().IntVar(&batch, "batch-size", 0, "batch size of a new job whose name does not state it")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the answer as one JSON object")
+	cmd.Flags().StringVar(&metaFile, "meta", "", "workloads.json file describing JOB")
 	cmd.MarkFlagRequired("models")
 	return cmd
 }
