@@ -22,6 +22,11 @@ var commands = []func(*env) *cobra.Command{
 	newDevicesCmd,
 	newProfileCmd,
 	newDatasetsCmd,
+	newFeaturesCmd,
+	newFitCmd,
+	newPredictCmd,
+	newSimilarCmd,
+	newEvalCmd,
 	newSimulateCmd,
 }
 

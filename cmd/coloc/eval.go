@@ -1,0 +1,124 @@
+package main
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/coloc-dev/coloc/model"
+	"github.com/coloc-dev/coloc/model/eval"
+	"github.com/spf13/cobra"
+)
+
+func newEvalCmd(e *env) *cobra.Command {
+	var data, protocols, fractions, models, devices, out string
+	var seeds int
+	var asJSON, markdown, quiet bool
+	cmd := &cobra.Command{
+		Use:   "eval --data DIR",
+		Short: "Score every model on held-out measured pairs",
+		Long: `Evaluates the models on the measured pairs of the dataset in DIR (status ok;
+suspect and infeasible pairs are never trained on nor scored), for each
+protocol, device, fraction F and seed 1..N. Every model gets the same splits
+for the same seed.
+
+Protocols:
+  pairs         F of the measured ordered pairs of the device are observed,
+                the rest are predicted (matrix completion)
+  new-job       each workload in turn is hidden with all its pairs on the
+                device; it is predicted from its features and F of its pairs
+                with the others (all other pairs of the device are observed)
+  cross-device  all measured pairs of the other evaluated devices and F of
+                the target device's pairs are observed; the rest of the
+                target's are predicted
+
+Metrics: MAE, RMSE, MAPE, R2 and Spearman's rho of normalized throughput,
+and agreement: the share of test pairs {A, B} (both orders held out) on
+which "co-locate if both normalized throughputs are >= 0.8" decided on the
+predictions matches the decision on the measurements. Printed values are
+medians over seeds; -o writes every seed's scores to an Arrow table "eval"
+(version 1). Models choose their hyper-parameters on validation splits of
+the observed pairs only.
+
+By default the devices are those with measured pairs, except
+'_unconsolidated' types, whose single-GPU pairs repeat the base type's.
+Progress goes to stderr.`,
+		Example: `  coloc eval --data datasets/reference/gavel
+  coloc eval --data datasets/reference/gavel --protocol pairs --fractions 0.2,0.5 --json
+  coloc eval --data datasets/reference/gavel --protocol new-job --models iapp,similarity,bias -o out/eval.arrow`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o := eval.DefaultOptions
+			var err error
+			if o.Protocols, err = eval.ParseProtocols(protocols); err != nil {
+				return err
+			}
+			if o.Models, err = model.ParseNames(models); err != nil {
+				return err
+			}
+			if o.Fractions, err = parseFractions(fractions); err != nil {
+				return err
+			}
+			o.Seeds = seeds
+			if devices != "" {
+				o.Devices = strings.Split(devices, ",")
+			}
+			if !quiet {
+				o.Progress = e.stderr
+			}
+			d, err := model.LoadData(data)
+			if err != nil {
+				return err
+			}
+			for _, w := range d.Warnings {
+				fmt.Fprintln(e.stderr, "warning:", w)
+			}
+			start := time.Now()
+			res, err := eval.Run(d, o)
+			if err != nil {
+				return err
+			}
+			if !quiet {
+				fmt.Fprintf(e.stderr, "eval: %d fits scored in %.1fs\n", len(res.Cells), time.Since(start).Seconds())
+			}
+			if out != "" {
+				if err := res.Write(out); err != nil {
+					return err
+				}
+			}
+			switch {
+			case asJSON:
+				return res.WriteJSON(e.stdout)
+			case markdown:
+				return res.WriteMarkdown(e.stdout)
+			}
+			return res.WriteText(e.stdout)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&data, "data", "", "dataset directory")
+	f.StringVar(&protocols, "protocol", "pairs", "comma-separated protocols: pairs, new-job, cross-device, or all")
+	f.StringVar(&fractions, "fractions", "0.1,0.2,0.5,0.8", "comma-separated fractions of observed pairs")
+	f.IntVar(&seeds, "seeds", 5, "number of seeds (1..N)")
+	f.StringVar(&models, "models", "all", "comma-separated models")
+	f.StringVar(&devices, "device", "", "comma-separated devices (default: all with measured pairs)")
+	f.BoolVar(&asJSON, "json", false, "print one JSON object per (model, protocol, device, fraction)")
+	f.BoolVar(&markdown, "markdown", false, "print median MAE tables in Markdown")
+	f.BoolVarP(&quiet, "quiet", "q", false, "no progress on stderr")
+	f.StringVarP(&out, "out", "o", "", "write every seed's scores to this Arrow file")
+	cmd.MarkFlagRequired("data")
+	return cmd
+}
+
+func parseFractions(s string) ([]float64, error) {
+	var out []float64
+	for _, p := range strings.Split(s, ",") {
+		v, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
+		if err != nil || v < 0 || v >= 1 {
+			return nil, fmt.Errorf("--fractions: %q is not a number in [0, 1)", p)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}

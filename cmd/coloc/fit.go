@@ -1,0 +1,78 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+
+	"github.com/coloc-dev/coloc/model"
+	"github.com/spf13/cobra"
+)
+
+func newFitCmd(e *env) *cobra.Command {
+	var data, out, models string
+	var seed uint64
+	cmd := &cobra.Command{
+		Use:   "fit --data DIR -o MODELDIR",
+		Short: "Fit interference models on every measured pair of a dataset",
+		Long: `Builds the features of the dataset in DIR, fits each model on all its
+measured pairs (status ok; suspect and infeasible pairs are never used) and
+writes MODELDIR/<model>.json and MODELDIR/index.json.
+
+Models:
+` + modelList() + `
+A model file is versioned JSON: the jobs, slots (device type and degree) and
+encoded features it knows, the scaler fit on its training rows, the learned
+parameters, and provenance (SHA-256 of the data files, pairs, seed,
+hyper-parameters, tool version). The same data and seed give the same bytes.
+Problems that did not stop the fit (missing feature values) are kept in the
+file as warnings and printed.`,
+		Example: `  coloc fit --data datasets/reference/gavel -o out/models
+  coloc fit --data datasets/reference/gavel -o out/models --models iasp,bias --seed 7`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			names, err := model.ParseNames(models)
+			if err != nil {
+				return err
+			}
+			d, err := model.LoadData(data)
+			if err != nil {
+				return err
+			}
+			for _, w := range d.Warnings {
+				fmt.Fprintln(e.stderr, "warning:", w)
+			}
+			fitted, err := model.FitAll(d, names, seed)
+			if err != nil {
+				return err
+			}
+			if _, err := model.WriteDir(out, d, fitted); err != nil {
+				return err
+			}
+			if len(fitted) > 0 {
+				for _, w := range fitted[0].Warnings {
+					fmt.Fprintln(e.stderr, "warning:", w)
+				}
+			}
+			for _, f := range fitted {
+				fmt.Fprintf(e.stdout, "wrote %s (%d bytes)\n", filepath.Join(out, f.Name+".json"), len(f.Bytes))
+			}
+			fmt.Fprintf(e.stdout, "wrote %s: %d models, %d pairs, %d jobs\n", filepath.Join(out, model.IndexFile), len(fitted), len(d.Obs), len(d.Space.Jobs))
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&data, "data", "", "dataset directory")
+	cmd.Flags().StringVarP(&out, "out", "o", "", "model directory (created if needed)")
+	cmd.Flags().StringVar(&models, "models", "all", "comma-separated models to fit")
+	cmd.Flags().Uint64Var(&seed, "seed", model.DefaultSeed, "seed of every random choice")
+	cmd.MarkFlagRequired("data")
+	cmd.MarkFlagRequired("out")
+	return cmd
+}
+
+func modelList() string {
+	s := ""
+	for _, n := range model.Names() {
+		s += fmt.Sprintf("  %-11s %s\n", n, model.Describe(n))
+	}
+	return s
+}

@@ -1,0 +1,113 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/coloc-dev/coloc/datasets"
+	"github.com/coloc-dev/coloc/features"
+	"github.com/coloc-dev/coloc/model"
+	"github.com/spf13/cobra"
+)
+
+func newSimilarCmd(e *env) *cobra.Command {
+	var dir, distance, metaFile string
+	var k, batch int
+	var p, eff float64
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "similar --models MODELDIR JOB",
+		Short: "Find the profiled models most similar to a job and the GPU type and degree that suit it",
+		Long: `Model-similarity policy (Thanapol et al. 2023): describes JOB by its model's
+descriptors (parameters, FLOPs per sample, layers by kind, batch size,
+class, precision), finds the k nearest profiled reference models under the
+chosen distance, and suggests the GPU type on which those references run
+best relative to their own best type, and the largest degree whose mean
+scaling efficiency throughput(d) / (d x throughput(1)) stays at or above
+--efficiency.
+
+JOB is either a job the models know (it is then left out of its own
+neighbours) or a new one named after a known model family, e.g.
+"ResNet-50 (batch size 48)"; its batch size is read from the name or
+--batch-size. Any other new job is described by --meta, a workloads.json
+file (the harness's meta: params, flops_per_sample, layers, batch_size,
+class, precision).
+
+Distances: euclidean, manhattan, cosine and minkowski (order --p) on
+min-max normalized descriptors with categorical ones as indicators; gower
+(default) averages per-attribute range-normalized differences and
+categorical mismatches, the usual choice for mixed attributes.`,
+		Example: `  coloc similar --models out/models "ResNet-50 (batch size 48)"
+  coloc similar --models out/models --k 5 --distance cosine "LM (batch size 20)"`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ls, err := model.LoadDir(dir, []string{"similarity"})
+			if err != nil {
+				return err
+			}
+			sim := ls[0].Model.(*model.Similarity)
+			if err := model.ValidDistance(distance); err != nil {
+				return err
+			}
+			sim.Opts.Distance, sim.Opts.P, sim.Opts.Efficiency = distance, p, eff
+			if k < 1 {
+				return fmt.Errorf("--k must be at least 1")
+			}
+			if batch == 0 {
+				batch = datasets.BatchSizeOf(args[0])
+			}
+			var q model.Query
+			known := false
+			if metaFile != "" {
+				meta, err := features.ReadMetaFile(metaFile)
+				if err != nil {
+					return err
+				}
+				d, ok := meta[args[0]]
+				if !ok {
+					return fmt.Errorf("%s has no workload %q", metaFile, args[0])
+				}
+				q = sim.DescribeQuery(d)
+			} else if q, known, err = sim.QueryFor(args[0], batch); err != nil {
+				return fmt.Errorf("%w (describe it in a workloads.json file and pass --meta)", err)
+			}
+			var nb []model.Neighbor
+			if known {
+				if nb, err = sim.Nearest(args[0], k); err != nil {
+					return err
+				}
+			} else {
+				nb = sim.NearestTo(q, k)
+			}
+			sug, err := sim.Suggest(nb)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return json.NewEncoder(e.stdout).Encode(struct {
+					Job      string `json:"job"`
+					Known    bool   `json:"known"`
+					Distance string `json:"distance"`
+					model.Suggestion
+				}{args[0], known, distance, sug})
+			}
+			fmt.Fprintf(e.stdout, "nearest profiled models to %q (%s distance):\n", args[0], distance)
+			for _, n := range sug.Neighbors {
+				fmt.Fprintf(e.stdout, "  %-36s %.4f\n", n.Job, n.Distance)
+			}
+			fmt.Fprintf(e.stdout, "suggested: %s, %d GPU(s) (relative throughput %.2f, scaling efficiency %.2f)\n",
+				sug.DeviceType, sug.Degree, sug.Score, sug.Efficiency)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&dir, "models", "", "model directory written by 'coloc fit' (with the similarity model)")
+	cmd.Flags().IntVar(&k, "k", model.DefaultSimilarityOptions.K, "number of nearest references")
+	cmd.Flags().StringVar(&distance, "distance", model.DefaultSimilarityOptions.Distance, "euclidean, manhattan, cosine, minkowski or gower")
+	cmd.Flags().Float64Var(&p, "p", model.DefaultSimilarityOptions.P, "order of the Minkowski distance")
+	cmd.Flags().Float64Var(&eff, "efficiency", model.DefaultSimilarityOptions.Efficiency, "scaling efficiency a suggested degree must keep")
+	cmd.Flags().IntVar(&batch, "batch-size", 0, "batch size of a new job whose name does not state it")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the answer as one JSON object")
+	cmd.Flags().StringVar(&metaFile, "meta", "", "workloads.json file describing JOB")
+	cmd.MarkFlagRequired("models")
+	return cmd
+}

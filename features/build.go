@@ -1,0 +1,229 @@
+package features
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+
+	"github.com/coloc-dev/coloc/datasets"
+)
+
+// Options controls Build.
+type Options struct {
+	// Meta gives the descriptors of workloads by name (from workloads.json);
+	// workloads not in it fall back to KnownModels by family.
+	Meta map[string]Descriptor
+	// Samples is the samples table of the dataset, or nil. With the runs
+	// table it yields counter summaries.
+	Samples *datasets.Table
+}
+
+// BuildDir opens the dataset in dir (with its workloads.json and samples,
+// when present) and builds its feature set.
+func BuildDir(dir string) (*Set, error) {
+	ds, err := datasets.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	meta, err := ReadMeta(dir)
+	if err != nil {
+		return nil, err
+	}
+	opts := Options{Meta: meta}
+	if ds.SamplesPath != "" && ds.Runs != nil {
+		if opts.Samples, err = datasets.Read(ds.SamplesPath); err != nil {
+			return nil, err
+		}
+	}
+	s, err := Build(ds, opts)
+	if err != nil {
+		return nil, err
+	}
+	sums, err := DataFiles(dir)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range sums {
+		s.Meta["coloc.data."+f.Name] = f.SHA256
+	}
+	return s, nil
+}
+
+// Build returns one feature row per solo row of the dataset: the
+// workload's descriptors, its solo throughput (and samples/s when the
+// throughput is in iterations/s and the batch size is known), peak memory,
+// the solo table's own feature columns, and counter summaries from runs and
+// samples when both are given. Numeric columns with no value at all are
+// left out.
+func Build(ds *datasets.Dataset, opts Options) (*Set, error) {
+	if ds.Solo == nil || len(ds.Solo.Rows) == 0 {
+		return nil, fmt.Errorf("%s: no solo table: features come from solo measurements", ds.Dir)
+	}
+	solo := ds.Solo
+	s := &Set{Meta: map[string]string{
+		"coloc.features.descriptors_version": strconv.Itoa(DescriptorsVersion),
+	}}
+
+	// Descriptors, one per workload.
+	desc := map[string]Descriptor{}
+	kinds := map[string]bool{}
+	classes, precisions := map[string]bool{}, map[string]bool{}
+	for _, r := range solo.Rows {
+		if _, done := desc[r.Workload]; done {
+			continue
+		}
+		bs := r.BatchSize
+		if bs == 0 {
+			bs = datasets.BatchSizeOf(r.Workload)
+		}
+		d, ok := describe(r.Workload, opts.Meta, bs)
+		if !ok {
+			s.Warnings = append(s.Warnings, fmt.Sprintf("workload %q: no meta and no known model %q: its descriptors are missing", r.Workload, FamilyOf(r.Workload)))
+		}
+		if d.Estimate {
+			s.Meta["coloc.features.estimated."+d.Model] = d.Source
+		}
+		desc[r.Workload] = d
+		for k := range d.Layers {
+			kinds[k] = true
+		}
+		if d.Class != "" {
+			classes[d.Class] = true
+		}
+		if d.Precision != "" {
+			precisions[d.Precision] = true
+		}
+	}
+	layerKinds := sortedSet(kinds)
+	s.Columns = append(s.Columns,
+		Column{Name: "params", Unit: "count", Group: GroupDescriptor, Log: true},
+		Column{Name: "flops_per_sample", Unit: "FLOP", Group: GroupDescriptor, Log: true},
+		Column{Name: "batch_size", Unit: datasets.UnitSamples, Group: GroupDescriptor, Log: true},
+	)
+	for _, k := range layerKinds {
+		s.Columns = append(s.Columns, Column{Name: "layers_" + k, Unit: "count", Group: GroupDescriptor})
+	}
+	classCol := len(s.Columns)
+	s.Columns = append(s.Columns,
+		Column{Name: "class", Group: GroupDescriptor, Levels: sortedSet(classes)},
+		Column{Name: "precision", Group: GroupDescriptor, Levels: sortedSet(precisions)},
+	)
+	nDesc := len(s.Columns)
+	s.Columns = append(s.Columns, Column{Name: "throughput", Unit: solo.ThroughputUnit, Group: GroupMeasured, Log: true})
+	rateCol := -1
+	if solo.ThroughputUnit == datasets.UnitItersPerS {
+		rateCol = len(s.Columns)
+		s.Columns = append(s.Columns, Column{Name: "sample_rate", Unit: datasets.UnitSamplesPerS, Group: GroupMeasured, Log: true})
+	}
+	memCol := len(s.Columns)
+	s.Columns = append(s.Columns, Column{Name: "peak_memory", Unit: datasets.UnitBytes, Group: GroupMeasured, Log: true})
+
+	var counterCols []Column
+	var counterVals map[rowKey][]float64
+	if ds.Runs != nil && opts.Samples != nil {
+		var warns []string
+		counterCols, counterVals, warns = counterSummaries(ds.Runs, opts.Samples)
+		s.Warnings = append(s.Warnings, warns...)
+	}
+	fromCounters := map[string]bool{}
+	for _, c := range counterCols {
+		fromCounters[c.Name] = true
+	}
+	extraAt := map[int]int{} // solo feature index -> column
+	for j, f := range solo.Features {
+		if fromCounters[f.Name] || s.Column(f.Name) >= 0 {
+			continue
+		}
+		extraAt[j] = len(s.Columns)
+		s.Columns = append(s.Columns, Column{Name: f.Name, Unit: f.Unit, Group: GroupMeasured})
+	}
+	counterAt := len(s.Columns)
+	s.Columns = append(s.Columns, counterCols...)
+
+	for _, r := range solo.Rows {
+		v := make([]float64, len(s.Columns))
+		for i := range v {
+			v[i] = math.NaN()
+		}
+		d := desc[r.Workload]
+		v[0], v[1], v[2] = positive(d.Params), positive(d.FLOPs), positive(float64(d.BatchSize))
+		if d.Layers != nil || d.Params > 0 {
+			for i, k := range layerKinds {
+				v[3+i] = float64(d.Layers[k])
+			}
+		}
+		v[classCol] = levelIndex(s.Columns[classCol].Levels, d.Class)
+		v[classCol+1] = levelIndex(s.Columns[classCol+1].Levels, d.Precision)
+		v[nDesc] = r.Throughput
+		if rateCol >= 0 && d.BatchSize > 0 {
+			v[rateCol] = r.Throughput * float64(d.BatchSize)
+		}
+		v[memCol] = positive(r.PeakMemory)
+		for j, col := range extraAt {
+			v[col] = r.Features[j]
+		}
+		if cv, ok := counterVals[rowKey{r.Workload, r.DeviceType, r.Degree}]; ok {
+			copy(v[counterAt:], cv)
+		}
+		s.Rows = append(s.Rows, Row{Workload: r.Workload, DeviceType: r.DeviceType, Degree: r.Degree, Values: v})
+	}
+	s.dropEmpty()
+	if err := s.Check(); err != nil {
+		return nil, fmt.Errorf("%s: %w", ds.Dir, err)
+	}
+	return s, nil
+}
+
+// dropEmpty removes columns without a single value.
+func (s *Set) dropEmpty() {
+	keep := make([]int, 0, len(s.Columns))
+	for j := range s.Columns {
+		for _, r := range s.Rows {
+			if !math.IsNaN(r.Values[j]) {
+				keep = append(keep, j)
+				break
+			}
+		}
+	}
+	if len(keep) == len(s.Columns) {
+		return
+	}
+	cols := make([]Column, len(keep))
+	for i, j := range keep {
+		cols[i] = s.Columns[j]
+	}
+	for ri := range s.Rows {
+		v := make([]float64, len(keep))
+		for i, j := range keep {
+			v[i] = s.Rows[ri].Values[j]
+		}
+		s.Rows[ri].Values = v
+	}
+	s.Columns = cols
+}
+
+func positive(x float64) float64 {
+	if x > 0 {
+		return x
+	}
+	return math.NaN()
+}
+
+func levelIndex(levels []string, v string) float64 {
+	for i, l := range levels {
+		if l == v {
+			return float64(i)
+		}
+	}
+	return math.NaN()
+}
+
+func sortedSet(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,30 @@
+// Package eval scores the models of package model on held-out measured
+// pairs, the numbers users judge coloc by.
+//
+// Where it sits: datasets -> features -> model -> eval (`coloc eval`).
+//
+// Protocols (for each evaluated device, fraction F and seed):
+//   - pairs: F of the device's measured ordered pairs are observed, the
+//     rest predicted (matrix completion).
+//   - new-job: each workload in turn is hidden with all its pairs on the
+//     device; F of them are revealed along with every other pair of the
+//     device. Scores pool the held-out pairs of all workloads.
+//   - cross-device: every measured pair of the other evaluated devices and
+//     F of the target device's are observed.
+//
+// Splits depend only on (protocol, device, F, seed, workload): every model
+// gets the same ones, and for one seed the pairs revealed at a smaller F
+// are among those revealed at a larger one. At least one pair is always
+// held out. Only pairs of status ok are used: suspect and infeasible pairs
+// are never trained on nor scored.
+//
+// Metrics: MAE, RMSE, MAPE, R², Spearman's rho, and the agreement of the
+// co-location decision "both normalized throughputs >= 0.8" on test pairs
+// whose two orders are both held out. Summaries are medians over seeds.
+// The result file is an Arrow table "eval" (version 1), one row per seed.
+//
+// Choice where the issue is silent: the default devices leave out
+// "_unconsolidated" device types, whose single-GPU pairs repeat those of
+// the base type; cross-device trains on the other evaluated devices only,
+// so that a duplicate of the target never leaks into its training data.
+package eval

@@ -1,0 +1,125 @@
+package eval
+
+import (
+	"math"
+	"strconv"
+	"testing"
+
+	"github.com/coloc-dev/coloc/model"
+)
+
+const gavel = "../../datasets/reference/gavel"
+
+// The acceptance test of issue 4: on Gavel's measurements, protocol pairs,
+// fractions 0.2 and 0.5, devices k80, p100 and v100, IASP's median MAE over
+// 5 seeds is below that of both bias and pmf in every cell.
+func TestIASPBeatsBiasAndPMFOnGavel(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fits 180 models on Gavel's data (a few seconds)")
+	}
+	d, err := model.LoadData(gavel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := Options{Protocols: []string{"pairs"}, Fractions: []float64{0.2, 0.5}, Seeds: 5,
+		Models: []string{"iasp", "bias", "pmf"}, Devices: []string{"k80", "p100", "v100"}}
+	res, err := Run(d, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mae := map[[3]string]float64{}
+	for _, s := range res.Summaries {
+		mae[[3]string{s.Model, s.Device, format(s.Fraction)}] = s.MAEMedian
+	}
+	for _, dev := range o.Devices {
+		for _, f := range o.Fractions {
+			iasp := mae[[3]string{"iasp", dev, format(f)}]
+			for _, base := range []string{"bias", "pmf"} {
+				b := mae[[3]string{base, dev, format(f)}]
+				if !(iasp < b) {
+					t.Errorf("%s, fraction %v: iasp median MAE %.4f is not below %s's %.4f", dev, f, iasp, base, b)
+				} else {
+					t.Logf("%s, fraction %v: iasp %.4f < %s %.4f", dev, f, iasp, base, b)
+				}
+			}
+		}
+	}
+}
+
+func format(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
+
+func TestSplitsAreSharedAndNested(t *testing.T) {
+	var obs []model.Obs
+	for a := 0; a < 6; a++ {
+		for b := 0; b < 6; b++ {
+			obs = append(obs, model.Obs{A: a, B: b, Y: 0.5 + float64(a+b)/20})
+		}
+	}
+	small := split("pairs", obs, nil, "k80", 0.2, 3, 6)[0]
+	large := split("pairs", obs, nil, "k80", 0.5, 3, 6)[0]
+	if len(small.train) != 7 || len(small.test) != 29 {
+		t.Fatalf("0.2 of 36 pairs: %d observed, %d held out; want 7 and 29", len(small.train), len(small.test))
+	}
+	in := map[model.Obs]bool{}
+	for _, o := range large.train {
+		in[o] = true
+	}
+	for _, o := range small.train {
+		if !in[o] {
+			t.Fatalf("pair %v observed at 0.2 but not at 0.5: splits must nest", o)
+		}
+	}
+	// Same seed, shuffled input: same split.
+	rev := make([]model.Obs, len(obs))
+	for i, o := range obs {
+		rev[len(obs)-1-i] = o
+	}
+	if got := split("pairs", rev, nil, "k80", 0.2, 3, 6)[0]; got.train[0] != small.train[0] || got.train[6] != small.train[6] {
+		t.Fatal("the split depends on the input order")
+	}
+	if other := split("pairs", obs, nil, "k80", 0.2, 4, 6)[0]; other.train[0] == small.train[0] && other.train[1] == small.train[1] {
+		t.Fatal("seeds 3 and 4 give the same split")
+	}
+	// new-job: each job's pairs are hidden in turn; nothing else is.
+	tasks := split("new-job", obs, nil, "k80", 0, 1, 6)
+	if len(tasks) != 6 {
+		t.Fatalf("%d new-job tasks, want 6", len(tasks))
+	}
+	for j, tk := range tasks {
+		if len(tk.test) != 11 || len(tk.train) != 25 {
+			t.Fatalf("job %d: %d held out, %d observed; want 11 and 25", j, len(tk.test), len(tk.train))
+		}
+		for _, o := range tk.train {
+			if o.A == j || o.B == j {
+				t.Fatalf("job %d: its pair %v is observed at fraction 0", j, o)
+			}
+		}
+	}
+}
+
+func TestMetrics(t *testing.T) {
+	xs := []scored{
+		{a: 0, b: 1, y: 0.9, p: 0.85},
+		{a: 1, b: 0, y: 0.85, p: 0.75}, // decision: measured co-locate, predicted not
+		{a: 0, b: 0, y: 0.5, p: 0.6},
+		{a: 2, b: 3, y: 0.7, p: 0.7}, // no reverse pair: not in agreement
+	}
+	m := score(xs)
+	want := Metrics{N: 4, MAE: 0.0625, RMSE: math.Sqrt((0.0025 + 0.01 + 0.01) / 4), Agreement: 0.5, NAgree: 2}
+	if m.N != want.N || math.Abs(m.MAE-want.MAE) > 1e-12 || math.Abs(m.RMSE-want.RMSE) > 1e-12 {
+		t.Errorf("got n %d MAE %v RMSE %v, want %d %v %v", m.N, m.MAE, m.RMSE, want.N, want.MAE, want.RMSE)
+	}
+	if m.Agreement != 0.5 || m.NAgree != 2 {
+		t.Errorf("agreement %v over %d pairs, want 0.5 over 2", m.Agreement, m.NAgree)
+	}
+	// Predictions in the same order as the measurements: rho = 1.
+	if m.Spearman != 1 {
+		t.Errorf("spearman %v, want 1", m.Spearman)
+	}
+	if got := ranks([]float64{3, 1, 3, 2}); got[0] != 3.5 || got[1] != 1 || got[2] != 3.5 || got[3] != 2 {
+		t.Errorf("ranks with ties: %v", got)
+	}
+	if r2 := score([]scored{{y: 1, p: 1}, {y: 2, p: 2}}).R2; r2 != 1 {
+		t.Errorf("R2 of exact predictions %v, want 1", r2)
+	}
+}

@@ -1,0 +1,203 @@
+package eval
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/coloc-dev/coloc/model"
+)
+
+// Options controls Run.
+type Options struct {
+	Protocols []string
+	Fractions []float64
+	Seeds     int      // seeds 1..Seeds
+	Models    []string // model names
+	// Devices are the slots evaluated ("v100"); empty: every slot with
+	// measured pairs except "_unconsolidated" device types, whose
+	// single-GPU pairs repeat those of the base type.
+	Devices []string
+	// Progress, when not nil, receives one line per finished (model,
+	// protocol, device).
+	Progress io.Writer
+}
+
+// DefaultOptions are the defaults of `coloc eval`.
+var DefaultOptions = Options{
+	Protocols: []string{"pairs"},
+	Fractions: []float64{0.1, 0.2, 0.5, 0.8},
+	Seeds:     5,
+	Models:    model.Names(),
+}
+
+// defaultSlots returns the default evaluated slots: those with measured pairs,
+// except "_unconsolidated" device types.
+func defaultSlots(d *model.Data) []string {
+	has := map[int]bool{}
+	for _, o := range d.Obs {
+		has[o.S] = true
+	}
+	var out []string
+	for s, sl := range d.Space.Slots {
+		if has[s] && !strings.HasSuffix(sl.DeviceType, "_unconsolidated") {
+			out = append(out, sl.String())
+		}
+	}
+	return out
+}
+
+// Cell is the score of one model under one protocol on one slot for one
+// fraction and seed.
+type Cell struct {
+	Model    string  `json:"model"`
+	Protocol string  `json:"protocol"`
+	Device   string  `json:"device"`
+	Fraction float64 `json:"fraction"`
+	Seed     int     `json:"seed"`
+	Metrics
+}
+
+// Summary is the median over seeds of the cells of one (model, protocol,
+// device, fraction).
+type Summary struct {
+	Model           string  `json:"model"`
+	Protocol        string  `json:"protocol"`
+	Device          string  `json:"device"`
+	Fraction        float64 `json:"fraction"`
+	Seeds           int     `json:"seeds"`
+	NTest           int     `json:"n_test"`
+	MAEMedian       float64 `json:"mae_median"`
+	RMSEMedian      float64 `json:"rmse_median"`
+	MAPEMedian      float64 `json:"mape_median"`
+	R2Median        float64 `json:"r2_median"`
+	SpearmanMedian  float64 `json:"spearman_median"`
+	AgreementMedian float64 `json:"agreement_median"`
+}
+
+// Result holds every cell and their summaries.
+type Result struct {
+	Cells     []Cell
+	Summaries []Summary
+	Warnings  []string
+}
+
+// Run evaluates every model under every protocol, slot, fraction and seed.
+func Run(d *model.Data, o Options) (*Result, error) {
+	devices := o.Devices
+	if len(devices) == 0 {
+		devices = defaultSlots(d)
+	}
+	slots := make([]int, len(devices))
+	for i, name := range devices {
+		s, err := d.Space.Slot(name)
+		if err != nil {
+			return nil, err
+		}
+		slots[i] = s
+	}
+	bySlot := map[int][]model.Obs{}
+	for _, o := range d.Obs {
+		bySlot[o.S] = append(bySlot[o.S], o)
+	}
+	for i, s := range slots {
+		if len(bySlot[s]) == 0 {
+			return nil, fmt.Errorf("device %s has no measured pairs", devices[i])
+		}
+	}
+	if o.Seeds < 1 {
+		return nil, fmt.Errorf("seeds must be at least 1")
+	}
+	for _, f := range o.Fractions {
+		if !(f >= 0 && f < 1) {
+			return nil, fmt.Errorf("fraction %v is not in [0, 1)", f)
+		}
+	}
+	res := &Result{Warnings: d.Warnings}
+	for _, name := range o.Models {
+		for _, proto := range o.Protocols {
+			for i, s := range slots {
+				start := time.Now()
+				var others []model.Obs
+				if proto == "cross-device" {
+					if len(slots) < 2 {
+						return nil, fmt.Errorf("cross-device needs at least two devices")
+					}
+					for _, t := range slots {
+						if t != s {
+							others = append(others, bySlot[t]...)
+						}
+					}
+				}
+				for _, f := range o.Fractions {
+					var cells []Cell
+					for seed := 1; seed <= o.Seeds; seed++ {
+						var xs []scored
+						for _, tk := range split(proto, bySlot[s], others, devices[i], f, seed, len(d.Space.Jobs)) {
+							got, err := fitAndScore(d.Space, name, tk, seed)
+							if err != nil {
+								return nil, fmt.Errorf("%s, %s on %s, fraction %g, seed %d: %w", name, proto, devices[i], f, seed, err)
+							}
+							xs = append(xs, got...)
+						}
+						cells = append(cells, Cell{Model: name, Protocol: proto, Device: devices[i], Fraction: f, Seed: seed, Metrics: score(xs)})
+					}
+					res.Cells = append(res.Cells, cells...)
+					res.Summaries = append(res.Summaries, summarise(cells))
+				}
+				if o.Progress != nil {
+					fmt.Fprintf(o.Progress, "eval: %-10s %-12s %-6s %6.2fs\n", name, proto, devices[i], time.Since(start).Seconds())
+				}
+			}
+		}
+	}
+	return res, nil
+}
+
+func fitAndScore(sp *model.Space, name string, tk task, seed int) ([]scored, error) {
+	if len(tk.test) == 0 {
+		return nil, nil
+	}
+	m, err := model.New(name)
+	if err != nil {
+		return nil, err
+	}
+	tr, err := model.NewTrain(sp, tk.train, uint64(seed))
+	if err != nil {
+		return nil, err
+	}
+	if err := m.Fit(tr); err != nil {
+		return nil, err
+	}
+	out := make([]scored, len(tk.test))
+	for i, o := range tk.test {
+		p := m.Predict(o.A, o.B, o.S)
+		if math.IsNaN(p) || math.IsInf(p, 0) {
+			return nil, fmt.Errorf("prediction for %s|%s is %v", sp.Jobs[o.A], sp.Jobs[o.B], p)
+		}
+		out[i] = scored{a: o.A, b: o.B, s: o.S, y: o.Y, p: p}
+	}
+	return out, nil
+}
+
+func summarise(cells []Cell) Summary {
+	c0 := cells[0]
+	s := Summary{Model: c0.Model, Protocol: c0.Protocol, Device: c0.Device, Fraction: c0.Fraction, Seeds: len(cells)}
+	col := func(f func(c Cell) float64) float64 {
+		xs := make([]float64, len(cells))
+		for i, c := range cells {
+			xs[i] = f(c)
+		}
+		return median(xs)
+	}
+	s.NTest = int(col(func(c Cell) float64 { return float64(c.N) }))
+	s.MAEMedian = col(func(c Cell) float64 { return c.MAE })
+	s.RMSEMedian = col(func(c Cell) float64 { return c.RMSE })
+	s.MAPEMedian = col(func(c Cell) float64 { return c.MAPE })
+	s.R2Median = col(func(c Cell) float64 { return c.R2 })
+	s.SpearmanMedian = col(func(c Cell) float64 { return c.Spearman })
+	s.AgreementMedian = col(func(c Cell) float64 { return c.Agreement })
+	return s
+}

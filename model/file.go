@@ -1,0 +1,272 @@
+package model
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/coloc-dev/coloc/features"
+	"github.com/coloc-dev/coloc/internal/version"
+)
+
+// Model files are JSON (schedulers in any language read them), one model a
+// file, with a format name and version in one place: a reader refuses any
+// other version.
+const (
+	FileFormat  = "coloc.model"
+	FileVersion = 1
+)
+
+// File is the content of a model file.
+type File struct {
+	Format     string          `json:"format"`
+	Version    int             `json:"version"`
+	Model      string          `json:"model"`
+	Provenance Provenance      `json:"provenance"`
+	Warnings   []string        `json:"warnings,omitempty"`
+	Space      *Space          `json:"space"`
+	Scaler     ScalerJSON      `json:"scaler"`
+	State      json.RawMessage `json:"state"`
+}
+
+// ScalerJSON is the saved form of a Scaler.
+type ScalerJSON struct {
+	Mean Floats `json:"mean"`
+	Std  Floats `json:"std"`
+}
+
+// Provenance says what a model was fit on and how.
+type Provenance struct {
+	Tool  string             `json:"tool_version"`
+	Data  []features.FileSum `json:"data"` // SHA-256 of the training data files
+	Pairs int                `json:"pairs"`
+	Seed  uint64             `json:"seed"`
+	Hyper any                `json:"hyper,omitempty"`
+}
+
+// Encode returns the model file bytes of a fitted model. The same model
+// fit on the same data with the same seed encodes to the same bytes.
+func Encode(m Model, t *Train, data []features.FileSum) ([]byte, error) {
+	state, err := json.Marshal(m)
+	if err != nil {
+		return nil, fmt.Errorf("encoding model %s: %w", m.Name(), err)
+	}
+	f := File{
+		Format: FileFormat, Version: FileVersion, Model: m.Name(),
+		Provenance: Provenance{Tool: version.String(), Data: data, Pairs: len(t.Obs), Seed: t.Seed},
+		Warnings:   t.Warnings,
+		Space:      t.Space,
+		Scaler:     ScalerJSON{Mean: t.Scaler.Mean, Std: t.Scaler.Std},
+		State:      state,
+	}
+	if h, ok := m.(Hyper); ok {
+		f.Provenance.Hyper = h.Hyper()
+	}
+	b, err := json.MarshalIndent(f, "", " ")
+	if err != nil {
+		return nil, fmt.Errorf("encoding model %s: %w", m.Name(), err)
+	}
+	return append(b, '\n'), nil
+}
+
+// Loaded is a model read from a file.
+type Loaded struct {
+	Model Model
+	File  *File
+	Frame *Frame
+}
+
+// Decode reads model file bytes; name is used in messages. It refuses
+// another format or version and a state that does not fit its space.
+func Decode(b []byte, name string) (*Loaded, error) {
+	var head struct {
+		Format  string `json:"format"`
+		Version int    `json:"version"`
+	}
+	if err := json.Unmarshal(b, &head); err != nil {
+		return nil, fmt.Errorf("%s: not a model file: %w", name, err)
+	}
+	if head.Format != FileFormat {
+		return nil, fmt.Errorf("%s: not a model file (format %q, want %q)", name, head.Format, FileFormat)
+	}
+	if head.Version != FileVersion {
+		return nil, fmt.Errorf("%s: model file version %d; this coloc reads version %d", name, head.Version, FileVersion)
+	}
+	f := new(File)
+	if err := json.Unmarshal(b, f); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if err := f.Space.check(len(f.Scaler.Mean), len(f.Scaler.Std)); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	m, err := New(f.Model)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if err := json.Unmarshal(f.State, m); err != nil {
+		return nil, fmt.Errorf("%s: model %s: %w", name, f.Model, err)
+	}
+	fr := NewFrame(f.Space, Scaler{Mean: f.Scaler.Mean, Std: f.Scaler.Std})
+	if c, ok := m.(interface{ check(*Frame) error }); ok {
+		if err := c.check(fr); err != nil {
+			return nil, fmt.Errorf("%s: model %s: %w", name, f.Model, err)
+		}
+	}
+	m.(binder).bind(fr)
+	return &Loaded{Model: m, File: f, Frame: fr}, nil
+}
+
+// check verifies that the space's parts agree in size.
+func (sp *Space) check(nMean, nStd int) error {
+	if sp == nil {
+		return fmt.Errorf("model file has no space")
+	}
+	d, nj := len(sp.Features), len(sp.Jobs)
+	switch {
+	case nj == 0 || len(sp.Slots) == 0:
+		return fmt.Errorf("space has no jobs or no slots")
+	case nMean != d || nStd != d:
+		return fmt.Errorf("scaler has %d/%d entries for %d features", nMean, nStd, d)
+	case len(sp.X) != nj*len(sp.Slots) || len(sp.Throughput) != len(sp.X):
+		return fmt.Errorf("space has %d feature rows for %d jobs x %d slots", len(sp.X), nj, len(sp.Slots))
+	case sp.Desc == nil || len(sp.Desc.Num) != nj || len(sp.Desc.Cat) != nj:
+		return fmt.Errorf("space descriptors do not cover its %d jobs", nj)
+	}
+	for i, x := range sp.X {
+		if x != nil && len(x) != d {
+			return fmt.Errorf("feature row %d has %d values for %d features", i, len(x), d)
+		}
+	}
+	return nil
+}
+
+// WriteFile writes b to path atomically.
+func WriteFile(path string, b []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	_, err = tmp.Write(b)
+	if err == nil {
+		err = tmp.Chmod(0o644)
+	}
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
+}
+
+// Load reads a model file.
+func Load(path string) (*Loaded, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Decode(b, path)
+}
+
+// CheckFeatures refuses to apply a loaded model to data whose encoded
+// feature list differs from the one it was fit on.
+func (l *Loaded) CheckFeatures(sp *Space) error {
+	if err := l.Frame.SameFeatures(sp.Features); err != nil {
+		return fmt.Errorf("model %s: %w", l.File.Model, err)
+	}
+	return nil
+}
+
+// Index is MODELDIR/index.json: the models of one `coloc fit`.
+type Index struct {
+	Format   string             `json:"format"` // IndexFormat
+	Version  int                `json:"version"`
+	Tool     string             `json:"tool_version"`
+	Data     []features.FileSum `json:"data"`
+	Features []string           `json:"features"`
+	Models   []IndexEntry       `json:"models"`
+}
+
+// IndexEntry names one model file and its checksum.
+type IndexEntry struct {
+	Name   string   `json:"name"`
+	File   string   `json:"file"`
+	SHA256 string   `json:"sha256"`
+	Notes  []string `json:"warnings,omitempty"`
+}
+
+// IndexFormat and IndexFile name the index of a model directory.
+const (
+	IndexFormat = "coloc.models"
+	IndexFile   = "index.json"
+)
+
+// ReadIndex reads and checks MODELDIR/index.json.
+func ReadIndex(dir string) (*Index, error) {
+	path := filepath.Join(dir, IndexFile)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w (is %s a directory written by 'coloc fit'?)", path, err, dir)
+	}
+	var ix Index
+	if err := json.Unmarshal(b, &ix); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if ix.Format != IndexFormat || ix.Version != FileVersion {
+		return nil, fmt.Errorf("%s: format %q version %d; this coloc reads %q version %d", path, ix.Format, ix.Version, IndexFormat, FileVersion)
+	}
+	return &ix, nil
+}
+
+// LoadDir loads the named models of a model directory (all when names is
+// empty), checking each file's feature list against the index's.
+func LoadDir(dir string, names []string) ([]*Loaded, error) {
+	ix, err := ReadIndex(dir)
+	if err != nil {
+		return nil, err
+	}
+	want := map[string]bool{}
+	for _, n := range names {
+		want[n] = true
+	}
+	var out []*Loaded
+	for _, e := range ix.Models {
+		if len(want) > 0 && !want[e.Name] {
+			continue
+		}
+		delete(want, e.Name)
+		l, err := Load(filepath.Join(dir, e.File))
+		if err != nil {
+			return nil, err
+		}
+		if err := l.Frame.SameFeatures(ix.Features); err != nil {
+			return nil, fmt.Errorf("%s: %w", filepath.Join(dir, e.File), err)
+		}
+		out = append(out, l)
+	}
+	if len(want) > 0 {
+		var missing []string
+		for n := range want {
+			missing = append(missing, n)
+		}
+		return nil, fmt.Errorf("%s: no model %s in %s", dir, strings.Join(missing, ", "), IndexFile)
+	}
+	return out, nil
+}
+
+func jsonIndent(v any) ([]byte, error) {
+	b, err := json.MarshalIndent(v, "", " ")
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}

@@ -1,0 +1,150 @@
+package model
+
+import (
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/coloc-dev/coloc/datasets"
+	"github.com/coloc-dev/coloc/features"
+)
+
+func fitted(t *testing.T, name string) ([]byte, *Space) {
+	t.Helper()
+	sp, raw := synthetic(t, 8, 31)
+	train, _ := allPairs(8, 0.7, 4, func(a, b int) float64 { return 0.8 + 0.05*raw[a][0] })
+	m, _ := New(name)
+	tr, err := NewTrain(sp, train, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Fit(tr); err != nil {
+		t.Fatal(err)
+	}
+	b, err := Encode(m, tr, []features.FileSum{{Name: "pairs.arrow", SHA256: "00"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b, sp
+}
+
+func TestDecodeRefuses(t *testing.T) {
+	good, _ := fitted(t, "bias")
+	tests := []struct {
+		name, from, to, want string
+	}{
+		{"another version", `"version": 1`, `"version": 2`, "version 2; this coloc reads version 1"},
+		{"another format", `"format": "coloc.model"`, `"format": "onnx"`, "not a model file"},
+		{"unknown model", `"model": "bias"`, `"model": "magic"`, `unknown model "magic"`},
+		{"state of another size", `"row": [`, `"row": [0.5,`, "row/col has"},
+		{"scaler of another size", `"std": [`, `"std": [1,`, "scaler has"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			b := strings.Replace(string(good), tc.from, tc.to, 1)
+			if b == string(good) {
+				t.Fatalf("test edit %q not applied", tc.from)
+			}
+			_, err := Decode([]byte(b), "m.json")
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want one containing %q", err, tc.want)
+			}
+		})
+	}
+	if _, err := Decode(good, "m.json"); err != nil {
+		t.Fatalf("the unedited file: %v", err)
+	}
+}
+
+func TestFeatureListRefused(t *testing.T) {
+	b, sp := fitted(t, "linear")
+	l, err := Decode(b, "linear.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.CheckFeatures(sp); err != nil {
+		t.Fatalf("same features refused: %v", err)
+	}
+	other := *sp
+	other.Features = append([]string{"log10_params"}, sp.Features[1:]...)
+	err = l.CheckFeatures(&other)
+	if err == nil || !strings.Contains(err.Error(), "another feature set") {
+		t.Fatalf("error %v, want a refusal naming another feature set", err)
+	}
+
+	// A model directory whose index lists other features than a file.
+	dir := t.TempDir()
+	d := &Data{Space: sp}
+	if _, err := WriteDir(dir, d, []Fitted{{Name: "linear", Bytes: b}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadDir(dir, nil); err != nil {
+		t.Fatalf("LoadDir: %v", err)
+	}
+	ix := filepath.Join(dir, IndexFile)
+	raw, _ := os.ReadFile(ix)
+	os.WriteFile(ix, []byte(strings.Replace(string(raw), `"f1"`, `"sm_util_mean"`, 1)), 0o644)
+	if _, err := LoadDir(dir, nil); err == nil || !strings.Contains(err.Error(), "feature list differs") {
+		t.Fatalf("LoadDir with a changed index: %v, want a feature list refusal", err)
+	}
+	if _, err := LoadDir(dir, []string{"iasp"}); err == nil {
+		t.Fatal("LoadDir of a model not in the directory succeeded")
+	}
+}
+
+func TestBadTrainingInput(t *testing.T) {
+	sp, _ := synthetic(t, 5, 3)
+	if _, err := NewTrain(sp, []Obs{{0, 1, 0, 0.5}, {1, 0, 0, 0.6}}, 1); !errors.Is(err, ErrTooFewPairs) {
+		t.Errorf("two pairs: %v, want ErrTooFewPairs", err)
+	}
+	four := []Obs{{0, 1, 0, 0.5}, {1, 0, 0, 0.6}, {2, 3, 0, 0.7}, {3, 4, 0, 0.8}}
+	bad := append([]Obs(nil), four...)
+	bad[2].Y = math.NaN()
+	if _, err := NewTrain(sp, bad, 1); err == nil || !strings.Contains(err.Error(), "job02|job03") {
+		t.Errorf("NaN value: %v, want an error naming the pair", err)
+	}
+	// A missing feature value is imputed, with a warning kept for the file.
+	sp.X[2][1] = math.NaN()
+	tr, err := NewTrain(sp, four, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tr.Warnings) != 1 || !strings.Contains(tr.Warnings[0], "f2 is missing on 1 of 5") {
+		t.Errorf("warnings %q, want one about f2", tr.Warnings)
+	}
+	if z := tr.Z(2, 0)[1]; z != 0 {
+		t.Errorf("imputed standardized value %v, want 0 (the training mean)", z)
+	}
+	m := NewBias(DefaultBiasOptions)
+	m.Fit(tr)
+	b, _ := Encode(m, tr, nil)
+	if !strings.Contains(string(b), "imputed with the training mean") {
+		t.Error("the warning is not kept in the model file")
+	}
+}
+
+func TestDataFromUnknownJob(t *testing.T) {
+	set := &features.Set{Columns: []features.Column{{Name: "f1", Group: features.GroupDescriptor}}, Rows: []features.Row{
+		{Workload: "a", DeviceType: "gpu", Degree: 1, Values: []float64{1}},
+		{Workload: "b", DeviceType: "gpu", Degree: 1, Values: []float64{2}},
+	}}
+	pairs := &datasets.Pairs{Rows: []datasets.Pair{
+		{Workload: "a", Partner: "b", DeviceType: "gpu", Degree: 1, Normalized: 0.7, Status: datasets.StatusOK},
+		{Workload: "a", Partner: "zz", DeviceType: "gpu", Degree: 1, Normalized: 0.7, Status: datasets.StatusOK},
+	}}
+	_, err := DataFrom(set, pairs)
+	if err == nil || !strings.Contains(err.Error(), `pairs row 2: unknown job "zz"`) {
+		t.Fatalf("error %v, want one naming row 2 and job zz", err)
+	}
+	pairs.Rows[1].Status = datasets.StatusSuspect
+	d, err := DataFrom(set, pairs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Obs) != 1 || len(d.Warnings) != 1 {
+		t.Errorf("got %d pairs and warnings %q; a suspect pair must be left out with a warning", len(d.Obs), d.Warnings)
+	}
+}

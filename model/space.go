@@ -1,0 +1,221 @@
+package model
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/coloc-dev/coloc/features"
+)
+
+// Slot is where a pair runs: a device type at a degree (number of GPUs
+// each of the two jobs spans). Its name is the device type for one GPU,
+// "<type>x<degree>" otherwise ("v100", "v100x2").
+type Slot struct {
+	DeviceType string `json:"device_type"`
+	Degree     int    `json:"degree"`
+}
+
+func (s Slot) String() string {
+	if s.Degree == 1 {
+		return s.DeviceType
+	}
+	return fmt.Sprintf("%sx%d", s.DeviceType, s.Degree)
+}
+
+// ParseSlot reads a slot name ("v100", "v100x2").
+func ParseSlot(name string) (Slot, error) {
+	if i := strings.LastIndexByte(name, 'x'); i > 0 {
+		if d, err := strconv.Atoi(name[i+1:]); err == nil {
+			if d < 1 {
+				return Slot{}, fmt.Errorf("slot %q: degree must be positive", name)
+			}
+			return Slot{DeviceType: name[:i], Degree: d}, nil
+		}
+	}
+	if name == "" {
+		return Slot{}, fmt.Errorf("empty slot name")
+	}
+	return Slot{DeviceType: name, Degree: 1}, nil
+}
+
+// Space is the fixed frame every model of one fit shares: the jobs, the
+// slots, and the encoded feature vector of each job on each slot. Encoding
+// takes the logarithm (base 10) of log-scaled features and expands a
+// categorical feature into one indicator per level ("class=cnn"). Space is
+// saved in every model file, so a model predicts without the dataset.
+type Space struct {
+	Jobs  []string `json:"jobs"`
+	Slots []Slot   `json:"slots"`
+	// Features are the encoded feature names, in order: the feature list a
+	// model file is checked against.
+	Features []string `json:"features"`
+	// X[s*len(Jobs)+j] is the encoded vector of job j on slot s; nil when
+	// the job has no solo row there. NaN is a missing value.
+	X []Floats `json:"x"`
+	// Throughput[s*len(Jobs)+j] is the solo throughput of job j on slot s
+	// (in the solo table's unit), NaN when unknown.
+	Throughput Floats `json:"throughput"`
+	// Desc is the descriptor part of the features, per job, for the
+	// similarity model.
+	Desc *Descriptors `json:"descriptors"`
+}
+
+// Descriptors are the raw (not standardized) model descriptors of each
+// job: numeric ones after log scaling, categorical ones as level labels.
+type Descriptors struct {
+	Numeric     []string   `json:"numeric"`
+	Categorical []string   `json:"categorical"`
+	Num         []Floats   `json:"num"` // [job][numeric], NaN missing
+	Cat         [][]string `json:"cat"` // [job][categorical], "" missing
+}
+
+// NewSpace encodes a feature set. Jobs and slots are sorted.
+func NewSpace(set *features.Set) (*Space, error) {
+	if len(set.Rows) == 0 {
+		return nil, fmt.Errorf("feature set has no rows")
+	}
+	sp := &Space{Desc: &Descriptors{}}
+	jobIdx, slotIdx := map[string]int{}, map[Slot]int{}
+	for _, r := range set.Rows {
+		jobIdx[r.Workload] = 0
+		slotIdx[Slot{r.DeviceType, r.Degree}] = 0
+	}
+	for j := range jobIdx {
+		sp.Jobs = append(sp.Jobs, j)
+	}
+	sort.Strings(sp.Jobs)
+	for i, j := range sp.Jobs {
+		jobIdx[j] = i
+	}
+	for s := range slotIdx {
+		sp.Slots = append(sp.Slots, s)
+	}
+	sort.Slice(sp.Slots, func(a, b int) bool {
+		if sp.Slots[a].DeviceType != sp.Slots[b].DeviceType {
+			return sp.Slots[a].DeviceType < sp.Slots[b].DeviceType
+		}
+		return sp.Slots[a].Degree < sp.Slots[b].Degree
+	})
+	for i, s := range sp.Slots {
+		slotIdx[s] = i
+	}
+	for _, c := range set.Columns {
+		if c.Categorical() {
+			for _, l := range c.Levels {
+				sp.Features = append(sp.Features, c.Name+"="+l)
+			}
+			if c.Group == features.GroupDescriptor {
+				sp.Desc.Categorical = append(sp.Desc.Categorical, c.Name)
+			}
+			continue
+		}
+		name := c.Name
+		if c.Log {
+			name = "log10_" + name
+		}
+		sp.Features = append(sp.Features, name)
+		if c.Group == features.GroupDescriptor {
+			sp.Desc.Numeric = append(sp.Desc.Numeric, name)
+		}
+	}
+	nj := len(sp.Jobs)
+	sp.X = make([]Floats, len(sp.Slots)*nj)
+	sp.Throughput = make(Floats, len(sp.Slots)*nj)
+	for i := range sp.Throughput {
+		sp.Throughput[i] = math.NaN()
+	}
+	sp.Desc.Num = make([]Floats, nj)
+	sp.Desc.Cat = make([][]string, nj)
+	tcol := set.Column("throughput")
+	for _, r := range set.Rows {
+		j, s := jobIdx[r.Workload], slotIdx[Slot{r.DeviceType, r.Degree}]
+		x := make([]float64, 0, len(sp.Features))
+		var num []float64
+		var cat []string
+		for k, c := range set.Columns {
+			v := r.Values[k]
+			if c.Categorical() {
+				for l := range c.Levels {
+					switch {
+					case math.IsNaN(v):
+						x = append(x, math.NaN())
+					case int(v) == l:
+						x = append(x, 1)
+					default:
+						x = append(x, 0)
+					}
+				}
+				if c.Group == features.GroupDescriptor {
+					cat = append(cat, c.Label(v))
+				}
+				continue
+			}
+			if c.Log {
+				v = math.Log10(v)
+			}
+			x = append(x, v)
+			if c.Group == features.GroupDescriptor {
+				num = append(num, v)
+			}
+		}
+		sp.X[s*nj+j] = x
+		if sp.Desc.Num[j] == nil {
+			sp.Desc.Num[j], sp.Desc.Cat[j] = num, cat
+		}
+		if tcol >= 0 {
+			sp.Throughput[s*nj+j] = r.Values[tcol]
+		}
+	}
+	return sp, nil
+}
+
+// Job returns the index of a job, or an error naming the known jobs' count.
+func (sp *Space) Job(name string) (int, error) {
+	i := sort.SearchStrings(sp.Jobs, name)
+	if i < len(sp.Jobs) && sp.Jobs[i] == name {
+		return i, nil
+	}
+	return -1, fmt.Errorf("unknown job %q (the model knows %d jobs; see 'coloc similar' for a new one)", name, len(sp.Jobs))
+}
+
+// Slot returns the index of a slot by name ("v100", "v100x2").
+func (sp *Space) Slot(name string) (int, error) {
+	want, err := ParseSlot(name)
+	if err != nil {
+		return -1, err
+	}
+	for i, s := range sp.Slots {
+		if s == want {
+			return i, nil
+		}
+	}
+	names := make([]string, len(sp.Slots))
+	for i, s := range sp.Slots {
+		names[i] = s.String()
+	}
+	return -1, fmt.Errorf("unknown device %q (known: %s)", name, strings.Join(names, ", "))
+}
+
+// Row returns the encoded vector of job j on slot s, or nil.
+func (sp *Space) Row(j, s int) []float64 { return sp.X[s*len(sp.Jobs)+j] }
+
+// SameFeatures returns an error unless other has exactly this feature
+// list, naming the first difference.
+func (sp *Space) SameFeatures(other []string) error {
+	for i := 0; i < max(len(sp.Features), len(other)); i++ {
+		var a, b string
+		if i < len(sp.Features) {
+			a = sp.Features[i]
+		}
+		if i < len(other) {
+			b = other[i]
+		}
+		if a != b {
+			return fmt.Errorf("feature list differs at position %d: model has %q, data has %q (%d vs %d features): the model was fit on another feature set; refit it", i+1, a, b, len(sp.Features), len(other))
+		}
+	}
+	return nil
+}
