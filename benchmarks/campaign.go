@@ -299,5 +299,30 @@ func (c *Campaign) writeTables(man *Manifest, recs map[string]*RunRecord, final 
 			}
 		}
 	}
+	if len(man.Workloads) > 0 {
+		if err := datasets.WriteWorkloads(datasets.WorkloadsPath(c.Dir), workloadsOf(man)); err != nil {
+			return err
+		}
+	}
 	return writeManifest(filepath.Join(c.Dir, "manifest.json"), man)
+}
+
+// workloadsOf turns the meta lines the workloads printed in their solo
+// runs into the dataset's workloads file, from which features are built.
+// The protocol's flops_per_sample counts forward and backward passes, taken
+// as three forward passes; the file holds the forward FLOPs.
+func workloadsOf(man *Manifest) []datasets.WorkloadMeta {
+	var out []datasets.WorkloadMeta
+	for name, m := range man.Workloads {
+		wm := datasets.WorkloadMeta{
+			Workload: name, Model: m.Model, Class: m.Class, Params: float64(m.Params),
+			Layers: m.Layers, BatchSize: m.BatchSize, Precision: m.Precision,
+			Source: "meta line of its solo run in campaign " + man.Campaign,
+		}
+		if m.FlopsPerSample != nil {
+			wm.ForwardFLOPs = *m.FlopsPerSample / 3
+		}
+		out = append(out, wm)
+	}
+	return out
 }

@@ -145,4 +145,17 @@ func TestEndToEndTinySuite(t *testing.T) {
 	if len(ds.Runs.Rows) != n+n*(n+1) {
 		t.Errorf("%d runs rows, want %d", len(ds.Runs.Rows), n+n*(n+1))
 	}
+	// The workloads' meta lines become the dataset's workloads file.
+	wl, err := datasets.ReadWorkloads(datasets.WorkloadsPath(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(wl) != n {
+		t.Errorf("workloads.json describes %d workloads, want %d", len(wl), n)
+	}
+	for _, m := range wl {
+		if m.Params <= 0 || m.Class == "" || m.BatchSize <= 0 || m.ForwardFLOPs <= 0 {
+			t.Errorf("workload %s described as %+v", m.Workload, m)
+		}
+	}
 }

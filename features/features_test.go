@@ -147,12 +147,17 @@ func TestReadMeta(t *testing.T) {
 	if m, err := ReadMeta(dir); err != nil || m != nil {
 		t.Fatalf("no file: %v, %v", m, err)
 	}
+	doc := func(list string) string {
+		return `{"format":"coloc.workloads","version":1,"workloads":` + list + `}`
+	}
 	tests := []struct{ body, want string }{
-		{`[{"workload":"bert-b32","model":"bert","class":"transformer","params":1.1e8,"flops_per_sample":2e10,"layers":{"attention":12},"batch_size":32,"precision":"fp16"}]`, ""},
-		{`[{"workload":"x","params":-1}]`, "must not be negative"},
-		{`[{"workload":"x"},{"workload":"x"}]`, "listed twice"},
-		{`[{"params":3}]`, "has no workload"},
-		{`{"workload":"x"}`, "cannot unmarshal"},
+		{doc(`[{"workload":"bert-b32","model":"bert","class":"transformer","params":1.1e8,"forward_flops_per_sample":2e10,"layers":{"attention":12},"batch_size":32,"precision":"fp16"}]`), ""},
+		{doc(`[{"workload":"x","params":-1}]`), "must be finite and not negative"},
+		{doc(`[{"workload":"x"},{"workload":"x"}]`), "listed twice"},
+		{doc(`[{"params":3}]`), "no workload name"},
+		{doc(`[{"workload":"x","flops":3}]`), "unknown field"},
+		{`[{"workload":"x"}]`, "cannot unmarshal"},
+		{`{"format":"coloc.workloads","version":2,"workloads":[]}`, "version 2"},
 	}
 	for _, tc := range tests {
 		os.WriteFile(filepath.Join(dir, WorkloadsFile), []byte(tc.body), 0o644)

@@ -96,8 +96,8 @@ func TestFitPredictSimilar(t *testing.T) {
 		t.Errorf("similar output:\n%s", out)
 	}
 	meta := filepath.Join(t.TempDir(), "workloads.json")
-	os.WriteFile(meta, []byte(`[{"workload":"bert-b32","class":"transformer","params":1.1e8,"flops_per_sample":2.2e10,`+
-		`"layers":{"attention":12,"linear":49},"batch_size":32,"precision":"fp32"}]`), 0o644)
+	os.WriteFile(meta, []byte(`{"format":"coloc.workloads","version":1,"workloads":[{"workload":"bert-b32","class":"transformer","params":1.1e8,"forward_flops_per_sample":2.2e10,`+
+		`"layers":{"attention":12,"linear":49},"batch_size":32,"precision":"fp32"}]}`), 0o644)
 	out, _, err = runCmd(t, "similar", "--models", dir, "--meta", meta, "--k", "1", "bert-b32")
 	if err != nil {
 		t.Fatal(err)
