@@ -38,11 +38,16 @@ func arrowType(t Type) arrow.DataType {
 func arrowSchema(t *Table) *arrow.Schema {
 	fields := make([]arrow.Field, len(t.Columns))
 	for i, c := range t.Columns {
-		md := arrow.NewMetadata([]string{MetaUnit}, []string{c.Unit})
-		fields[i] = arrow.Field{Name: c.Name, Type: arrowType(c.Type), Nullable: true, Metadata: md}
+		keys, vals := []string{MetaUnit}, []string{c.Unit}
+		for _, k := range sortedKeys(c.Meta) {
+			if k != MetaUnit {
+				keys, vals = append(keys, k), append(vals, c.Meta[k])
+			}
+		}
+		fields[i] = arrow.Field{Name: c.Name, Type: arrowType(c.Type), Nullable: true, Metadata: arrow.NewMetadata(keys, vals)}
 	}
 	keys := []string{MetaTable, MetaVersion}
-	vals := []string{string(t.Kind), strconv.Itoa(Version)}
+	vals := []string{string(t.Kind), strconv.Itoa(t.version())}
 	for _, k := range sortedKeys(t.Meta) {
 		if k == MetaTable || k == MetaVersion {
 			continue
@@ -66,6 +71,7 @@ type Writer struct {
 	schema    *arrow.Schema
 	rows      int
 	done      bool
+	other     bool // a table of another kind (see WriteOther): structure checks only
 }
 
 // NewWriter starts a table file at path whose columns (names, types, units)
@@ -74,6 +80,10 @@ func NewWriter(path string, proto *Table) (*Writer, error) {
 	if _, err := SpecFor(proto.Kind); err != nil {
 		return nil, err
 	}
+	return newWriter(path, proto, false)
+}
+
+func newWriter(path string, proto *Table, other bool) (*Writer, error) {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
@@ -86,11 +96,11 @@ func NewWriter(path string, proto *Table) (*Writer, error) {
 		os.Remove(f.Name())
 		return nil, fmt.Errorf("writing %s: %w", path, err)
 	}
-	layout := &Table{Kind: proto.Kind, Meta: proto.Meta}
+	layout := &Table{Kind: proto.Kind, Version: proto.Version, Meta: proto.Meta}
 	for _, c := range proto.Columns {
-		layout.Columns = append(layout.Columns, &Column{Name: c.Name, Type: c.Type, Unit: c.Unit})
+		layout.Columns = append(layout.Columns, &Column{Name: c.Name, Type: c.Type, Unit: c.Unit, Meta: c.Meta})
 	}
-	return &Writer{path: path, tmp: f.Name(), f: f, w: w, proto: layout, schema: schema}, nil
+	return &Writer{path: path, tmp: f.Name(), f: f, w: w, proto: layout, schema: schema, other: other}, nil
 }
 
 // Write appends the rows of batch, whose columns must match the writer's
@@ -103,7 +113,11 @@ func (w *Writer) Write(batch *Table) error {
 	if err := sameLayout(w.proto, batch); err != nil {
 		return fmt.Errorf("writing %s: %w", w.path, err)
 	}
-	if err := Validate(batch, w.path); err != nil {
+	check := Validate
+	if w.other {
+		check = validateStructure
+	}
+	if err := check(batch, w.path); err != nil {
 		return err
 	}
 	n := batch.Len()
@@ -255,7 +269,7 @@ func Read(path string) (*Table, error) {
 
 // ReadFrom reads and validates a table from r; name is used in messages.
 func ReadFrom(r io.ReaderAt, name string) (*Table, error) {
-	t, err := decode(r, name)
+	t, err := decode(r, name, datasetKind)
 	if err != nil {
 		return nil, err
 	}
@@ -268,7 +282,7 @@ func ReadFrom(r io.ReaderAt, name string) (*Table, error) {
 // decode reads an Arrow IPC file into a Table without validating values.
 // Malformed input must not crash the process: the Arrow library panics on
 // some corrupt buffers, so a panic is turned into an error here.
-func decode(r io.ReaderAt, name string) (t *Table, err error) {
+func decode(r io.ReaderAt, name string, want kindCheck) (t *Table, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			t, err = nil, fmt.Errorf("%s: corrupt Arrow file: %v", name, p)
@@ -286,7 +300,7 @@ func decode(r io.ReaderAt, name string) (t *Table, err error) {
 		return nil, fmt.Errorf("%s: not a readable Arrow IPC file (truncated or another format): %w", name, err)
 	}
 	defer fr.Close()
-	t, err = tableFromSchema(fr.Schema(), name)
+	t, err = tableFromSchema(fr.Schema(), name, want)
 	if err != nil {
 		return nil, err
 	}
@@ -318,15 +332,25 @@ func readerSize(r io.ReaderAt) (int64, error) {
 	return 0, errors.New("reader has no size")
 }
 
+// kindCheck checks the table kind a file names and returns the schema
+// version this build reads for it.
+type kindCheck func(kind string) (Kind, int, error)
+
+// datasetKind accepts the five dataset tables, at Version.
+func datasetKind(kind string) (Kind, int, error) {
+	k, err := ParseKind(kind)
+	return k, Version, err
+}
+
 // tableFromSchema checks the schema metadata (table kind and version) and
 // returns an empty table with the file's columns.
-func tableFromSchema(s *arrow.Schema, name string) (*Table, error) {
+func tableFromSchema(s *arrow.Schema, name string, want kindCheck) (*Table, error) {
 	md := s.Metadata()
 	kind, ok := md.GetValue(MetaTable)
 	if !ok {
 		return nil, fmt.Errorf("%s: not a coloc table: schema metadata has no %q", name, MetaTable)
 	}
-	k, err := ParseKind(kind)
+	k, version, err := want(kind)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
@@ -334,10 +358,13 @@ func tableFromSchema(s *arrow.Schema, name string) (*Table, error) {
 	if !ok {
 		return nil, fmt.Errorf("%s: table %s has no %q in its schema metadata", name, k, MetaVersion)
 	}
-	if v, err := strconv.Atoi(vs); err != nil || v != Version {
-		return nil, fmt.Errorf("%s: table %s has schema version %q; this coloc reads version %d: %w", name, k, vs, Version, ErrVersion)
+	if v, err := strconv.Atoi(vs); err != nil || v != version {
+		return nil, fmt.Errorf("%s: table %s has schema version %q; this coloc reads version %d: %w", name, k, vs, version, ErrVersion)
 	}
 	t := &Table{Kind: k}
+	if version != Version {
+		t.Version = version
+	}
 	for i, key := range md.Keys() {
 		if key == MetaTable || key == MetaVersion {
 			continue
@@ -363,8 +390,18 @@ func tableFromSchema(s *arrow.Schema, name string) (*Table, error) {
 			ps.add(0, f.Name, "unsupported Arrow type %s", f.Type)
 			continue
 		}
-		unit, _ := f.Metadata.GetValue(MetaUnit)
-		t.Columns = append(t.Columns, &Column{Name: f.Name, Type: typ, Unit: unit})
+		c := &Column{Name: f.Name, Type: typ}
+		for i, key := range f.Metadata.Keys() {
+			if key == MetaUnit {
+				c.Unit = f.Metadata.Values()[i]
+				continue
+			}
+			if c.Meta == nil {
+				c.Meta = map[string]string{}
+			}
+			c.Meta[key] = f.Metadata.Values()[i]
+		}
+		t.Columns = append(t.Columns, c)
 	}
 	if err := ps.err(); err != nil {
 		return nil, err

@@ -3,9 +3,12 @@ package datasets
 import (
 	"bytes"
 	"context"
+	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -64,7 +67,7 @@ func TestUnitsAndMetadataInFile(t *testing.T) {
 	}
 	f, _ := os.Open(path)
 	defer f.Close()
-	tab, err := decode(f, path)
+	tab, err := decode(f, path, datasetKind)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,5 +136,44 @@ func TestExportUnknownFormat(t *testing.T) {
 	}
 	if _, err := os.Stat(path); !os.IsNotExist(err) {
 		t.Error("a file was written")
+	}
+}
+
+func TestOtherKindRoundTrip(t *testing.T) {
+	tab := &Table{Kind: "features", Version: 3, Meta: map[string]string{"coloc.note": "x"}}
+	w := tab.AddColumn("workload", String, "")
+	v := tab.AddColumn("params_log10", Float, "log10(count)")
+	v.Meta = map[string]string{"group": "descriptor"}
+	w.AppendString("a", false)
+	v.AppendFloat(7.1)
+	w.AppendString("b", false)
+	v.AppendFloat(nan) // null
+	path := filepath.Join(t.TempDir(), "features.arrow")
+	if err := WriteOther(path, tab); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadOther(path, "features", 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertTablesEqual(t, tab, got)
+	if got.Version != 3 || got.Column("params_log10").Meta["group"] != "descriptor" {
+		t.Errorf("version %d, field meta %v", got.Version, got.Column("params_log10").Meta)
+	}
+	if _, err := ReadOther(path, "features", 4); !errors.Is(err, ErrVersion) {
+		t.Errorf("version 4: %v, want ErrVersion", err)
+	}
+	if _, err := ReadOther(path, "eval", 3); err == nil || !strings.Contains(err.Error(), `holds table "features"`) {
+		t.Errorf("wrong kind: %v", err)
+	}
+	if _, err := Read(path); err == nil {
+		t.Error("Read accepted a table of another kind")
+	}
+	if err := WriteOther(path, samplePairs().Table()); err == nil {
+		t.Error("WriteOther accepted a dataset table")
+	}
+	v.Float[0], v.Null = math.Inf(1), nil
+	if err := WriteOther(path, tab); err == nil {
+		t.Error("an infinite value was written")
 	}
 }

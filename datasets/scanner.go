@@ -71,7 +71,7 @@ func (sc *Scanner) open() (err error) {
 		return fmt.Errorf("%s: not a readable Arrow IPC file (truncated or another format): %w", sc.name, err)
 	}
 	sc.fr = fr
-	sc.proto, err = tableFromSchema(fr.Schema(), sc.name)
+	sc.proto, err = tableFromSchema(fr.Schema(), sc.name, datasetKind)
 	return err
 }
 

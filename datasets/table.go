@@ -14,6 +14,9 @@ import (
 // before Write accepts it.
 type Table struct {
 	Kind Kind
+	// Version is the schema version of a table of another kind (see
+	// WriteOther); 0 for the five dataset tables, which are at Version.
+	Version int
 	// Meta holds schema metadata beyond the table name and version
 	// (e.g. "coloc.source"), kept on read and written back.
 	Meta    map[string]string
@@ -25,13 +28,23 @@ type Table struct {
 // when not nil, has one entry per row and marks null values; the value slot
 // of a null is the zero value (NaN for Float).
 type Column struct {
-	Name  string
-	Type  Type
-	Unit  string
+	Name string
+	Type Type
+	Unit string
+	// Meta is field metadata beyond the unit (used by tables of other
+	// kinds, e.g. a feature's group), kept on read and written back.
+	Meta  map[string]string
 	Str   []string
 	Int   []int64
 	Float []float64
 	Null  []bool
+}
+
+func (t *Table) version() int {
+	if t.Version == 0 {
+		return Version
+	}
+	return t.Version
 }
 
 // NewTable returns an empty table of kind k.
@@ -205,9 +218,10 @@ func (c *Column) appendNull() {
 
 // Select returns a new table holding the given rows of t, in that order.
 func (t *Table) Select(rows []int) *Table {
-	out := &Table{Kind: t.Kind, Meta: copyMeta(t.Meta)}
+	out := &Table{Kind: t.Kind, Version: t.Version, Meta: copyMeta(t.Meta)}
 	for _, c := range t.Columns {
 		nc := out.AddColumn(c.Name, c.Type, c.Unit)
+		nc.Meta = copyMeta(c.Meta)
 		for _, i := range rows {
 			nc.appendFrom(c, i)
 		}

@@ -1,16 +1,6 @@
 package features
 
 import (
-	"fmt"
-	"io"
-	"os"
-	"path/filepath"
-	"strconv"
-
-	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/ipc"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/coloc-dev/coloc/datasets"
 )
 
@@ -20,9 +10,9 @@ import (
 // coloc.version, as the dataset tables do) and each column's unit in field
 // metadata.
 //
-// datasets.NewWriter accepts only the five dataset kinds, hence this
-// writer; a generic hook there (a writer for a caller-described schema)
-// would replace it.
+// It is stored with datasets.WriteOther and read with datasets.ReadOther,
+// so it gets the same atomic writes and verified reads as the dataset
+// tables.
 type Table struct {
 	Name    string
 	Version int
@@ -53,198 +43,63 @@ func (c *TableColumn) len() int {
 	return len(c.Float)
 }
 
-// WriteTable writes t to path atomically (a temporary file in the same
-// directory, renamed into place).
-func WriteTable(path string, t *Table) (err error) {
-	n := -1
-	fields := make([]arrow.Field, len(t.Columns))
-	for i := range t.Columns {
-		c := &t.Columns[i]
-		if n >= 0 && c.len() != n {
-			return fmt.Errorf("writing %s: column %s has %d values, column %s has %d", path, c.Name, c.len(), t.Columns[0].Name, n)
-		}
-		n = c.len()
-		keys, vals := []string{datasets.MetaUnit}, []string{c.Unit}
-		for _, k := range sortedKeys(c.Meta) {
-			keys, vals = append(keys, k), append(vals, c.Meta[k])
-		}
-		var typ arrow.DataType = arrow.PrimitiveTypes.Float64
-		switch {
-		case c.Str != nil:
-			typ = arrow.BinaryTypes.String
-		case c.Int != nil:
-			typ = arrow.PrimitiveTypes.Int64
-		}
-		fields[i] = arrow.Field{Name: c.Name, Type: typ, Nullable: true, Metadata: arrow.NewMetadata(keys, vals)}
-	}
-	keys := []string{datasets.MetaTable, datasets.MetaVersion}
-	vals := []string{t.Name, strconv.Itoa(t.Version)}
-	for _, k := range sortedKeys(t.Meta) {
-		if k != datasets.MetaTable && k != datasets.MetaVersion {
-			keys, vals = append(keys, k), append(vals, t.Meta[k])
-		}
-	}
-	md := arrow.NewMetadata(keys, vals)
-	schema := arrow.NewSchema(fields, &md)
-
-	mem := memory.DefaultAllocator
-	cols := make([]arrow.Array, len(t.Columns))
+// WriteTable writes t to path atomically, through the file machinery of
+// package datasets (datasets.WriteOther).
+func WriteTable(path string, t *Table) error {
+	dt := &datasets.Table{Kind: datasets.Kind(t.Name), Version: t.Version, Meta: t.Meta}
 	for i := range t.Columns {
 		c := &t.Columns[i]
 		switch {
 		case c.Str != nil:
-			b := array.NewStringBuilder(mem)
-			for _, s := range c.Str {
-				if s == "" && c.Nullable {
-					b.AppendNull()
-				} else {
-					b.Append(s)
-				}
+			dc := dt.AddColumn(c.Name, datasets.String, c.Unit)
+			for _, v := range c.Str {
+				dc.AppendString(v, v == "" && c.Nullable)
 			}
-			cols[i] = b.NewArray()
-			b.Release()
+			dc.Meta = c.Meta
 		case c.Int != nil:
-			b := array.NewInt64Builder(mem)
-			b.AppendValues(c.Int, nil)
-			cols[i] = b.NewArray()
-			b.Release()
+			dc := dt.AddColumn(c.Name, datasets.Int, c.Unit)
+			dc.Int, dc.Meta = c.Int, c.Meta
 		default:
-			b := array.NewFloat64Builder(mem)
+			dc := dt.AddColumn(c.Name, datasets.Float, c.Unit)
 			for _, v := range c.Float {
-				if v != v {
-					b.AppendNull()
-				} else {
-					b.Append(v)
-				}
+				dc.AppendFloat(v) // NaN is written as null
 			}
-			cols[i] = b.NewArray()
-			b.Release()
+			dc.Meta = c.Meta
 		}
 	}
-	rec := array.NewRecordBatch(schema, cols, int64(max(n, 0)))
-	defer rec.Release()
-	for _, a := range cols {
-		a.Release()
-	}
-
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	w, err := ipc.NewFileWriter(f, ipc.WithSchema(schema), ipc.WithAllocator(mem))
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err = w.Write(rec); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err = w.Close(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err = f.Chmod(0o644); err == nil {
-		err = f.Sync()
-	}
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err = f.Close(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err = os.Rename(f.Name(), path); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return nil
+	return datasets.WriteOther(path, dt)
 }
 
 // ReadTable reads a table written by WriteTable and checks its name and
-// version: a file of another table or version is refused.
-func ReadTable(path, name string, version int) (t *Table, err error) {
-	f, err := os.Open(path)
+// version: a file of another table or version is refused. A null float
+// reads as NaN, a null string as "".
+func ReadTable(path, name string, version int) (*Table, error) {
+	dt, err := datasets.ReadOther(path, datasets.Kind(name), version)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	defer func() {
-		if p := recover(); p != nil {
-			t, err = nil, fmt.Errorf("%s: corrupt Arrow file: %v", path, p)
+	t := &Table{Name: name, Version: version, Meta: map[string]string{}}
+	for k, v := range dt.Meta {
+		t.Meta[k] = v
+	}
+	for _, dc := range dt.Columns {
+		c := TableColumn{Name: dc.Name, Unit: dc.Unit, Meta: map[string]string{}}
+		for k, v := range dc.Meta {
+			c.Meta[k] = v
 		}
-	}()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	r, err := ipc.NewFileReader(io.NewSectionReader(f, 0, st.Size()), ipc.WithAllocator(memory.DefaultAllocator))
-	if err != nil {
-		return nil, fmt.Errorf("%s: not a readable Arrow IPC file: %w", path, err)
-	}
-	defer r.Close()
-	md := r.Schema().Metadata()
-	got, _ := md.GetValue(datasets.MetaTable)
-	if got != name {
-		return nil, fmt.Errorf("%s: holds table %q, want %q", path, got, name)
-	}
-	vs, _ := md.GetValue(datasets.MetaVersion)
-	if v, err := strconv.Atoi(vs); err != nil || v != version {
-		return nil, fmt.Errorf("%s: table %s has version %q; this coloc reads version %d", path, name, vs, version)
-	}
-	t = &Table{Name: name, Version: version, Meta: map[string]string{}}
-	for i, k := range md.Keys() {
-		if k != datasets.MetaTable && k != datasets.MetaVersion {
-			t.Meta[k] = md.Values()[i]
-		}
-	}
-	for _, fl := range r.Schema().Fields() {
-		c := TableColumn{Name: fl.Name, Meta: map[string]string{}}
-		for i, k := range fl.Metadata.Keys() {
-			if k == datasets.MetaUnit {
-				c.Unit = fl.Metadata.Values()[i]
-			} else {
-				c.Meta[k] = fl.Metadata.Values()[i]
-			}
-		}
-		switch fl.Type.ID() {
-		case arrow.STRING:
-			c.Str = []string{}
-		case arrow.INT64:
-			c.Int = []int64{}
-		case arrow.FLOAT64:
-			c.Float = []float64{}
+		switch dc.Type {
+		case datasets.String:
+			c.Str = append([]string{}, dc.Str...)
+			c.Nullable = dc.Null != nil
+		case datasets.Int, datasets.Time:
+			c.Int = append([]int64{}, dc.Int...)
 		default:
-			return nil, fmt.Errorf("%s: column %s: unsupported type %s", path, fl.Name, fl.Type)
+			c.Float = make([]float64, dc.Len())
+			for i := range c.Float {
+				c.Float[i] = dc.FloatAt(i)
+			}
 		}
 		t.Columns = append(t.Columns, c)
-	}
-	for b := 0; b < r.NumRecords(); b++ {
-		rec, err := r.RecordBatchAt(b)
-		if err != nil {
-			return nil, fmt.Errorf("%s: record batch %d: %w", path, b, err)
-		}
-		for j := range t.Columns {
-			c := &t.Columns[j]
-			switch a := rec.Column(j).(type) {
-			case *array.String:
-				for i := 0; i < a.Len(); i++ {
-					c.Str = append(c.Str, a.Value(i))
-				}
-			case *array.Int64:
-				c.Int = append(c.Int, a.Int64Values()...)
-			case *array.Float64:
-				for i := 0; i < a.Len(); i++ {
-					v := a.Value(i)
-					if a.IsNull(i) {
-						v = nan()
-					}
-					c.Float = append(c.Float, v)
-				}
-			}
-		}
-		rec.Release()
 	}
 	return t, nil
 }

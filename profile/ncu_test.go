@@ -242,8 +242,8 @@ func TestReadNCURefuses(t *testing.T) {
 		path, want string
 		version    bool
 	}{
-		{samples, `not an ncu kernels file (table "samples", want "ncu_kernels")`, false},
-		{v2, `ncu kernels file of version "2"; this coloc reads version 1`, true},
+		{samples, `holds table "samples", want "ncu_kernels"`, false},
+		{v2, `table ncu_kernels has schema version "2"; this coloc reads version 1`, true},
 		{filepath.Join("testdata", "ncu", "resnet18_h200_raw.csv"), "not a readable Arrow IPC file", false},
 	}
 	for _, tt := range tests {

@@ -2,15 +2,7 @@ package profile
 
 import (
 	"fmt"
-	"math"
-	"os"
-	"path/filepath"
-	"strconv"
 
-	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/ipc"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/coloc-dev/coloc/datasets"
 )
 
@@ -35,195 +27,98 @@ const (
 // ncuKernelColumns are the identity columns of the kernels file, in order.
 var ncuKernelColumns = []struct {
 	name string
-	typ  arrow.DataType
+	typ  datasets.Type
 }{
-	{"id", arrow.PrimitiveTypes.Int64},
-	{"process_id", arrow.PrimitiveTypes.Int64},
-	{"process_name", arrow.BinaryTypes.String},
-	{"host_name", arrow.BinaryTypes.String},
-	{"kernel_name", arrow.BinaryTypes.String},
-	{"context", arrow.PrimitiveTypes.Int64},
-	{"stream", arrow.PrimitiveTypes.Int64},
-	{"block_size", arrow.BinaryTypes.String},
-	{"grid_size", arrow.BinaryTypes.String},
-	{"device", arrow.PrimitiveTypes.Int64},
-	{"cc", arrow.BinaryTypes.String},
+	{"id", datasets.Int},
+	{"process_id", datasets.Int},
+	{"process_name", datasets.String},
+	{"host_name", datasets.String},
+	{"kernel_name", datasets.String},
+	{"context", datasets.Int},
+	{"stream", datasets.Int},
+	{"block_size", datasets.String},
+	{"grid_size", datasets.String},
+	{"device", datasets.Int},
+	{"cc", datasets.String},
 }
 
-func ncuSchema(t *NCUTable, source string) *arrow.Schema {
-	var fields []arrow.Field
-	for _, c := range ncuKernelColumns {
+// WriteNCU writes t to path as an ncu kernels file, atomically, through
+// the file machinery of package datasets. source names the CSV it came
+// from.
+func WriteNCU(path string, t *NCUTable, source string) error {
+	out := &datasets.Table{Kind: NCUTableName, Version: NCUVersion,
+		Meta: map[string]string{metaNCUFormat: t.Format, metaSource: source}}
+	cols := make([]*datasets.Column, len(ncuKernelColumns))
+	for j, c := range ncuKernelColumns {
 		unit := datasets.UnitNone
 		if c.name == "id" || c.name == "device" {
 			unit = datasets.UnitIndex
 		}
-		fields = append(fields, arrow.Field{Name: c.name, Type: c.typ, Nullable: true,
-			Metadata: arrow.NewMetadata([]string{datasets.MetaUnit}, []string{unit})})
+		cols[j] = out.AddColumn(c.name, c.typ, unit)
 	}
-	for _, m := range t.Metrics {
-		fields = append(fields, arrow.Field{Name: m.Name, Type: arrow.PrimitiveTypes.Float64, Nullable: true,
-			Metadata: arrow.NewMetadata([]string{datasets.MetaUnit, metaNCUMetric, metaNCUSection}, []string{m.Unit, m.Metric, m.Section})})
+	metrics := make([]*datasets.Column, len(t.Metrics))
+	for j, m := range t.Metrics {
+		metrics[j] = out.AddColumn(m.Name, datasets.Float, m.Unit)
+		metrics[j].Meta = map[string]string{metaNCUMetric: m.Metric, metaNCUSection: m.Section}
 	}
-	md := arrow.NewMetadata(
-		[]string{datasets.MetaTable, datasets.MetaVersion, metaNCUFormat, metaSource},
-		[]string{NCUTableName, strconv.Itoa(NCUVersion), t.Format, source})
-	return arrow.NewSchema(fields, &md)
-}
-
-// WriteNCU writes t to path as an ncu kernels file, atomically (a
-// temporary file in the same directory, renamed into place). source names
-// the CSV it came from.
-func WriteNCU(path string, t *NCUTable, source string) (err error) {
-	schema := ncuSchema(t, source)
-	rec := ncuRecord(schema, t)
-	defer rec.Release()
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	w, err := ipc.NewFileWriter(f, ipc.WithSchema(schema), ipc.WithAllocator(memory.DefaultAllocator))
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := w.Write(rec); err != nil {
-		w.Close()
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := w.Close(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := f.Chmod(0o644); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := f.Sync(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return nil
-}
-
-func ncuRecord(schema *arrow.Schema, t *NCUTable) arrow.RecordBatch {
-	mem := memory.DefaultAllocator
-	b := array.NewRecordBuilder(mem, schema)
-	defer b.Release()
 	for _, k := range t.Kernels {
 		ints := []int64{k.ID, k.ProcessID, k.Context, k.Stream, k.Device}
 		strs := []string{k.ProcessName, k.HostName, k.Name, k.BlockSize, k.GridSize, k.CC}
 		ii, si := 0, 0
 		for j, c := range ncuKernelColumns {
-			if c.typ.ID() == arrow.INT64 {
-				fb := b.Field(j).(*array.Int64Builder)
-				if v := ints[ii]; v < 0 {
-					fb.AppendNull()
-				} else {
-					fb.Append(v)
-				}
+			if c.typ == datasets.Int {
+				cols[j].AppendInt(ints[ii], ints[ii] < 0) // -1: the CSV had no such column
 				ii++
 				continue
 			}
-			b.Field(j).(*array.StringBuilder).Append(strs[si])
+			cols[j].AppendString(strs[si], false)
 			si++
 		}
 		for j, v := range k.Values {
-			fb := b.Field(len(ncuKernelColumns) + j).(*array.Float64Builder)
-			if math.IsNaN(v) {
-				fb.AppendNull()
-			} else {
-				fb.Append(v)
-			}
+			metrics[j].AppendFloat(v) // NaN is written as null
 		}
 	}
-	return b.NewRecordBatch()
+	return datasets.WriteOther(path, out)
 }
 
 // ReadNCU reads an ncu kernels file written by WriteNCU, checking its
 // table name, version, columns and units; a file of another version fails
 // with an error wrapping datasets.ErrVersion.
-func ReadNCU(path string) (t *NCUTable, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			t, err = nil, fmt.Errorf("%s: corrupt Arrow file: %v", path, p)
-		}
-	}()
-	f, err := os.Open(path)
+func ReadNCU(path string) (*NCUTable, error) {
+	in, err := datasets.ReadOther(path, NCUTableName, NCUVersion)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	r, err := ipc.NewFileReader(f, ipc.WithAllocator(memory.DefaultAllocator))
-	if err != nil {
-		return nil, fmt.Errorf("%s: not a readable Arrow IPC file: %w", path, err)
-	}
-	defer r.Close()
-	s := r.Schema()
-	md := s.Metadata()
-	if v, _ := md.GetValue(datasets.MetaTable); v != NCUTableName {
-		return nil, fmt.Errorf("%s: not an ncu kernels file (table %q, want %q)", path, v, NCUTableName)
-	}
-	if v, _ := md.GetValue(datasets.MetaVersion); v != strconv.Itoa(NCUVersion) {
-		return nil, fmt.Errorf("%s: ncu kernels file of version %q; this coloc reads version %d: %w", path, v, NCUVersion, datasets.ErrVersion)
-	}
-	t = &NCUTable{}
-	t.Format, _ = md.GetValue(metaNCUFormat)
+	t := &NCUTable{Format: in.Meta[metaNCUFormat]}
 	if t.Format != "details" && t.Format != "raw" {
 		return nil, fmt.Errorf("%s: %s %q, want details or raw", path, metaNCUFormat, t.Format)
 	}
-	fields := s.Fields()
-	if len(fields) < len(ncuKernelColumns) {
-		return nil, fmt.Errorf("%s: %d columns, want at least the %d identity columns", path, len(fields), len(ncuKernelColumns))
+	if len(in.Columns) < len(ncuKernelColumns) {
+		return nil, fmt.Errorf("%s: %d columns, want at least the %d identity columns", path, len(in.Columns), len(ncuKernelColumns))
 	}
 	for j, c := range ncuKernelColumns {
-		if fields[j].Name != c.name || !arrow.TypeEqual(fields[j].Type, c.typ) {
-			return nil, fmt.Errorf("%s: column %d is %s %s, want %s %s", path, j+1, fields[j].Name, fields[j].Type, c.name, c.typ)
+		if got := in.Columns[j]; got.Name != c.name || got.Type != c.typ {
+			return nil, fmt.Errorf("%s: column %d is %s %s, want %s %s", path, j+1, got.Name, got.Type, c.name, c.typ)
 		}
 	}
-	for _, fl := range fields[len(ncuKernelColumns):] {
-		unit, _ := fl.Metadata.GetValue(datasets.MetaUnit)
-		if fl.Type.ID() != arrow.FLOAT64 || unit == "" {
-			return nil, fmt.Errorf("%s: column %s: metric columns are float64 with a unit, this is %s [%s]", path, fl.Name, fl.Type, unit)
+	metrics := in.Columns[len(ncuKernelColumns):]
+	for _, c := range metrics {
+		if c.Type != datasets.Float || c.Unit == "" {
+			return nil, fmt.Errorf("%s: column %s: metric columns are float64 with a unit, this is %s [%s]", path, c.Name, c.Type, c.Unit)
 		}
-		metric, _ := fl.Metadata.GetValue(metaNCUMetric)
-		section, _ := fl.Metadata.GetValue(metaNCUSection)
-		t.Metrics = append(t.Metrics, NCUMetric{Name: fl.Name, Metric: metric, Section: section, Unit: unit})
+		t.Metrics = append(t.Metrics, NCUMetric{Name: c.Name, Metric: c.Meta[metaNCUMetric], Section: c.Meta[metaNCUSection], Unit: c.Unit})
 	}
-	seen := map[int64]bool{}
-	for i := 0; i < r.NumRecords(); i++ {
-		rec, err := r.RecordBatchAt(i)
-		if err != nil {
-			return nil, fmt.Errorf("%s: record batch %d: %w", path, i, err)
-		}
-		err = appendNCURecord(t, rec, seen, path)
-		rec.Release()
-		if err != nil {
-			return nil, err
-		}
-	}
-	return t, nil
-}
-
-func appendNCURecord(t *NCUTable, rec arrow.RecordBatch, seen map[int64]bool, path string) error {
 	intAt := func(j, i int) int64 {
-		a := rec.Column(j).(*array.Int64)
-		if a.IsNull(i) {
+		if in.Columns[j].IsNull(i) {
 			return -1
 		}
-		return a.Value(i)
+		return in.Columns[j].Int[i]
 	}
-	strAt := func(j, i int) string { return rec.Column(j).(*array.String).Value(i) }
-	for i := 0; i < int(rec.NumRows()); i++ {
-		if rec.Column(0).IsNull(i) {
-			return fmt.Errorf("%s: row %d: column id is null", path, len(t.Kernels)+1)
+	strAt := func(j, i int) string { return in.Columns[j].Str[i] }
+	seen := map[int64]bool{}
+	for i := 0; i < in.Len(); i++ {
+		if in.Columns[0].IsNull(i) {
+			return nil, fmt.Errorf("%s: row %d: column id is null", path, i+1)
 		}
 		k := NCUKernel{
 			ID: intAt(0, i), ProcessID: intAt(1, i), ProcessName: strAt(2, i), HostName: strAt(3, i),
@@ -231,18 +126,13 @@ func appendNCURecord(t *NCUTable, rec arrow.RecordBatch, seen map[int64]bool, pa
 			GridSize: strAt(8, i), Device: intAt(9, i), CC: strAt(10, i),
 		}
 		if seen[k.ID] {
-			return fmt.Errorf("%s: row %d: column id: launch %d appears twice", path, len(t.Kernels)+1, k.ID)
+			return nil, fmt.Errorf("%s: row %d: column id: launch %d appears twice", path, i+1, k.ID)
 		}
 		seen[k.ID] = true
-		for j := range t.Metrics {
-			a := rec.Column(len(ncuKernelColumns) + j).(*array.Float64)
-			v := math.NaN()
-			if !a.IsNull(i) {
-				v = a.Value(i)
-			}
-			k.Values = append(k.Values, v)
+		for _, c := range metrics {
+			k.Values = append(k.Values, c.FloatAt(i))
 		}
 		t.Kernels = append(t.Kernels, k)
 	}
-	return nil
+	return t, nil
 }

@@ -1,0 +1,89 @@
+package datasets
+
+import (
+	"fmt"
+	"math"
+	"os"
+)
+
+// Tables of other kinds. Besides the five dataset tables, coloc keeps a few
+// versioned tables of its own (feature sets, evaluation results, Nsight
+// Compute kernels). They share this package's file machinery: atomic
+// writes, verified reads (see ipcverify.go), the kind and version in the
+// schema metadata, units and other field metadata per column. What their
+// values mean is checked by the package that owns them; here only their
+// structure is (column lengths, unique names, no NaN stored as a value).
+
+// WriteOther writes t, a table of a kind that is not a dataset table, at
+// schema version t.Version (which must be positive), atomically.
+func WriteOther(path string, t *Table) error {
+	if _, err := SpecFor(t.Kind); err == nil {
+		return fmt.Errorf("writing %s: %s is a dataset table: use Write", path, t.Kind)
+	}
+	if t.Kind == "" || t.Version <= 0 {
+		return fmt.Errorf("writing %s: a table needs a kind and a positive version (got %q, %d)", path, t.Kind, t.Version)
+	}
+	if err := validateStructure(t, path); err != nil {
+		return err
+	}
+	w, err := newWriter(path, t, true)
+	if err != nil {
+		return err
+	}
+	if err := w.Write(t); err != nil {
+		w.Abort()
+		return err
+	}
+	return w.Close()
+}
+
+// ReadOther reads a table of kind k that this build reads at version;
+// another kind or version is refused by name (ErrVersion for a version).
+func ReadOther(path string, k Kind, version int) (*Table, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	t, err := decode(f, path, func(kind string) (Kind, int, error) {
+		if kind != string(k) {
+			return "", 0, fmt.Errorf("holds table %q, want %q", kind, k)
+		}
+		return k, version, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	t.Version = version
+	if err := validateStructure(t, path); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// validateStructure checks what every table must satisfy whatever its
+// kind: unique column names, one value (and null flag) per row in every
+// column, no NaN or infinity stored as a value.
+func validateStructure(t *Table, file string) error {
+	ps := &problems{file: file}
+	n := t.Len()
+	seen := map[string]bool{}
+	for _, c := range t.Columns {
+		switch {
+		case seen[c.Name]:
+			ps.add(0, c.Name, "duplicate column")
+		case c.Len() != n:
+			ps.add(0, c.Name, "has %d values, table has %d rows", c.Len(), n)
+		case c.Null != nil && len(c.Null) != n:
+			ps.add(0, c.Name, "null mask has %d entries, table has %d rows", len(c.Null), n)
+		case c.Type == Float:
+			for i, v := range c.Float {
+				if !c.IsNull(i) && (math.IsNaN(v) || math.IsInf(v, 0)) {
+					ps.add(i+1, c.Name, "%v stored as a value (write null for a missing value)", v)
+				}
+			}
+		}
+		seen[c.Name] = true
+	}
+	return ps.err()
+}
