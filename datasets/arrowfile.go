@@ -1,17 +1,21 @@
 package datasets
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/coloc-dev/coloc/internal/atomicfile"
 )
 
 // BatchRows is the number of rows per Arrow record batch that Write uses.
@@ -39,7 +43,7 @@ func arrowSchema(t *Table) *arrow.Schema {
 	fields := make([]arrow.Field, len(t.Columns))
 	for i, c := range t.Columns {
 		keys, vals := []string{MetaUnit}, []string{c.Unit}
-		for _, k := range sortedKeys(c.Meta) {
+		for _, k := range slices.Sorted(maps.Keys(c.Meta)) {
 			if k != MetaUnit {
 				keys, vals = append(keys, k), append(vals, c.Meta[k])
 			}
@@ -48,7 +52,7 @@ func arrowSchema(t *Table) *arrow.Schema {
 	}
 	keys := []string{MetaTable, MetaVersion}
 	vals := []string{string(t.Kind), strconv.Itoa(t.version())}
-	for _, k := range sortedKeys(t.Meta) {
+	for _, k := range slices.Sorted(maps.Keys(t.Meta)) {
 		if k == MetaTable || k == MetaVersion {
 			continue
 		}
@@ -66,6 +70,7 @@ func arrowSchema(t *Table) *arrow.Schema {
 type Writer struct {
 	path, tmp string
 	f         *os.File
+	buf       *bufio.Writer // over f
 	w         *ipc.FileWriter
 	proto     *Table // column layout every batch must match
 	schema    *arrow.Schema
@@ -90,7 +95,8 @@ func newWriter(path string, proto *Table, other bool) (*Writer, error) {
 		return nil, fmt.Errorf("writing %s: %w", path, err)
 	}
 	schema := arrowSchema(proto)
-	w, err := ipc.NewFileWriter(f, ipc.WithSchema(schema), ipc.WithAllocator(memory.DefaultAllocator))
+	buf := bufio.NewWriterSize(f, 1<<20)
+	w, err := ipc.NewFileWriter(buf, ipc.WithSchema(schema), ipc.WithAllocator(memory.DefaultAllocator))
 	if err != nil {
 		f.Close()
 		os.Remove(f.Name())
@@ -100,7 +106,7 @@ func newWriter(path string, proto *Table, other bool) (*Writer, error) {
 	for _, c := range proto.Columns {
 		layout.Columns = append(layout.Columns, &Column{Name: c.Name, Type: c.Type, Unit: c.Unit, Meta: c.Meta})
 	}
-	return &Writer{path: path, tmp: f.Name(), f: f, w: w, proto: layout, schema: schema, other: other}, nil
+	return &Writer{path: path, tmp: f.Name(), f: f, buf: buf, w: w, proto: layout, schema: schema, other: other}, nil
 }
 
 // Write appends the rows of batch, whose columns must match the writer's
@@ -141,22 +147,16 @@ func (w *Writer) Close() error {
 	w.done = true
 	err := w.w.Close()
 	if err == nil {
-		err = w.f.Chmod(0o644)
+		err = w.buf.Flush()
 	}
 	if err == nil {
-		err = w.f.Sync()
-	}
-	if cerr := w.f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(w.tmp, w.path)
+		err = atomicfile.Commit(w.f, w.path)
 	}
 	if err != nil {
+		w.f.Close()
 		os.Remove(w.tmp)
 		return fmt.Errorf("writing %s: %w", w.path, err)
 	}
-	syncDir(filepath.Dir(w.path))
 	return nil
 }
 
@@ -169,13 +169,6 @@ func (w *Writer) Abort() {
 	w.w.Close()
 	w.f.Close()
 	os.Remove(w.tmp)
-}
-
-func syncDir(dir string) {
-	if d, err := os.Open(dir); err == nil {
-		d.Sync()
-		d.Close()
-	}
 }
 
 func sameLayout(want, got *Table) error {

@@ -8,6 +8,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	"github.com/coloc-dev/coloc/internal/atomicfile"
 )
 
 // Export formats.
@@ -75,5 +76,5 @@ func Export(path, format string, t *Table) error {
 	default:
 		return fmt.Errorf("unknown export format %q (want %s or %s)", format, FormatCSV, FormatParquet)
 	}
-	return WriteFileAtomic(path, func(w io.Writer) error { return fn(w, t) })
+	return atomicfile.Write(path, func(w io.Writer) error { return fn(w, t) })
 }

@@ -2,7 +2,6 @@ package datasets
 
 import (
 	"math"
-	"sort"
 	"strconv"
 	"time"
 )
@@ -14,12 +13,3 @@ func formatFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) 
 func formatTime(ns int64) string { return time.Unix(0, ns).UTC().Format(time.RFC3339Nano) }
 
 var nanValue = math.NaN()
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}

@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -103,7 +105,7 @@ func ImportGavel(r io.Reader, name string) (*Imported, error) {
 		Scaling: &ScalingTable{ThroughputUnit: UnitItersPerS},
 		Meta:    map[string]string{MetaSource: "Gavel measured throughputs (stanford-futuredata/gavel, scheduler/simulation_throughputs.json, MIT license)"},
 	}
-	for _, dev := range sortedMapKeys(raw) {
+	for _, dev := range slices.Sorted(maps.Keys(raw)) {
 		if err := importGavelDevice(im, dev, raw[dev], name); err != nil {
 			return nil, err
 		}
@@ -126,7 +128,7 @@ func importGavelDevice(im *Imported, dev string, jobs map[string]map[string]json
 	where := func(key string) string { return fmt.Sprintf("%s: device %q, job %s", name, dev, key) }
 	solo := map[string]float64{} // by key
 	parsed := map[string]gavelJob{}
-	for _, key := range sortedMapKeys(jobs) {
+	for _, key := range slices.Sorted(maps.Keys(jobs)) {
 		job, sf, err := parseGavelKey(key)
 		if err != nil {
 			return fmt.Errorf("%s: device %q: %w", name, dev, err)
@@ -146,7 +148,7 @@ func importGavelDevice(im *Imported, dev string, jobs map[string]map[string]json
 		solo[key] = v
 	}
 	unconsolidated := strings.HasSuffix(dev, "_unconsolidated")
-	for _, key := range sortedMapKeys(jobs) {
+	for _, key := range slices.Sorted(maps.Keys(jobs)) {
 		j := parsed[key]
 		s := solo[key]
 		if s == 0 {
@@ -165,7 +167,7 @@ func importGavelDevice(im *Imported, dev string, jobs map[string]map[string]json
 				Throughput: s, StepTime: math.NaN(), SyncTime: math.NaN(), Source: GavelSource,
 			})
 		}
-		for _, pkey := range sortedMapKeys(jobs[key]) {
+		for _, pkey := range slices.Sorted(maps.Keys(jobs[key])) {
 			if pkey == "null" {
 				continue
 			}

@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+
+	"github.com/coloc-dev/coloc/internal/atomicfile"
 )
 
 // WorkloadsFile is the name of the optional file of a dataset directory
@@ -90,7 +92,7 @@ func bad(v float64) bool { return v < 0 || math.IsNaN(v) || math.IsInf(v, 0) }
 func WriteWorkloads(path string, list []WorkloadMeta) error {
 	doc := workloadsDoc{Format: WorkloadsFormat, Version: WorkloadsVersion, Workloads: append([]WorkloadMeta(nil), list...)}
 	sort.Slice(doc.Workloads, func(i, j int) bool { return doc.Workloads[i].Workload < doc.Workloads[j].Workload })
-	return WriteFileAtomic(path, func(w io.Writer) error {
+	return atomicfile.Write(path, func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(doc)

@@ -3,7 +3,6 @@ package features
 import (
 	"fmt"
 	"math"
-	"sort"
 	"strings"
 
 	"github.com/coloc-dev/coloc/datasets"
@@ -109,12 +108,3 @@ func Read(path string) (*Set, error) {
 }
 
 func nan() float64 { return math.NaN() }
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}

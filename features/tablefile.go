@@ -33,16 +33,6 @@ type TableColumn struct {
 	Nullable bool
 }
 
-func (c *TableColumn) len() int {
-	switch {
-	case c.Str != nil:
-		return len(c.Str)
-	case c.Int != nil:
-		return len(c.Int)
-	}
-	return len(c.Float)
-}
-
 // WriteTable writes t to path atomically, through the file machinery of
 // package datasets (datasets.WriteOther).
 func WriteTable(path string, t *Table) error {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/coloc-dev/coloc/features"
+	"github.com/coloc-dev/coloc/internal/atomicfile"
 	"github.com/coloc-dev/coloc/internal/version"
 )
 
@@ -143,30 +144,7 @@ func (sp *Space) check(nMean, nStd int) error {
 }
 
 // WriteFile writes b to path atomically.
-func WriteFile(path string, b []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	_, err = tmp.Write(b)
-	if err == nil {
-		err = tmp.Chmod(0o644)
-	}
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return nil
-}
+func WriteFile(path string, b []byte) error { return atomicfile.WriteBytes(path, b) }
 
 // Load reads a model file.
 func Load(path string) (*Loaded, error) {

@@ -3,6 +3,8 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"text/tabwriter"
 
 	"github.com/coloc-dev/coloc/datasets"
@@ -33,7 +35,7 @@ strings, first and last time for timestamps).`,
 				return enc.Encode(s)
 			}
 			fmt.Fprintf(e.stdout, "%s: table %s, version %d, %d rows\n", s.File, s.Table, s.Version, s.Rows)
-			for _, k := range sortedKeys(s.Meta) {
+			for _, k := range slices.Sorted(maps.Keys(s.Meta)) {
 				fmt.Fprintf(e.stdout, "  %s = %s\n", k, s.Meta[k])
 			}
 			tw := tabwriter.NewWriter(e.stdout, 2, 4, 2, ' ', 0)

@@ -1,0 +1,76 @@
+// Package atomicfile writes files so that readers see either the old file
+// or the whole new one, never a part: the content goes to a temporary file
+// beside the target, is synced, and is renamed into place. Every file coloc
+// writes goes through it.
+package atomicfile
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+)
+
+// Write writes a file through fn. If fn or any step fails, the target is
+// untouched and no temporary file is left behind. The file gets mode 0644.
+func Write(path string, fn func(w io.Writer) error) (err error) {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	bw := bufio.NewWriterSize(f, 1<<20)
+	if err = fn(bw); err != nil {
+		return err
+	}
+	if err = bw.Flush(); err == nil {
+		err = Commit(f, path)
+	}
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
+}
+
+// WriteBytes writes data to path atomically.
+func WriteBytes(path string, data []byte) error {
+	return Write(path, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// Commit finishes a temporary file written beside path: mode 0644, sync,
+// close, rename to path, sync the directory. On error the caller removes
+// the temporary file.
+func Commit(f *os.File, path string) error {
+	err := f.Chmod(0o644)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err == nil {
+		SyncDir(filepath.Dir(path))
+	}
+	return err
+}
+
+// SyncDir syncs a directory so that a rename in it survives a crash; errors
+// are ignored (some file systems refuse to sync directories).
+func SyncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		d.Sync()
+		d.Close()
+	}
+}
