@@ -1,6 +1,7 @@
 package benchmarks
 
 import (
+	"bytes"
 	"fmt"
 	"path"
 	"regexp"
@@ -189,13 +190,18 @@ func K8sManifest(f *Fleet) ([]byte, error) {
 			},
 		},
 	}
-	body, err := yaml.Marshal(job)
-	if err != nil {
+	var body bytes.Buffer
+	enc := yaml.NewEncoder(&body)
+	enc.SetIndent(2)
+	if err := enc.Encode(job); err != nil {
+		return nil, err
+	}
+	if err := enc.Close(); err != nil {
 		return nil, err
 	}
 	head := fmt.Sprintf("# coloc fleet campaign %s: %d runs in %d shards (written by 'coloc profile k8s').\n"+
 		"# kubectl apply -f %s; when the pods are done, bring <volume>/shards into the\n"+
 		"# campaign directory (or mount the volume there) and run coloc profile merge on it.\n",
 		f.Name, len(f.Plan.Runs), n, K8sManifestName)
-	return append([]byte(head), body...), nil
+	return append([]byte(head), body.Bytes()...), nil
 }

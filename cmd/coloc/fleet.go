@@ -85,7 +85,7 @@ func describeFleet(f *benchmarks.Fleet) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "fleet %s: suite %s, %d runs on %s", f.Name, f.Suite.Name, len(f.Plan.Runs), f.Settings.Device)
 	if f.Settings.GPUs > 0 {
-		fmt.Fprintf(&b, " (%d GPUs a shard)", f.Settings.GPUs)
+		fmt.Fprintf(&b, " (%d GPU%s a shard)", f.Settings.GPUs, map[bool]string{true: "s"}[f.Settings.GPUs > 1])
 	}
 	var longest float64
 	for _, sh := range f.Plan.Shards {
