@@ -185,6 +185,10 @@ func (c *Campaign) prepare() (*Manifest, error) {
 		Plan: ManifestPlan{Hash: c.Plan.Hash(), Shard: c.Shard, EstS: c.Plan.Total().Seconds(),
 			Notes: c.Plan.Notes, Runs: c.Plan.Runs},
 	}
+	if _, err := os.Stat(filepath.Join(c.Dir, FleetFile)); err == nil {
+		return nil, fmt.Errorf("%s holds a fleet (%s): its campaign is merged from its shards by coloc profile merge, and a merge would drop runs made here; run a shard instead (--out %s --shard i/n)",
+			c.Dir, FleetFile, filepath.Join(c.Dir, ShardsDir, "i"))
+	}
 	path := filepath.Join(c.Dir, "manifest.json")
 	old, err := ReadManifest(path)
 	discard := false

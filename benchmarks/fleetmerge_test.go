@@ -2,6 +2,7 @@ package benchmarks
 
 import (
 	"bytes"
+	"context"
 	"math"
 	"os"
 	"path/filepath"
@@ -84,6 +85,14 @@ func TestMergeFleet(t *testing.T) {
 	if man.Plan.Shard != "" || man.Progress.Finished != 10 || len(man.Shards) != 3 || man.Shards[1].Shard != "2/3" ||
 		man.Shards[1].Hardware == nil || man.Shards[1].Hardware.Host != "node2" || man.Settings.DeviceType != "cpu" || man.Torch != "0.0-fake" {
 		t.Errorf("merged manifest %+v", man)
+	}
+
+	// Running the plan in the fleet directory itself is refused: the next
+	// merge would drop its runs.
+	plan, _ := NewPlan(s, po)
+	c := &Campaign{Dir: dir, Suite: s, Plan: plan, Runner: &Runner{Suite: s, Options: fakeOptions(t), Monitor: NopMonitor{}}}
+	if _, err := c.Execute(context.Background()); err == nil || !strings.Contains(err.Error(), "holds a fleet") {
+		t.Errorf("a campaign run in the fleet directory: %v, want a refusal", err)
 	}
 
 	// Merging again writes the same campaign.

@@ -30,6 +30,7 @@ func (f *fleetFlags) register(cmd *cobra.Command, gpusFlag, gpusHelp string) {
 	fl.StringVar(&f.out, "out", "", "fleet directory: fleet.json, the script or manifest, shards/<i> (the merged campaign comes here too)")
 	fl.IntVar(&f.shards, "shards", 0, "number of shards (tasks, pods); runs are dealt to balance estimated time")
 	fl.IntVar(&f.gpus, gpusFlag, 1, gpusHelp)
+	fl.Lookup("device").Usage = "cuda or cpu (default cuda, or cpu with --" + gpusFlag + " 0)"
 	cmd.MarkFlagRequired("out")
 	cmd.MarkFlagRequired("shards")
 }

@@ -92,7 +92,7 @@ func mergeFleets(stdout, stderr io.Writer, dir string, subs []string) error {
 	for _, t := range tables {
 		parts = append(parts, fmt.Sprintf("%s %d rows", t.Kind, t.Len()))
 	}
-	fmt.Fprintf(stdout, "joined %d fleets into %s: %s\n", len(subs), dir, strings.Join(parts, ", "))
+	fmt.Fprintf(stdout, "joined %d fleet(s) into %s: %s\n", len(subs), dir, strings.Join(parts, ", "))
 	if missing > 0 {
 		return &exitError{code: exitIncomplete, msg: fmt.Sprintf("%s: %d runs still missing", dir, missing)}
 	}

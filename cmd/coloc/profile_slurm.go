@@ -53,7 +53,7 @@ each GPU type, write one fleet per type, each restricted to its nodes with
 --constraint (a Slurm node feature), into sub-directories of one directory,
 and merge that directory: see the examples.`,
 		Example: `  # a CPU campaign of the tiny suite in two tasks, submitted
-  coloc profile slurm --suite benchmarks/suites/tiny.yaml --out /shared/camp/tiny --shards 2 \
+  coloc profile slurm --suite benchmarks/suites/tiny.yaml --out /shared/tiny --shards 2 \
       --device cpu --python /usr/bin/python3 --duration 5s --warmup 1s --repeats 2 --submit
 
   # the default suite on 8 H200 nodes of partition gpu, 1 GPU a task
