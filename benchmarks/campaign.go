@@ -185,6 +185,10 @@ func (c *Campaign) prepare() (*Manifest, error) {
 		Plan: ManifestPlan{Hash: c.Plan.Hash(), Shard: c.Shard, EstS: c.Plan.Total().Seconds(),
 			Notes: c.Plan.Notes, Runs: c.Plan.Runs},
 	}
+	if _, err := os.Stat(filepath.Join(c.Dir, FleetFile)); err == nil {
+		return nil, fmt.Errorf("%s holds a fleet (%s): its campaign is merged from its shards by coloc profile merge, and a merge would drop runs made here; run a shard instead (--out %s --shard i/n)",
+			c.Dir, FleetFile, filepath.Join(c.Dir, ShardsDir, "i"))
+	}
 	path := filepath.Join(c.Dir, "manifest.json")
 	old, err := ReadManifest(path)
 	discard := false
@@ -254,57 +258,80 @@ func (c *Campaign) runOne(ctx context.Context, pr PlannedRun, recs map[string]*R
 // final also gathers the per-run sample files into samples.arrow (too
 // costly to redo after every run).
 func (c *Campaign) writeTables(man *Manifest, recs map[string]*RunRecord, final bool) error {
-	t := BuildTables(c.Name, c.Suite, c.Plan, recs)
-	tables := t.List()
-	if final {
-		s, err := gatherSamples(c.Dir, c.Plan, recs)
-		if err != nil {
-			return err
-		}
-		if s != nil {
-			tables = append(tables, s)
-		}
-	}
-	if err := datasets.WriteDir(c.Dir, tables...); err != nil {
-		return fmt.Errorf("campaign %s: %w", c.Dir, err)
+	if _, err := writeTables(c.Dir, c.Name, c.Suite, c.Plan, recs, final); err != nil {
+		return err
 	}
 	man.Updated = time.Now().UTC()
-	man.Progress = ManifestProgress{}
-	for _, pr := range c.Plan.Runs {
+	man.tally(c.Plan, recs)
+	if err := writeWorkloads(c.Dir, man); err != nil {
+		return err
+	}
+	return writeManifest(filepath.Join(c.Dir, "manifest.json"), man)
+}
+
+// writeTables writes the tables of the records recs of plan into dir (the
+// samples table too when withSamples: it concatenates the per-run files of
+// dir/samples) and returns them.
+func writeTables(dir, name string, s *Suite, plan *Plan, recs map[string]*RunRecord, withSamples bool) (*Tables, error) {
+	t := BuildTables(name, s, plan, recs)
+	tables := t.List()
+	if withSamples {
+		st, err := gatherSamples(dir, plan, recs)
+		if err != nil {
+			return nil, err
+		}
+		if st != nil {
+			tables = append(tables, st)
+		}
+	}
+	if err := datasets.WriteDir(dir, tables...); err != nil {
+		return nil, fmt.Errorf("campaign %s: %w", dir, err)
+	}
+	return t, nil
+}
+
+// tally counts the finished runs of plan by status into m.Progress and
+// takes the torch version and each workload's meta line from the records.
+func (m *Manifest) tally(plan *Plan, recs map[string]*RunRecord) {
+	m.Progress = ManifestProgress{}
+	for _, pr := range plan.Runs {
 		r := recs[pr.ID]
 		if r == nil {
 			continue
 		}
-		man.Progress.Finished++
+		m.Progress.Finished++
 		switch r.Status {
 		case datasets.StatusOK:
-			man.Progress.OK++
+			m.Progress.OK++
 		case datasets.StatusInfeasible:
-			man.Progress.Infeasible++
+			m.Progress.Infeasible++
 		default:
-			man.Progress.Failed++
+			m.Progress.Failed++
 		}
 		for _, s := range r.Sides {
 			if s.Meta == nil {
 				continue
 			}
-			if man.Torch == "" {
-				man.Torch = s.Meta.Torch
+			if m.Torch == "" {
+				m.Torch = s.Meta.Torch
 			}
-			if man.Workloads == nil {
-				man.Workloads = map[string]*Meta{}
+			if m.Workloads == nil {
+				m.Workloads = map[string]*Meta{}
 			}
-			if man.Workloads[s.Workload] == nil && r.Mode == datasets.ModeSolo {
-				man.Workloads[s.Workload] = s.Meta
+			if m.Workloads[s.Workload] == nil && r.Mode == datasets.ModeSolo {
+				m.Workloads[s.Workload] = s.Meta
 			}
 		}
 	}
-	if len(man.Workloads) > 0 {
-		if err := datasets.WriteWorkloads(datasets.WorkloadsPath(c.Dir), workloadsOf(man)); err != nil {
-			return err
-		}
+}
+
+// writeWorkloads writes dir's workloads file from the meta lines tallied
+// into m (nothing when no workload printed one).
+func writeWorkloads(dir string, m *Manifest) error {
+	if len(m.Workloads) == 0 {
+		return nil
 	}
-	return writeManifest(filepath.Join(c.Dir, "manifest.json"), man)
+	return datasets.WriteWorkloads(datasets.WorkloadsPath(dir), workloadsOf(m))
 }
 
 // workloadsOf turns the meta lines the workloads printed in their solo

@@ -87,28 +87,9 @@ func OpenJournal(path string) (*Journal, map[string]*RunRecord, []string, error)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, nil, err
 	}
-	var warns []string
-	keep := len(data)
-	if keep > 0 && data[keep-1] != '\n' {
-		keep = bytes.LastIndexByte(data, '\n') + 1
-		warns = append(warns, fmt.Sprintf("%s: dropped an unfinished last record (%d bytes) left by an interrupted write", path, len(data)-keep))
-	}
-	recs := map[string]*RunRecord{}
-	for n, line := range bytes.Split(data[:keep], []byte{'\n'}) {
-		if len(bytes.TrimSpace(line)) == 0 {
-			continue
-		}
-		var r RunRecord
-		if err := json.Unmarshal(line, &r); err != nil {
-			return nil, nil, nil, fmt.Errorf("%s:%d: %v", path, n+1, err)
-		}
-		if r.Version != JournalVersion {
-			return nil, nil, nil, fmt.Errorf("%s:%d: journal record version %d is not known to this coloc (it reads version %d)", path, n+1, r.Version, JournalVersion)
-		}
-		if r.RunID == "" {
-			return nil, nil, nil, fmt.Errorf("%s:%d: record without run_id", path, n+1)
-		}
-		recs[r.RunID] = &r
+	recs, keep, warns, err := parseJournal(path, data)
+	if err != nil {
+		return nil, nil, nil, err
 	}
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
@@ -125,6 +106,47 @@ func OpenJournal(path string) (*Journal, map[string]*RunRecord, []string, error)
 		return nil, nil, nil, err
 	}
 	return &Journal{path: path, f: f}, recs, warns, nil
+}
+
+// ReadJournal returns the records of the journal at path like OpenJournal,
+// without changing the file: a shard still running may be appending to it.
+// A missing file holds no records.
+func ReadJournal(path string) (map[string]*RunRecord, []string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, err
+	}
+	recs, _, warns, err := parseJournal(path, data)
+	return recs, warns, err
+}
+
+// parseJournal reads the records of data, the content of the journal at
+// path, and returns the length of its complete lines.
+func parseJournal(path string, data []byte) (map[string]*RunRecord, int, []string, error) {
+	var warns []string
+	keep := len(data)
+	if keep > 0 && data[keep-1] != '\n' {
+		keep = bytes.LastIndexByte(data, '\n') + 1
+		warns = append(warns, fmt.Sprintf("%s: dropped an unfinished last record (%d bytes) left by an interrupted write", path, len(data)-keep))
+	}
+	recs := map[string]*RunRecord{}
+	for n, line := range bytes.Split(data[:keep], []byte{'\n'}) {
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		var r RunRecord
+		if err := json.Unmarshal(line, &r); err != nil {
+			return nil, 0, nil, fmt.Errorf("%s:%d: %v", path, n+1, err)
+		}
+		if r.Version != JournalVersion {
+			return nil, 0, nil, fmt.Errorf("%s:%d: journal record version %d is not known to this coloc (it reads version %d)", path, n+1, r.Version, JournalVersion)
+		}
+		if r.RunID == "" {
+			return nil, 0, nil, fmt.Errorf("%s:%d: record without run_id", path, n+1)
+		}
+		recs[r.RunID] = &r
+	}
+	return recs, keep, warns, nil
 }
 
 // Append writes one record and syncs it to disk.

@@ -52,6 +52,20 @@ type Manifest struct {
 	Workloads map[string]*Meta `json:"workloads,omitempty"` // the meta line of each workload
 	Plan      ManifestPlan     `json:"plan"`
 	Progress  ManifestProgress `json:"progress"`
+	// Shards, in a campaign merged from the shards of a fleet (see
+	// MergeFleet), say where each shard ran; Hardware is then the first
+	// shard's and Settings.DeviceType lists every device type, sorted and
+	// comma-separated.
+	Shards []ManifestShard `json:"shards,omitempty"`
+}
+
+// ManifestShard is one shard of a merged campaign.
+type ManifestShard struct {
+	Shard      string    `json:"shard"` // i/n
+	Dir        string    `json:"dir"`   // relative to the campaign directory
+	DeviceType string    `json:"device_type,omitempty"`
+	Hardware   *Hardware `json:"hardware,omitempty"` // nil: the shard has not started
+	Finished   int       `json:"finished"`
 }
 
 // ManifestSuite identifies the suite of a campaign.

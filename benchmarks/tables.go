@@ -30,6 +30,11 @@ func (t *Tables) List() []*datasets.Table {
 
 // BuildTables tabulates the records of a campaign, in plan order. Records
 // of runs not in the plan are ignored. source is "coloc:<campaign>".
+//
+// Values are kept apart by the device type each run recorded, so the
+// records of shards that ran on different GPU types (a heterogeneous fleet)
+// give one solo, pairs and scaling row per device type; a pair is
+// normalized by the solo value of the same device type only.
 func BuildTables(campaign string, s *Suite, plan *Plan, recs map[string]*RunRecord) *Tables {
 	source := "coloc:" + campaign
 	t := &Tables{
@@ -38,27 +43,26 @@ func BuildTables(campaign string, s *Suite, plan *Plan, recs map[string]*RunReco
 		Pairs: &datasets.Pairs{ThroughputUnit: datasets.UnitSamplesPerS},
 	}
 	type key struct {
-		w string
-		d int
+		w, dev string
+		d      int
 	}
 	tput := map[key][]float64{}
 	step := map[key][]float64{}
 	peak := map[key]float64{}
 	var soloOrder []key
-	var pairOrder [][2]string
-	pairRecs := map[[2]string][]*RunRecord{}
-	devType, hasScale := "", false
+	var pairOrder []pairKey
+	pairRecs := map[pairKey][]*RunRecord{}
+	hasScale := false
 	for _, pr := range plan.Runs {
 		hasScale = hasScale || pr.Mode == datasets.ModeScale
 		r := recs[pr.ID]
 		if r == nil {
 			continue
 		}
-		devType = r.DeviceType
 		t.Runs.Rows = append(t.Runs.Rows, runRows(campaign, r)...)
 		switch r.Mode {
 		case datasets.ModePair:
-			k := [2]string{pr.Workloads[0], pr.Workloads[1]}
+			k := pairKey{pr.Workloads[0], pr.Workloads[1], r.DeviceType}
 			if pairRecs[k] == nil {
 				pairOrder = append(pairOrder, k)
 			}
@@ -68,7 +72,7 @@ func BuildTables(campaign string, s *Suite, plan *Plan, recs map[string]*RunReco
 			if side.Status != datasets.StatusOK {
 				continue
 			}
-			k := key{side.Workload, r.Degree}
+			k := key{side.Workload, r.DeviceType, r.Degree}
 			if tput[k] == nil {
 				soloOrder = append(soloOrder, k)
 			}
@@ -79,19 +83,22 @@ func BuildTables(campaign string, s *Suite, plan *Plan, recs map[string]*RunReco
 			}
 		}
 	}
-	solo := map[string]Estimate{}
+	solo := map[string]map[string]Estimate{} // device type -> workload -> degree-1 value
 	for _, k := range soloOrder {
 		w, _ := s.Workload(k.w)
 		e := MeanCI(tput[k])
 		if k.d == 1 {
-			solo[k.w] = e
+			if solo[k.dev] == nil {
+				solo[k.dev] = map[string]Estimate{}
+			}
+			solo[k.dev][k.w] = e
 		}
 		pm := math.NaN()
 		if v, ok := peak[k]; ok {
 			pm = v
 		}
 		t.Solo.Rows = append(t.Solo.Rows, datasets.Solo{
-			Workload: k.w, DeviceType: devType, Degree: k.d, BatchSize: w.BatchSize,
+			Workload: k.w, DeviceType: k.dev, Degree: k.d, BatchSize: w.BatchSize,
 			Throughput: e.Mean, CILow: e.Low, CIHigh: e.High, Repeats: e.N,
 			PeakMemory: pm, Source: source,
 		})
@@ -100,19 +107,24 @@ func BuildTables(campaign string, s *Suite, plan *Plan, recs map[string]*RunReco
 				t.Scaling = &datasets.ScalingTable{ThroughputUnit: datasets.UnitSamplesPerS}
 			}
 			t.Scaling.Rows = append(t.Scaling.Rows, datasets.Scale{
-				Workload: k.w, DeviceType: devType, Degree: k.d, Nodes: 1, BatchSize: w.BatchSize,
+				Workload: k.w, DeviceType: k.dev, Degree: k.d, Nodes: 1, BatchSize: w.BatchSize,
 				Throughput: e.Mean, StepTime: MeanCI(step[k]).Mean, SyncTime: math.NaN(), Source: source,
 			})
 		}
 	}
 	for _, k := range pairOrder {
-		rows, warn := pairRows(k, pairRecs[k], solo, devType, source)
+		rows, warn := pairRows(k, pairRecs[k], solo[k.dev], source)
 		t.Pairs.Rows = append(t.Pairs.Rows, rows...)
 		if warn != "" {
 			t.Warnings = append(t.Warnings, warn)
 		}
 	}
 	return t
+}
+
+// pairKey is an unordered pair (names in suite order) on one device type.
+type pairKey struct {
+	a, b, dev string
 }
 
 // runRows is a run's rows of the runs table: one, or one per side of a
@@ -141,7 +153,8 @@ func runRows(campaign string, r *RunRecord) []datasets.Run {
 // propagated CI. A pair none of whose runs succeeded is infeasible when one
 // was refused by the memory check or ran out of memory, and absent (its
 // runs say why) otherwise.
-func pairRows(k [2]string, recs []*RunRecord, solo map[string]Estimate, devType, source string) ([]datasets.Pair, string) {
+func pairRows(pk pairKey, recs []*RunRecord, solo map[string]Estimate, source string) ([]datasets.Pair, string) {
+	k, devType := [2]string{pk.a, pk.b}, pk.dev
 	self := k[0] == k[1]
 	var co [2][]float64
 	infeasible := false
@@ -177,7 +190,7 @@ func pairRows(k [2]string, recs []*RunRecord, solo map[string]Estimate, devType,
 		case len(co[o[0]]) == 0:
 			return nil, ""
 		case !haveSolo:
-			return nil, fmt.Sprintf("pair %s+%s: left out of pairs: no solo value of %s to normalize by", k[0], k[1], w)
+			return nil, fmt.Sprintf("pair %s+%s: left out of pairs: no solo value of %s on %s to normalize by", k[0], k[1], w, devType)
 		default:
 			ce := MeanCI(co[o[0]])
 			n := Ratio(ce, se)

@@ -3,6 +3,9 @@ package main
 import (
 	"fmt"
 	"os"
+	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/coloc-dev/coloc/benchmarks"
@@ -97,4 +100,77 @@ func (r *recorderMonitor) Stop() (*datasets.Table, []string) {
 		return nil, warns
 	}
 	return s.Table(), warns
+}
+
+// selectGPUs returns the GPUs a CUDA campaign uses: those that
+// CUDA_VISIBLE_DEVICES (cvd, when set) lets through, then the first n of
+// them (n = 0: all). A cluster manager sets the variable to a job's GPUs
+// (Slurm with --gres=gpu:k), so a shard uses the GPUs it was given and
+// plans for as many. Entries are NVML indices (the order of PCI bus IDs,
+// which the runner also gives CUDA) or UUIDs; when integer entries name
+// indices NVML does not show but as many GPUs as entries are shown, the
+// node's devices were renumbered for the job (a device cgroup) and those
+// shown are taken. The note says what was chosen ("" when cvd is unset).
+func selectGPUs(found []benchmarks.Device, n int, cvd string, set bool) ([]benchmarks.Device, string, error) {
+	if n < 0 {
+		return nil, "", fmt.Errorf("--gpus %d: want 0 (all) or more", n)
+	}
+	vis, note := found, ""
+	if set {
+		var entries []string
+		for _, e := range strings.Split(cvd, ",") {
+			if e = strings.TrimSpace(e); e != "" {
+				entries = append(entries, e)
+			}
+		}
+		if len(entries) == 0 {
+			return nil, "", fmt.Errorf("CUDA_VISIBLE_DEVICES=%q hides every GPU (use --device cpu for a CPU campaign)", cvd)
+		}
+		vis = nil
+		allInts, unknown := true, ""
+		for _, e := range entries {
+			idx, err := strconv.Atoi(e)
+			allInts = allInts && err == nil
+			var d *benchmarks.Device
+			for k := range found {
+				if err == nil && found[k].Index == idx || err != nil && strings.HasPrefix(e, "GPU-") && strings.HasPrefix(found[k].UUID, e) {
+					d = &found[k]
+					break
+				}
+			}
+			switch {
+			case d == nil && unknown == "":
+				unknown = e
+			case d != nil && slices.ContainsFunc(vis, func(v benchmarks.Device) bool { return v.Index == d.Index }):
+				return nil, "", fmt.Errorf("CUDA_VISIBLE_DEVICES=%q names GPU %s twice", cvd, e)
+			case d != nil:
+				vis = append(vis, *d)
+			}
+		}
+		switch {
+		case unknown != "" && allInts && len(entries) == len(found):
+			vis = found
+			note = fmt.Sprintf("CUDA_VISIBLE_DEVICES=%s names GPUs NVML numbers otherwise; taking the %d GPUs NVML shows (renumbered for this job)", cvd, len(found))
+		case unknown != "":
+			return nil, "", fmt.Errorf("CUDA_VISIBLE_DEVICES=%q: GPU %s is not among the %d GPUs NVML shows (indices %s; MIG instances are not supported)",
+				cvd, unknown, len(found), deviceIndices(found))
+		default:
+			note = fmt.Sprintf("CUDA_VISIBLE_DEVICES=%s: using GPUs %s", cvd, deviceIndices(vis))
+		}
+	}
+	if n > len(vis) {
+		return nil, "", fmt.Errorf("--gpus %d: only %d GPUs visible (indices %s)", n, len(vis), deviceIndices(vis))
+	}
+	if n > 0 {
+		vis = vis[:n]
+	}
+	return vis, note, nil
+}
+
+func deviceIndices(ds []benchmarks.Device) string {
+	s := make([]string, len(ds))
+	for i, d := range ds {
+		s[i] = strconv.Itoa(d.Index)
+	}
+	return strings.Join(s, ",")
 }

@@ -23,6 +23,9 @@ over k GPUs (scale), recording hardware counters as they run.
 
   coloc profile plan   show the runs a campaign would make and how long it takes
   coloc profile run    run them into a dataset directory (resumable)
+  coloc profile slurm  run them on a fleet as a Slurm job array, one shard a task
+  coloc profile k8s    the same as a Kubernetes Indexed Job
+  coloc profile merge  join a fleet's shards into one campaign
 
 A workload is any command. One that prints the JSON lines of the coloc
 protocol (meta, step, end; see README) is measured over its steady window
@@ -30,6 +33,7 @@ after warm-up; one that does not (protocol: none in the suite) is measured
 by wall time over a given number of steps.`,
 	}
 	cmd.AddCommand(newProfileRunCmd(e), newProfilePlanCmd(e))
+	cmd.AddCommand(newProfileSlurmCmd(e), newProfileK8sCmd(e), newProfileMergeCmd(e))
 	cmd.AddCommand(newProfileImportNCUCmd(e))
 	return cmd
 }
@@ -47,6 +51,12 @@ type planFlags struct {
 }
 
 func (f *planFlags) register(cmd *cobra.Command) {
+	f.registerPlan(cmd)
+	cmd.Flags().StringVar(&f.shard, "shard", "", "run only shard i of n of the plan, e.g. 2/4 (shards balance estimated time)")
+}
+
+// registerPlan registers the flags that choose the runs, all but --shard.
+func (f *planFlags) registerPlan(cmd *cobra.Command) {
 	d := benchmarks.DefaultPlanOptions
 	fl := cmd.Flags()
 	fl.StringVar(&f.suite, "suite", "", "suite file (YAML, version 1), e.g. benchmarks/suites/tiny.yaml")
@@ -55,7 +65,6 @@ func (f *planFlags) register(cmd *cobra.Command) {
 	fl.DurationVar(&f.duration, "duration", d.Duration, "training time of each run, warm-up included")
 	fl.IntVar(&f.repeats, "repeats", d.Repeats, "runs of each measurement (for the 95% confidence intervals)")
 	fl.StringVar(&f.device, "device", "", "cuda or cpu (default cuda when a GPU is found, else cpu)")
-	fl.StringVar(&f.shard, "shard", "", "run only shard i of n of the plan, e.g. 2/4 (shards balance estimated time)")
 	fl.Uint64Var(&f.seed, "seed", d.Seed, "seed of the random subset of --pairs fraction:F")
 	cmd.MarkFlagRequired("suite")
 }
@@ -86,6 +95,13 @@ func (f *planFlags) plan(gpus int) (*benchmarks.Suite, *benchmarks.Plan, error) 
 		}
 	}
 	return s, p, nil
+}
+
+// args are the flags that give `coloc profile run` this plan, less
+// --suite, --device and --shard.
+func (f *planFlags) args() []string {
+	return []string{"--pairs", f.pairs, "--degrees", f.degrees, "--duration", f.duration.String(),
+		"--repeats", strconv.Itoa(f.repeats), "--seed", strconv.FormatUint(f.seed, 10)}
 }
 
 func isTerminal(w io.Writer) bool {

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -14,14 +15,11 @@ import (
 
 func newProfileRunCmd(e *env) *cobra.Command {
 	var (
-		pf       planFlags
-		out      string
-		warmup   time.Duration
-		interval time.Duration
-		python   string
-		share    string
-		timeout  time.Duration
-		force    bool
+		pf    planFlags
+		rf    runFlags
+		out   string
+		gpus  int
+		force bool
 	)
 	cmd := &cobra.Command{
 		Use:   "run --suite FILE --out DIR",
@@ -52,16 +50,13 @@ redone. A directory holding another suite, plan or settings is refused
   # a GPU node: all pairs and degrees 1-8, 3 repeats of 60 s (the defaults)
   coloc profile run --suite benchmarks/suites/default.yaml --out data/h200
 
-  # half of the plan on each of two machines; merge by concatenating the
-  # runs.jsonl files and samples/ into one directory and rerunning unsharded
-  coloc profile run --suite S --out DIR --shard 1/2`,
+  # one shard of a fleet campaign (coloc profile slurm and k8s write the
+  # commands of every shard; coloc profile merge joins them)
+  coloc profile run --suite S --out DIR/shards/1 --shard 1/2 --gpus 1`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if interval <= 0 {
-				return fmt.Errorf("--interval must be positive, got %s", interval)
-			}
-			if share != datasets.ShareTimeSlice && share != datasets.ShareMPS {
-				return fmt.Errorf("--share %q: want timeslice or mps", share)
+			if err := rf.check(); err != nil {
+				return err
 			}
 			m, err := openMachine(pf.device)
 			if err != nil {
@@ -72,30 +67,44 @@ redone. A directory holding another suite, plan or settings is refused
 				fmt.Fprintln(e.stderr, "note:", w)
 			}
 			hw, kind := m.hw, m.kind
-			gpus := 0
-			if kind == "cuda" {
-				gpus = len(hw.Devices)
+			switch {
+			case kind == "cuda":
+				cvd, set := os.LookupEnv("CUDA_VISIBLE_DEVICES")
+				devs, note, err := selectGPUs(hw.Devices, gpus, cvd, set)
+				if err != nil {
+					return err
+				}
+				if note != "" {
+					fmt.Fprintln(e.stderr, "note:", note)
+				}
+				hw.Devices = devs
+			case gpus > 0:
+				return fmt.Errorf("--gpus %d: a CPU campaign uses no GPU", gpus)
 			}
-			s, plan, err := pf.plan(gpus)
+			ngpu := 0
+			if kind == "cuda" {
+				ngpu = len(hw.Devices)
+			}
+			s, plan, err := pf.plan(ngpu)
 			if err != nil {
 				return err
 			}
 			for _, n := range plan.Notes {
 				fmt.Fprintln(e.stderr, "note:", n)
 			}
-			mon, err := m.monitor(interval)
+			mon, err := m.monitor(rf.interval)
 			if err != nil {
 				return err
 			}
 			ro := benchmarks.DefaultRunOptions
-			ro.Python, ro.DeviceKind, ro.Devices, ro.Duration = python, kind, hw.Devices, pf.duration
-			ro.Window.MinWarmup, ro.Timeout, ro.Share = warmup, timeout, share
+			ro.Python, ro.DeviceKind, ro.Devices, ro.Duration = rf.python, kind, hw.Devices, pf.duration
+			ro.Window.MinWarmup, ro.Timeout, ro.Share = rf.warmup, rf.timeout, rf.share
 			c := &benchmarks.Campaign{
 				Dir: out, Suite: s, Plan: plan, Shard: pf.shard, Hardware: hw, Force: force,
 				Runner:   &benchmarks.Runner{Suite: s, Options: ro, Monitor: mon},
 				Progress: benchmarks.NewProgress(e.stdout, isTerminal(e.stdout)),
 			}
-			if share == datasets.ShareMPS {
+			if rf.share == datasets.ShareMPS {
 				if kind != "cuda" {
 					return errors.New("--share mps needs --device cuda")
 				}
@@ -121,14 +130,49 @@ redone. A directory holding another suite, plan or settings is refused
 		},
 	}
 	pf.register(cmd)
+	rf.register(cmd)
 	fl := cmd.Flags()
 	fl.StringVar(&out, "out", "", "campaign directory (created; an existing one of the same campaign is resumed)")
-	fl.DurationVar(&warmup, "warmup", benchmarks.DefaultWindowOptions.MinWarmup, "least training time discarded as warm-up at the start of each run")
-	fl.DurationVar(&interval, "interval", 100*time.Millisecond, "counter sampling interval")
-	fl.StringVar(&python, "python", benchmarks.DefaultRunOptions.Python, "Python interpreter that replaces {python} in suite commands")
-	fl.StringVar(&share, "share", datasets.ShareTimeSlice, "how a pair shares its GPU: timeslice, or mps (CUDA MPS; needs nvidia-cuda-mps-control)")
-	fl.DurationVar(&timeout, "timeout", 0, "kill a run that takes longer than this (default --duration + 2m)")
+	fl.IntVar(&gpus, "gpus", 0, "use this many GPUs, the first of those CUDA_VISIBLE_DEVICES lets through (default all; the plan's degrees fit them)")
 	fl.BoolVar(&force, "force", false, "discard the campaign files of --out when they belong to another suite, plan or settings")
 	cmd.MarkFlagRequired("out")
 	return cmd
+}
+
+// runFlags are the flags of `coloc profile run` that decide how runs
+// execute, shared with the fleet commands that write its command line.
+type runFlags struct {
+	warmup   time.Duration
+	interval time.Duration
+	python   string
+	share    string
+	timeout  time.Duration
+}
+
+func (f *runFlags) register(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.DurationVar(&f.warmup, "warmup", benchmarks.DefaultWindowOptions.MinWarmup, "least training time discarded as warm-up at the start of each run")
+	fl.DurationVar(&f.interval, "interval", 100*time.Millisecond, "counter sampling interval")
+	fl.StringVar(&f.python, "python", benchmarks.DefaultRunOptions.Python, "Python interpreter that replaces {python} in suite commands")
+	fl.StringVar(&f.share, "share", datasets.ShareTimeSlice, "how a pair shares its GPU: timeslice, or mps (CUDA MPS; needs nvidia-cuda-mps-control)")
+	fl.DurationVar(&f.timeout, "timeout", 0, "kill a run that takes longer than this (default --duration + 2m)")
+}
+
+func (f *runFlags) check() error {
+	if f.interval <= 0 {
+		return fmt.Errorf("--interval must be positive, got %s", f.interval)
+	}
+	if f.share != datasets.ShareTimeSlice && f.share != datasets.ShareMPS {
+		return fmt.Errorf("--share %q: want timeslice or mps", f.share)
+	}
+	return nil
+}
+
+// args are these flags for `coloc profile run`, less --python.
+func (f *runFlags) args() []string {
+	a := []string{"--warmup", f.warmup.String(), "--interval", f.interval.String(), "--share", f.share}
+	if f.timeout > 0 {
+		a = append(a, "--timeout", f.timeout.String())
+	}
+	return a
 }

@@ -1,0 +1,105 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/coloc-dev/coloc/benchmarks"
+	"github.com/spf13/cobra"
+)
+
+// fleetFlags are the flags shared by the commands that write a fleet
+// campaign for a cluster manager (profile slurm, profile k8s): the plan and
+// run flags of `coloc profile run`, the fleet directory, the number of
+// shards and the GPUs of each shard.
+type fleetFlags struct {
+	pf     planFlags
+	rf     runFlags
+	out    string
+	shards int
+	gpus   int
+}
+
+func (f *fleetFlags) register(cmd *cobra.Command, gpusFlag, gpusHelp string) {
+	f.pf.registerPlan(cmd)
+	f.rf.register(cmd)
+	fl := cmd.Flags()
+	fl.StringVar(&f.out, "out", "", "fleet directory: fleet.json, the script or manifest, shards/<i> (the merged campaign comes here too)")
+	fl.IntVar(&f.shards, "shards", 0, "number of shards (tasks, pods); runs are dealt to balance estimated time")
+	fl.IntVar(&f.gpus, gpusFlag, 1, gpusHelp)
+	fl.Lookup("device").Usage = "cuda or cpu (default cuda, or cpu with --" + gpusFlag + " 0)"
+	cmd.MarkFlagRequired("out")
+	cmd.MarkFlagRequired("shards")
+}
+
+// fleet builds the fleet: the plan for f.gpus GPUs per shard (none on CPU),
+// split into f.shards shards. gpusFlag names the GPU flag in messages.
+func (f *fleetFlags) fleet(cmd *cobra.Command, gpusFlag string) (*benchmarks.Fleet, string, error) {
+	if err := f.rf.check(); err != nil {
+		return nil, "", err
+	}
+	gpusSet := cmd.Flags().Changed(gpusFlag)
+	device := f.pf.device
+	switch {
+	case f.gpus < 0:
+		return nil, "", fmt.Errorf("--%s %d: want 0 or more", gpusFlag, f.gpus)
+	case device == "cpu" && gpusSet && f.gpus > 0:
+		return nil, "", fmt.Errorf("--%s %d with --device cpu: a CPU campaign uses no GPU", gpusFlag, f.gpus)
+	case device == "cpu":
+		f.gpus = 0
+	case device == "cuda" && f.gpus == 0:
+		return nil, "", fmt.Errorf("--device cuda with --%s 0: a CUDA campaign needs a GPU", gpusFlag)
+	case device == "" && f.gpus == 0:
+		device = "cpu"
+	case device == "":
+		device = "cuda"
+	case device != "cuda":
+		return nil, "", fmt.Errorf("--device %q: want cuda or cpu", device)
+	}
+	dir, err := filepath.Abs(f.out)
+	if err != nil {
+		return nil, "", err
+	}
+	s, plan, err := f.pf.plan(f.gpus)
+	if err != nil {
+		return nil, "", err
+	}
+	args := []string{"--device", device}
+	if f.gpus > 0 {
+		args = append(args, "--gpus", strconv.Itoa(f.gpus))
+	}
+	args = append(append(args, f.pf.args()...), f.rf.args()...)
+	set := benchmarks.FleetSettings{Device: device, GPUs: f.gpus, DurationS: f.pf.duration.Seconds(),
+		WarmupS: f.rf.warmup.Seconds(), Share: f.rf.share}
+	fl, err := benchmarks.NewFleet(filepath.Base(dir), s, plan, f.shards, set, args)
+	if err != nil {
+		return nil, "", err
+	}
+	return fl, dir, nil
+}
+
+// describeFleet is the summary both commands print.
+func describeFleet(f *benchmarks.Fleet) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "fleet %s: suite %s, %d runs on %s", f.Name, f.Suite.Name, len(f.Plan.Runs), f.Settings.Device)
+	if f.Settings.GPUs > 0 {
+		fmt.Fprintf(&b, " (%d GPU%s a shard)", f.Settings.GPUs, map[bool]string{true: "s"}[f.Settings.GPUs > 1])
+	}
+	var longest float64
+	for _, sh := range f.Plan.Shards {
+		longest = max(longest, sh.EstS)
+	}
+	fmt.Fprintf(&b, ", %d shards of %s at most (estimated; %s in all)\n", len(f.Plan.Shards),
+		seconds(longest), seconds(f.Plan.EstS))
+	for _, n := range f.Plan.Notes {
+		fmt.Fprintf(&b, "note: %s\n", n)
+	}
+	return b.String()
+}
+
+func seconds(s float64) string {
+	return time.Duration(s * float64(time.Second)).Round(time.Second).String()
+}

@@ -1,0 +1,166 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/coloc-dev/coloc/benchmarks"
+	"github.com/spf13/cobra"
+)
+
+// exitIncomplete is the exit status of `coloc profile merge` while runs of
+// the plan are missing (1 is an error).
+const exitIncomplete = 2
+
+func newProfileMergeCmd(e *env) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "merge DIR",
+		Short: "Merge the shards of a fleet campaign into one campaign",
+		Long: `Merges the shards of the fleet in DIR (written by 'coloc profile slurm' or
+'coloc profile k8s'; the shards in DIR/shards/<i>) into one campaign in DIR:
+the journal runs.jsonl, samples/, the tables runs, samples, solo, pairs and
+scaling (.arrow), as a one-node 'coloc profile run' writes them, and
+manifest.json, which says which node and device type each shard ran on.
+
+A shard of another suite, plan, split or settings is refused (the message
+names it) and nothing is written. The shards are only read, so merging while
+they run shows the progress; merging again gives the same campaign.
+
+It lists the runs that failed and the runs of the plan that no shard has
+finished, with the shards to run again. Exit status: 0 when every run is
+finished, 2 while runs are missing (the campaign is still written), 1 on
+error.
+
+When DIR holds no fleet but sub-directories that do (one fleet per GPU
+type), each is merged, and the union of their runs, solo, pairs and
+scaling tables is written into DIR (the samples stay in each fleet).`,
+		Example: `  coloc profile merge /shared/camp/tiny
+  # wait for a fleet: merge every minute until nothing is missing
+  until coloc profile merge /shared/camp/h200; do [ $? -eq 2 ] || exit 1; sleep 60; done
+  # one campaign of several GPU types: /shared/camp/h200, /shared/camp/a100
+  coloc profile merge /shared/camp`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			dir := args[0]
+			if _, err := os.Stat(filepath.Join(dir, benchmarks.FleetFile)); errors.Is(err, fs.ErrNotExist) {
+				subs, err := benchmarks.FleetDirs(dir)
+				if err != nil {
+					return err
+				}
+				if len(subs) == 0 {
+					return fmt.Errorf("%s holds no %s, nor sub-directories that do: not a fleet campaign (coloc profile slurm or k8s writes one)", dir, benchmarks.FleetFile)
+				}
+				return mergeFleets(e.stdout, e.stderr, dir, subs)
+			}
+			res, err := benchmarks.MergeFleet(dir)
+			if err != nil {
+				return err
+			}
+			printMerge(e.stdout, e.stderr, dir, res)
+			if !res.Complete() {
+				return &exitError{code: exitIncomplete, msg: fmt.Sprintf("%s: %d of %d runs still missing", dir, len(res.Missing), res.Planned)}
+			}
+			return nil
+		},
+	}
+	return cmd
+}
+
+// mergeFleets merges each fleet of subs and writes their union into dir.
+func mergeFleets(stdout, stderr io.Writer, dir string, subs []string) error {
+	missing := 0
+	for _, sub := range subs {
+		res, err := benchmarks.MergeFleet(sub)
+		if err != nil {
+			return err
+		}
+		printMerge(stdout, stderr, sub, res)
+		fmt.Fprintln(stdout)
+		missing += len(res.Missing)
+	}
+	tables, err := benchmarks.UnionCampaigns(dir, subs)
+	if err != nil {
+		return err
+	}
+	var parts []string
+	for _, t := range tables {
+		parts = append(parts, fmt.Sprintf("%s %d rows", t.Kind, t.Len()))
+	}
+	fmt.Fprintf(stdout, "joined %d fleet(s) into %s: %s\n", len(subs), dir, strings.Join(parts, ", "))
+	if missing > 0 {
+		return &exitError{code: exitIncomplete, msg: fmt.Sprintf("%s: %d runs still missing", dir, missing)}
+	}
+	return nil
+}
+
+// printMerge reports a merge: the shards, the counts, the failed and
+// missing runs and how to run the missing ones.
+func printMerge(stdout, stderr io.Writer, dir string, res *benchmarks.MergeResult) {
+	f := res.Fleet
+	for _, w := range res.Warnings {
+		fmt.Fprintln(stderr, "warning:", w)
+	}
+	fmt.Fprintf(stdout, "fleet %s: suite %s, %d runs in %d shards\n", f.Name, f.Suite.Name, res.Planned, len(f.Plan.Shards))
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "SHARD\tSTATE\tDEVICE\tHOST\tRUNS")
+	for _, s := range res.Shards {
+		state, dev, host := "done", s.DeviceType, s.Host
+		switch {
+		case !s.Started:
+			state, dev, host = "not started", "-", "-"
+		case s.Finished < s.Planned:
+			state = "unfinished"
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d/%d\n", s.Index, state, dev, host, s.Finished, s.Planned)
+	}
+	tw.Flush()
+	t := res.Tables
+	fmt.Fprintf(stdout, "merged into %s: %d of %d runs finished (%d ok, %d failed, %d infeasible) on %s; tables: runs %d rows, solo %d, pairs %d",
+		dir, res.OK+res.Failed+res.Infeasible, res.Planned, res.OK, res.Failed, res.Infeasible,
+		orNone(strings.Join(res.DeviceTypes, ", ")), len(t.Runs.Rows), len(t.Solo.Rows), len(t.Pairs.Rows))
+	if t.Scaling != nil {
+		fmt.Fprintf(stdout, ", scaling %d", len(t.Scaling.Rows))
+	}
+	fmt.Fprintln(stdout)
+	for _, r := range res.FailedRuns {
+		fmt.Fprintf(stdout, "failed: %s (shard %d): %s\n", r.RunID, res.Owner[r.RunID], firstLine(r.Error))
+	}
+	if res.Complete() {
+		fmt.Fprintln(stdout, "complete: every run of the plan is finished")
+		return
+	}
+	fmt.Fprintf(stdout, "missing: %d runs\n", len(res.Missing))
+	for _, pr := range res.Missing {
+		fmt.Fprintf(stdout, "  %s (shard %d)\n", pr.ID, res.Owner[pr.ID])
+	}
+	shards := res.IncompleteShards()
+	list := joinInts(shards)
+	switch {
+	case f.Slurm != nil:
+		fmt.Fprintf(stdout, "when no task of these shards is still queued or running, resubmit them (they resume):\n  sbatch --array=%s %s\n",
+			list, filepath.Join(dir, benchmarks.SlurmScriptName))
+	case f.K8s != nil:
+		fmt.Fprintf(stdout, "shards %s are unfinished: when the Job has given up on them, run their pods again (they resume), e.g. kubectl replace --force -f %s\n",
+			list, filepath.Join(dir, benchmarks.K8sManifestName))
+	default:
+		fmt.Fprintf(stdout, "shards %s are unfinished\n", list)
+	}
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "no device yet"
+	}
+	return s
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
