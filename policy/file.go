@@ -1,0 +1,201 @@
+package policy
+
+// The policy file, format Format at version Version: JSON, the contract
+// between coloc and the schedulers that read it. Every field below has the
+// same name in policy.schema.json. Throughputs are in the unit the file's
+// ThroughputUnit names; normalized throughputs are dimensionless
+// (co-located over solo).
+
+// Format and Version name the policy file format. A reader refuses any
+// other format or version.
+const (
+	Format  = "coloc.policy"
+	Version = 1
+)
+
+// Decision statuses.
+const (
+	StatusPlaced      = "placed"
+	StatusUnplaceable = "unplaceable"
+)
+
+// File is the content of a policy file.
+type File struct {
+	Format     string     `json:"format"`  // Format
+	Version    int        `json:"version"` // Version
+	Provenance Provenance `json:"provenance"`
+	Thresholds Thresholds `json:"thresholds"`
+	// ThroughputUnit is the unit of every throughput in the file, e.g.
+	// "iterations/s" (Gavel) or "samples/s" (coloc's own campaigns).
+	ThroughputUnit string     `json:"throughput_unit"`
+	Cluster        Cluster    `json:"cluster"`
+	Decisions      []Decision `json:"decisions"`
+	// Pairs is the pairwise normalized throughput of the known workloads,
+	// per GPU type and degree: what a scheduler needs to co-locate jobs
+	// that are not in the job list.
+	Pairs []Pair `json:"pairs"`
+	// Solo is the solo throughput of each known workload per GPU type and
+	// degree (measured): the basis of the GPU-type choice.
+	Solo []Solo `json:"solo"`
+	// Scaling is the throughput of each workload against its degree on a
+	// GPU type, with the degree the threshold selects.
+	Scaling []Scaling `json:"scaling"`
+	// Similarity is the reference set of the model-similarity method: a
+	// job not profiled is matched to its nearest reference.
+	Similarity Similarity `json:"similarity"`
+	Warnings   []string   `json:"warnings,omitempty"`
+}
+
+// Provenance says what a policy was computed from.
+type Provenance struct {
+	Tool    string    `json:"tool_version"`
+	Created string    `json:"created"` // RFC 3339, UTC
+	Models  []FileSum `json:"models"`  // the model files used (index.json and each model)
+	Data    []FileSum `json:"data"`    // the data files the models were fit on
+	Inputs  []FileSum `json:"inputs"`  // the cluster spec and the job list
+}
+
+// FileSum is the SHA-256 of one input file.
+type FileSum struct {
+	Name   string `json:"name"`
+	SHA256 string `json:"sha256"`
+}
+
+// Thresholds are the parameters the decisions were taken with; a scheduler
+// deciding online should use the same.
+type Thresholds struct {
+	// MaxPerGPU is the most jobs placed on one GPU.
+	MaxPerGPU int `json:"max_per_gpu"`
+	// MinNormalized is the lowest predicted normalized throughput, for
+	// each job of a pair, at which two jobs are co-located.
+	MinNormalized float64 `json:"min_normalized"`
+	// ScalingEfficiency is the lowest scaling efficiency, throughput(d) /
+	// (d x throughput(1)), a degree may have to be chosen.
+	ScalingEfficiency float64 `json:"scaling_efficiency"`
+	// SimilarityK is the number of nearest references consulted for a
+	// job that was never profiled.
+	SimilarityK int `json:"similarity_k"`
+}
+
+// Cluster is the cluster the decisions place jobs on, expanded to nodes.
+type Cluster struct {
+	Name  string `json:"name"`
+	Nodes []Node `json:"nodes"`
+}
+
+// Node is one node of the cluster. GPU indices of decisions are indices
+// into the node's GPUs, 0 to GPUs-1.
+type Node struct {
+	Name      string  `json:"name"`
+	GPUType   string  `json:"gpu_type"`
+	GPUs      int     `json:"gpus"`
+	MemoryGB  float64 `json:"gpu_memory_gb"`    // per GPU, 10^9 bytes
+	Link      string  `json:"link"`             // nvlink, nvswitch or pcie
+	LinkGBs   float64 `json:"link_gbytes_s"`    // intra-node bandwidth per GPU, GB/s
+	NetworkGB float64 `json:"network_gbytes_s"` // inter-node bandwidth per node, GB/s
+}
+
+// Decision is what the policy decided for one job of the job list.
+type Decision struct {
+	Job      string `json:"job"`      // the job's id in the job list
+	Workload string `json:"workload"` // the known workload it is, or resembles most
+	// Reference is the nearest profiled workload when the job was never
+	// profiled (matched by model similarity); empty otherwise.
+	Reference string `json:"reference,omitempty"`
+	Status    string `json:"status"` // StatusPlaced or StatusUnplaceable
+	GPUType   string `json:"gpu_type,omitempty"`
+	Degree    int    `json:"degree,omitempty"`
+	// Placement is where the job's tasks run: one entry per node used,
+	// each with the node's GPU indices (one task per GPU).
+	Placement []NodeGPUs `json:"placement,omitempty"`
+	// ColocatedWith are the ids of the jobs sharing a GPU with this one.
+	ColocatedWith []string `json:"colocated_with,omitempty"`
+	// PredictedNormalized is the predicted normalized throughput of the job
+	// on its placement: 1 alone, the model's prediction next to a partner.
+	PredictedNormalized float64 `json:"predicted_normalized,omitempty"`
+	// PredictedThroughput is its predicted throughput there, in the file's
+	// ThroughputUnit; 0 when unknown.
+	PredictedThroughput float64 `json:"predicted_throughput,omitempty"`
+	// Reason says in a sentence why, or why not.
+	Reason string `json:"reason"`
+}
+
+// NodeGPUs is the part of a placement on one node.
+type NodeGPUs struct {
+	Node string `json:"node"`
+	GPUs []int  `json:"gpus"`
+}
+
+// Pair is the normalized throughput of Workload while it shares its GPUs
+// with Partner, on GPUType at Degree GPUs each.
+type Pair struct {
+	GPUType    string  `json:"gpu_type"`
+	Degree     int     `json:"degree"`
+	Workload   string  `json:"workload"`
+	Partner    string  `json:"partner"`
+	Normalized float64 `json:"normalized"`
+	// Source is "measured" or "predicted:<model>".
+	Source string `json:"source"`
+}
+
+// Solo is a measured solo throughput.
+type Solo struct {
+	Workload   string  `json:"workload"`
+	GPUType    string  `json:"gpu_type"`
+	Degree     int     `json:"degree"`
+	Throughput float64 `json:"throughput"`
+	// MemoryGB is the peak memory per GPU, 10^9 bytes; 0 when unknown.
+	MemoryGB float64 `json:"memory_gb,omitempty"`
+}
+
+// Scaling is one workload's throughput against degree on a GPU type.
+type Scaling struct {
+	Workload string         `json:"workload"`
+	GPUType  string         `json:"gpu_type"`
+	Points   []ScalingPoint `json:"points"` // by degree, ascending
+	// Chosen is the largest-throughput degree whose efficiency is at least
+	// Thresholds.ScalingEfficiency.
+	Chosen int    `json:"chosen_degree"`
+	Source string `json:"source"` // e.g. "gavel", "pollux"
+}
+
+// ScalingPoint is the throughput at one degree.
+type ScalingPoint struct {
+	Degree     int     `json:"degree"`
+	Throughput float64 `json:"throughput"`
+	// Efficiency is Throughput / (Degree x throughput at degree 1).
+	Efficiency float64 `json:"efficiency"`
+}
+
+// Similarity is the model-similarity reference set: descriptors of the
+// profiled workloads, how to normalize a new job's descriptors, and the
+// distance that compares them.
+type Similarity struct {
+	// Distance is euclidean, manhattan, cosine, minkowski or gower.
+	Distance string  `json:"distance"`
+	P        float64 `json:"p,omitempty"` // order of the Minkowski distance
+	// Numeric names the numeric descriptors, in order. A name starting
+	// with "log10_" is the base-10 logarithm of the descriptor after the
+	// prefix (params, flops_per_sample, batch_size); "layers_<kind>" is a
+	// count of layers of that kind.
+	Numeric []string `json:"numeric"`
+	// Lo and Hi are the range of each numeric descriptor over the
+	// references: a value v is normalized to (v - Lo) / (Hi - Lo).
+	Lo []float64 `json:"lo"`
+	Hi []float64 `json:"hi"`
+	// Categorical names the categorical descriptors (class, precision).
+	Categorical []string    `json:"categorical"`
+	References  []Reference `json:"references"`
+}
+
+// Reference is one profiled workload of the similarity reference set, with
+// the GPU type and degree that suit it.
+type Reference struct {
+	Workload string `json:"workload"`
+	// Num are the numeric descriptors (aligned with Similarity.Numeric),
+	// null where unknown; Cat the categorical ones, "" where unknown.
+	Num     []*float64 `json:"num"`
+	Cat     []string   `json:"cat"`
+	GPUType string     `json:"gpu_type"`
+	Degree  int        `json:"degree"`
+}
