@@ -199,3 +199,11 @@ type Reference struct {
 	GPUType string     `json:"gpu_type"`
 	Degree  int        `json:"degree"`
 }
+
+// DefaultThresholds are the thresholds `coloc policy export` uses unless
+// told otherwise: two jobs per GPU at most, co-location only when both
+// jobs keep at least 0.8 of their solo throughput (the decision threshold
+// `coloc eval` scores), a degree only while it keeps 70% scaling
+// efficiency, and the 3 nearest references (the similarity model's
+// defaults).
+var DefaultThresholds = Thresholds{MaxPerGPU: 2, MinNormalized: 0.8, ScalingEfficiency: 0.7, SimilarityK: 3}

@@ -9,17 +9,14 @@ import (
 
 	"github.com/coloc-dev/coloc/datasets"
 	"github.com/coloc-dev/coloc/policy/cluster"
+	"github.com/coloc-dev/coloc/policy/online"
 	"github.com/coloc-dev/coloc/policy/sim"
 	"github.com/spf13/cobra"
 )
 
 // simPolicies lists the policies `coloc simulate` knows, in --help order.
 func simPolicies() []sim.PolicyInfo {
-	return append(sim.Baselines(),
-		sim.Unavailable("coloc", "CLWP + NLWP placement with the fitted models"),
-		sim.Unavailable("similarity", "GPU type and degree by model similarity, revised every round"),
-		sim.Unavailable("oracle", "the coloc placement with measured instead of predicted rates"),
-	)
+	return append(sim.Baselines(), online.Policies()...)
 }
 
 type simulateFlags struct {
@@ -120,14 +117,11 @@ func runSimulate(e *env, f simulateFlags) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", f.data, err)
 	}
-	if f.models != "" {
-		fmt.Fprintln(e.stderr, "warning: --models: no available policy uses fitted models yet; ignored")
-	}
 	opt := sim.DefaultOptions
 	opt.Round = f.round.Seconds()
 	opt.RestartPenalty = f.penalty.Seconds()
 	opt.MaxPerGPU = f.maxPerGPU
-	envp := sim.Env{Seed: f.seed, Solo: sim.SoloOnly(truth), Truth: truth}
+	envp := sim.Env{Seed: f.seed, Solo: sim.SoloOnly(truth), Truth: truth, Models: f.models}
 	var results []*sim.Result
 	warned := map[string]bool{}
 	for _, info := range chosen {

@@ -13,6 +13,9 @@ type Env struct {
 	Solo      Rates // measured solo rates, no co-located rate (SoloOnly)
 	Predicted Rates // fitted models' predictions; nil when no models were given
 	Truth     Rates // the simulator's ground truth
+	// Models is the model directory written by `coloc fit` ("" when none
+	// was given); model-driven policies load what they need from it.
+	Models string
 }
 
 // Factory builds a policy.
