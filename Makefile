@@ -20,7 +20,7 @@ vet:
 # The interop test reads our Arrow files with apache-arrow under node; its
 # package is installed here (npm ci) when node is present.
 test: vet interop-deps
-	$(GO) test -count=1 ./...
+	$(GO) test -count=1 -p 1 ./...
 	@$(MAKE) --no-print-directory test-workloads
 
 # The workload scripts' own tests need PyTorch (Debian's python3-torch).
