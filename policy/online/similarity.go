@@ -144,6 +144,9 @@ func (p *Similarity) Schedule(v *sim.View) (*sim.Plan, error) {
 	if p.s.setTypes(v.Topology.Types()) {
 		p.byJob = nil
 	}
+	if !start && !p.mayMove(v) {
+		return nil, nil
+	}
 	pl := v.Plan()
 	waiting := len(v.Waiting)
 	if start {
@@ -287,6 +290,37 @@ func (p *Similarity) revise(pl *sim.Plan, v *sim.View) {
 	}
 }
 
+// mayMove reports whether some running job has free GPUs of a type that
+// suits it better (or as well, when it shares) than where it runs: a
+// cheap test, without a plan, of whether a round can move anything.
+func (p *Similarity) mayMove(v *sim.View) bool {
+	free := make([]bool, len(p.s.types))
+	anyFree := false
+	for g, gpu := range v.Topology.GPUs {
+		if len(v.JobsOn(g)) == 0 {
+			free[slices.Index(p.s.types, gpu.Type)] = true
+			anyFree = true
+		}
+	}
+	if !anyFree {
+		return false
+	}
+	for _, j := range v.Running {
+		f := p.fitFor(j)
+		sa := f.score[slices.Index(p.s.types, v.Topology.GPUs[j.GPUs[0]].Type)]
+		if !(sa > 0) {
+			continue
+		}
+		shared := len(v.JobsOn(j.GPUs[0])) > 1
+		for ti, st := range f.score {
+			if free[ti] && (st > sa || (shared && st == sa)) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 func (p *Similarity) anyFree(pl *sim.Plan) bool {
 	for _, t := range p.s.types {
 		if pl.FreeOf(t) > 0 {
@@ -310,6 +344,15 @@ func (p *Similarity) better(pl *sim.Plan, v *sim.View, j *sim.Job, penalty float
 	if !(sa > 0) {
 		return nil, 0, false
 	}
+	var partner *sim.Job
+	for _, o := range pl.JobsOn(cur[0]) {
+		if o != j.ID {
+			partner = v.Job(o)
+		}
+	}
+	if partner == nil && !(f.score[f.rank[0]] > sa) {
+		return nil, 0, false // alone on a type suited best already
+	}
 	sh, err := v.Topology.ShapeOf(cur)
 	if err != nil {
 		return nil, 0, false
@@ -322,14 +365,9 @@ func (p *Similarity) better(pl *sim.Plan, v *sim.View, j *sim.Job, penalty float
 	if !(left > 0) {
 		return nil, 0, false
 	}
-	now, shared := r0, false
-	for _, o := range pl.JobsOn(cur[0]) {
-		if o != j.ID {
-			if oj := v.Job(o); oj != nil {
-				now = r0 * p.s.colocated(j.Workload, oj.Workload, typ, j.Scale)
-				shared = true
-			}
-		}
+	now, shared := r0, partner != nil
+	if shared {
+		now = r0 * p.s.colocated(j.Workload, partner.Workload, typ, j.Scale)
 	}
 	for _, ti := range f.rank {
 		st := f.score[ti]

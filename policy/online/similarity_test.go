@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/coloc-dev/coloc/features"
+	"github.com/coloc-dev/coloc/model"
 	"github.com/coloc-dev/coloc/policy/cluster"
 	"github.com/coloc-dev/coloc/policy/sim"
 )
@@ -354,4 +355,34 @@ func simTopoFile(t testing.TB, name string) *sim.Topology {
 		t.Fatal(err)
 	}
 	return tp
+}
+
+// One replay of the msr trace ed69ec (951 jobs) per op, on the 108-GPU
+// and the 48-GPU example clusters, with a fresh policy (fresh memos) from
+// a model loaded once.
+func BenchmarkSimilarityReplay(b *testing.B) {
+	dir, truth := gavelModel(b)
+	ls, err := model.LoadDir(dir, []string{"similarity"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	m := ls[0].Model.(*model.Similarity)
+	tr, err := sim.LoadTrace(filepath.Join("..", "..", "examples", "traces", "msr", "ed69ec.trace"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range []string{"cluster-gavel.yaml", "cluster-gavel-48.yaml"} {
+		tp := simTopoFile(b, c)
+		b.Run(c, func(b *testing.B) {
+			for b.Loop() {
+				p, err := NewSimilarityFrom(m, ls[0].File.Space, sim.SoloOnly(truth), DefaultSimilarityOptions)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := sim.Run(tp, tr.Jobs, truth, p, sim.DefaultOptions); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }
