@@ -138,8 +138,8 @@ func (*Similarity) Name() string { return "similarity" }
 func (p *Similarity) Schedule(v *sim.View) (*sim.Plan, error) {
 	start := v.Events&(sim.Arrived|sim.Finished) != 0 && len(v.Waiting) > 0
 	round := v.Events&sim.Round != 0 && len(v.Running) > 0
-	if !start && !round {
-		return nil, nil
+	if !start && (!round || len(v.Waiting) > 0) {
+		return nil, nil // moves wait until no job does
 	}
 	if p.s.setTypes(v.Topology.Types()) {
 		p.byJob = nil
