@@ -7,7 +7,8 @@ import "github.com/coloc-dev/coloc/policy/sim"
 func Policies() []sim.PolicyInfo {
 	return []sim.PolicyInfo{
 		sim.Unavailable("coloc", "CLWP + NLWP placement with the fitted models"),
-		sim.Unavailable("similarity", "GPU type and degree by model similarity, revised every round"),
+		{Name: "similarity", Doc: "GPU type by model similarity (--models), revised every round, small-model packing",
+			New: func(e sim.Env) (sim.Policy, error) { return NewSimilarity(e, DefaultSimilarityOptions) }},
 		sim.Unavailable("oracle", "the coloc placement with measured instead of predicted rates"),
 	}
 }

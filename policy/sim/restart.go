@@ -1,0 +1,6 @@
+package sim
+
+// RestartPenalty is the time, in seconds, a job started again after it ran
+// makes no progress (Options.RestartPenalty). A policy that moves jobs
+// weighs a move against it.
+func (v *View) RestartPenalty() float64 { return v.sim.opt.RestartPenalty }
