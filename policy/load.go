@@ -45,7 +45,7 @@ func New(f *File, name string) (*Policy, error) {
 	ps := &problems{file: name}
 	if f.Format != Format {
 		ps.err = ErrFormat
-		ps.add("format", "format %q is not %q", f.Format, Format)
+		ps.add("format", "format %q: not a coloc policy file (want %q)", f.Format, Format)
 		return nil, ps.error()
 	}
 	if f.Version != Version {
@@ -113,16 +113,20 @@ func refuse(raw any, ps *problems) bool {
 		return true
 	case f != Format:
 		ps.err = ErrFormat
-		ps.add("format", "format %q is not %q", f, Format)
+		ps.add("format", "format %q: not a coloc policy file (want %q)", f, Format)
 		return true
 	}
-	v, _ := obj["version"].(json.Number)
-	if string(v) != fmt.Sprint(Version) {
+	switch v, present := obj["version"]; {
+	case !present:
 		ps.err = ErrVersion
-		if v == "" {
-			ps.add("version", "no version number, want %d", Version)
+		ps.add("version", "no version, want %d", Version)
+		return true
+	case v != json.Number(fmt.Sprint(Version)):
+		ps.err = ErrVersion
+		if n, ok := v.(json.Number); ok {
+			ps.add("version", "version %s: this reader knows version %d only", n, Version)
 		} else {
-			ps.add("version", "version %s: this reader knows version %d only", v, Version)
+			ps.add("version", "%s, want the number %d", jsonKind(v), Version)
 		}
 		return true
 	}
