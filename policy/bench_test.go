@@ -22,8 +22,8 @@ func bigPolicy(jobs, nodes, workloads int) *File {
 		ThroughputUnit: "samples/s",
 		Cluster:        Cluster{Name: "bench"},
 		Similarity: Similarity{Distance: "gower",
-			Numeric:     []string{"log10_params", "log10_flops_per_sample", "log10_batch_size", "layers_conv", "layers_lstm"},
-			Lo:          []float64{5, 6, 0, 0, 0}, Hi: []float64{9, 12, 4, 60, 4},
+			Numeric: []string{"log10_params", "log10_flops_per_sample", "log10_batch_size", "layers_conv", "layers_lstm"},
+			Lo:      []float64{5, 6, 0, 0, 0}, Hi: []float64{9, 12, 4, 60, 4},
 			Categorical: []string{"class", "precision"}},
 	}
 	names := make([]string, workloads)
