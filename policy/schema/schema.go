@@ -1,13 +1,15 @@
 // Package schema checks policy files against their JSON Schema
 // (policy.schema.json, carried by package policy) with a pure-Go JSON
 // Schema validator (santhosh-tekuri/jsonschema, draft 2020-12, formats
-// asserted). It is the first half of `coloc policy validate`; policy.Load's
-// content checks are the second. It lives apart from package policy so
+// asserted). Validate reports a file's schema violations; Check is
+// `coloc policy validate`: the schema's problems and those of policy.Load's
+// content checks, each fault once. It lives apart from package policy so
 // that schedulers importing policy do not import the validator.
 package schema
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -148,4 +150,40 @@ func digits(s string) int {
 		n++
 	}
 	return n
+}
+
+// Check validates a policy file's bytes as `coloc policy validate` does:
+// a file of another format or version is refused by name (that problem
+// alone); otherwise the schema's problems and policy.Decode's, leaving out
+// a reader problem at or under a path the schema already faults (the same
+// fault in other words), all in file order. It returns the loaded policy
+// when there is no problem.
+func Check(data []byte, name string) (*policy.Policy, []policy.Problem) {
+	p, err := policy.Decode(bytes.NewReader(data), name)
+	if errors.Is(err, policy.ErrFormat) || errors.Is(err, policy.ErrVersion) {
+		return nil, policy.ProblemsOf(err)
+	}
+	out, serr := Validate(data, name)
+	if serr != nil {
+		return nil, []policy.Problem{{File: name, Msg: serr.Error()}}
+	}
+	for _, rp := range policy.ProblemsOf(err) {
+		dup := false
+		for _, sp := range out {
+			dup = dup || within(rp.Path, sp.Path)
+		}
+		if !dup {
+			out = append(out, rp)
+		}
+	}
+	if len(out) > 0 {
+		sort.SliceStable(out, func(i, j int) bool { return pathLess(out[i].Path, out[j].Path) })
+		return nil, out
+	}
+	return p, nil
+}
+
+// within reports whether path g lies at or under path s.
+func within(g, s string) bool {
+	return s == "" || g == s || strings.HasPrefix(g, s+".") || strings.HasPrefix(g, s+"[")
 }

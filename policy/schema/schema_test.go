@@ -38,13 +38,6 @@ func TestFixtureConforms(t *testing.T) {
 	}
 }
 
-// within reports whether Go reader path g lies at or under schema path s:
-// the schema names the object of a missing or unknown member, the reader
-// the member.
-func within(g, s string) bool {
-	return s == "" || g == s || strings.HasPrefix(g, s+".") || strings.HasPrefix(g, s+"[")
-}
-
 // TestSchemaAndReaderRefuse: each mutation of the fixture fails the schema
 // at the path given (or the object holding it) and fails policy.Decode
 // there too.
@@ -101,6 +94,8 @@ func TestSchemaAndReaderRefuse(t *testing.T) {
 				found = true
 			}
 		}
+		// The schema names the object of a missing or unknown member, the
+		// reader the member.
 		if !found {
 			t.Errorf("%s: no schema problem at or above %s containing %q in %v", tc.name, tc.path, tc.inMsg, ps)
 		}
@@ -167,5 +162,53 @@ func TestPathOrder(t *testing.T) {
 				t.Errorf("pathLess(%q, %q) = %v", want[i], want[j], got)
 			}
 		}
+	}
+}
+
+// TestCheck: one pass reports the schema's problems and the reader's
+// others, each fault once, in file order; the reader's content problems
+// come once the shape is right; a file refused by name gets that problem
+// alone; a valid file its Policy.
+func TestCheck(t *testing.T) {
+	tests := []struct {
+		edits []any
+		want  []string
+	}{
+		{[]any{
+			"pairs[3].source", "guess", // schema and reader: once, in the schema's words
+			"decisions[0].placement[0].gpus[1]", 4, // reader only
+		}, []string{
+			`decisions[0].placement[0].gpus[1]: GPU 4 is out of range: node "v100-a" has GPUs 0 to 3`,
+			`pairs[3].source: 'guess' does not match pattern '^(measured|predicted:.+)$'`,
+		}},
+		{[]any{
+			"pairs[3].source", "guess",
+			"decisions[0].placement[0].gpus[1]", 4,
+			"thresholds.max_per_gpuu", 2, // a fault of shape: the reader stops before content
+		}, []string{
+			`pairs[3].source: 'guess' does not match pattern '^(measured|predicted:.+)$'`,
+			`thresholds: additional properties 'max_per_gpuu' not allowed`,
+		}},
+	}
+	for _, tc := range tests {
+		data, err := jsonedit.Edit(fixture(t), tc.edits...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, ps := Check(data, "p.json")
+		var got []string
+		for _, p := range ps {
+			got = append(got, p.Path+": "+p.Msg)
+		}
+		if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+			t.Errorf("problems:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
+		}
+	}
+	v2, _ := jsonedit.Edit(fixture(t), "version", 2, "pairs", nil)
+	if _, ps := Check(v2, "p.json"); len(ps) != 1 || ps[0].Path != "version" {
+		t.Errorf("version 2: %v, want the refusal alone", ps)
+	}
+	if p, ps := Check(fixture(t), "p.json"); p == nil || len(ps) > 0 {
+		t.Errorf("fixture: %v", ps)
 	}
 }
