@@ -359,6 +359,9 @@ func (c *checker) decisions() {
 		}
 	}
 	for i, d := range ds {
+		if d.Status != StatusPlaced {
+			continue // an unplaceable job's list is faulted whole above
+		}
 		p := elem("decisions", i)
 		listed := map[string]int{}
 		for j, id := range d.ColocatedWith {
@@ -377,7 +380,7 @@ func (c *checker) decisions() {
 				if !colo[k][d.Job] {
 					c.add(pj, "job %q (decisions[%d]) does not list %q back", id, k, d.Job)
 				}
-				if _, ok := shares[pair{min(i, k), max(i, k)}]; !ok && d.Status == StatusPlaced {
+				if _, ok := shares[pair{min(i, k), max(i, k)}]; !ok {
 					c.add(pj, "job %q (decisions[%d]) shares no GPU with it", id, k)
 				}
 			}

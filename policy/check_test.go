@@ -53,6 +53,7 @@ func TestRefused(t *testing.T) {
 	}{
 		{"other format", edit(t, "format", "coloc.model"), ErrFormat, "format", `"coloc.model": not a coloc policy file`},
 		{"no format", edit(t, "format", jsonedit.Delete), ErrFormat, "format", "no format name"},
+		{"format as number", edit(t, "format", 1), ErrFormat, "format", "1 is a number, want \"coloc.policy\""},
 		{"newer version", edit(t, "version", 2, "decisions", "reshaped"), ErrVersion, "version", "version 2: this reader knows version 1 only"},
 		{"version as text", edit(t, "version", "1"), ErrVersion, "version", `"1" is a string, want the number 1`},
 		{"no version", edit(t, "version", jsonedit.Delete), ErrVersion, "version", "no version"},
@@ -70,6 +71,12 @@ func TestRefused(t *testing.T) {
 		if len(ps) != 1 || ps[0].Path != tc.path || !strings.Contains(ps[0].Msg, tc.inMsg) || ps[0].File != "p.json" {
 			t.Errorf("%s: problems %v, want one at %q containing %q", tc.name, ps, tc.path, tc.inMsg)
 		}
+	}
+}
+
+func TestNewNil(t *testing.T) {
+	if _, err := New(nil, "p"); !errors.Is(err, ErrFormat) {
+		t.Errorf("New(nil): %v, want ErrFormat", err)
 	}
 }
 

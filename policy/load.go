@@ -43,6 +43,11 @@ func Decode(r io.Reader, name string) (*Policy, error) {
 // not be changed afterwards.
 func New(f *File, name string) (*Policy, error) {
 	ps := &problems{file: name}
+	if f == nil {
+		ps.err = ErrFormat
+		ps.add("", "no policy (nil File)")
+		return nil, ps.error()
+	}
 	if f.Format != Format {
 		ps.err = ErrFormat
 		ps.add("format", "format %q: not a coloc policy file (want %q)", f.Format, Format)
@@ -106,10 +111,15 @@ func refuse(raw any, ps *problems) bool {
 		ps.add("", "%s, want a policy file (a JSON object with format %q)", jsonKind(raw), Format)
 		return true
 	}
-	switch f, ok := obj["format"].(string); {
-	case !ok:
+	v, present := obj["format"]
+	switch f, ok := v.(string); {
+	case !present:
 		ps.err = ErrFormat
 		ps.add("format", "no format name, want %q: not a coloc policy file", Format)
+		return true
+	case !ok:
+		ps.err = ErrFormat
+		ps.add("format", "%s, want %q: not a coloc policy file", jsonKind(v), Format)
 		return true
 	case f != Format:
 		ps.err = ErrFormat
