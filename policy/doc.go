@@ -53,14 +53,16 @@
 // For a new job, online:
 //
 //  1. If the job's workload is known (it has Solo and Scaling rows), its
-//     GPU type is the one where its solo throughput is best, and its
-//     degree ChooseDegree(workload, gpuType, free GPUs).
+//     GPU type is FastestGPUType(workload), the cluster's type where its
+//     solo throughput is highest, and its degree ChooseDegree(workload,
+//     gpuType, free GPUs).
 //  2. If not, describe its model (Descriptor: params, FLOPs per sample,
 //     layers by kind, batch size, class, precision) and call Nearest: the
 //     nearest reference's GPU type and degree suit it (the
 //     model-similarity policy of Thanapol et al., ACIIDS 2023), and the
-//     reference stands in for it in the tables below. Nearest uses the
-//     same distance, normalization and tie order as `coloc similar`.
+//     reference's workload stands in for the job's in the lookups of 3.
+//     Nearest uses the same distance, normalization and tie order as
+//     `coloc similar`.
 //  3. To put it on a GPU that already runs a job, Colocate(gpuType,
 //     degree, its workload, the other's): both predicted normalized
 //     throughputs, each job next to the other, must be at least

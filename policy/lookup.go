@@ -18,6 +18,7 @@ type Policy struct {
 	pairs     map[pairKey]float64
 	solo      map[soloKey]int
 	scaling   map[scalingKey]int
+	fastest   map[string]int      // workload -> its solo row at degree 1 on the cluster's fastest type
 	refs      []similarity.Vector // normalized, aligned with File.Similarity.References
 	byName    []int               // reference indices in name order
 }
@@ -50,8 +51,20 @@ func build(f *File, name string) *Policy {
 	for _, x := range f.Pairs {
 		p.pairs[pairKey{x.GPUType, x.Degree, x.Workload, x.Partner}] = x.Normalized
 	}
+	inCluster := map[string]bool{}
+	for _, n := range f.Cluster.Nodes {
+		inCluster[n.GPUType] = true
+	}
+	p.fastest = map[string]int{}
 	for i, x := range f.Solo {
 		p.solo[soloKey{x.Workload, x.GPUType, x.Degree}] = i
+		if x.Degree != 1 || !inCluster[x.GPUType] {
+			continue
+		}
+		j, seen := p.fastest[x.Workload]
+		if !seen || x.Throughput > f.Solo[j].Throughput || (x.Throughput == f.Solo[j].Throughput && x.GPUType < f.Solo[j].GPUType) {
+			p.fastest[x.Workload] = i
+		}
 	}
 	for i, x := range f.Scaling {
 		p.scaling[scalingKey{x.Workload, x.GPUType}] = i
@@ -122,6 +135,18 @@ func (p *Policy) Colocate(gpuType string, degree int, a, b string) (ok, known bo
 // degree GPUs (in File.ThroughputUnit), with its peak memory per GPU.
 func (p *Policy) Solo(workload, gpuType string, degree int) (Solo, bool) {
 	i, ok := p.solo[soloKey{workload, gpuType, degree}]
+	if !ok {
+		return Solo{}, false
+	}
+	return p.File.Solo[i], true
+}
+
+// FastestGPUType returns the solo row of a workload at degree 1 on the GPU
+// type of the cluster where it runs fastest (ties: the type name first in
+// order): the GPU type a scheduler gives a known workload. ok is false
+// when the workload has no solo throughput on any GPU type of the cluster.
+func (p *Policy) FastestGPUType(workload string) (Solo, bool) {
+	i, ok := p.fastest[workload]
 	if !ok {
 		return Solo{}, false
 	}

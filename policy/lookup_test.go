@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"bytes"
 	"math"
 	"reflect"
 	"sort"
@@ -92,6 +93,30 @@ func TestSoloScalingChooseDegree(t *testing.T) {
 		if pt, ok := p.ChooseDegree(tr, "v100", tc.free); !ok || pt.Degree != tc.want {
 			t.Errorf("ChooseDegree(%s, v100, %d) = %d, %v; want %d", tr, tc.free, pt.Degree, ok, tc.want)
 		}
+	}
+	// Gavel's single-GPU throughputs: each of these runs fastest on the
+	// V100 but Recommendation (batch size 2048), faster on the K80.
+	for w, want := range map[string]string{tr: "v100", "LM (batch size 20)": "v100", "ResNet-50 (batch size 64)": "v100", "Recommendation (batch size 2048)": "k80"} {
+		best, ok := p.FastestGPUType(w)
+		if !ok || best.GPUType != want || best.Degree != 1 {
+			t.Errorf("FastestGPUType(%s) = %+v, %v; want %s", w, best, ok, want)
+		}
+		for _, x := range p.File.Solo {
+			if x.Workload == w && x.Degree == 1 && x.Throughput > best.Throughput {
+				t.Errorf("%s: %s is faster than %s", w, x.GPUType, best.GPUType)
+			}
+		}
+	}
+	if _, ok := p.FastestGPUType("GPT-9"); ok {
+		t.Error("a GPU type for an unknown workload")
+	}
+	// Only the cluster's GPU types count: without K80 nodes, V100.
+	q, err := Decode(bytes.NewReader(edit(t, "cluster.nodes[1].gpu_type", "p100", "decisions[4].gpu_type", "p100")), "p.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if best, ok := q.FastestGPUType("Recommendation (batch size 2048)"); !ok || best.GPUType != "v100" {
+		t.Errorf("FastestGPUType without K80 nodes = %+v, %v; want v100", best, ok)
 	}
 	if _, ok := p.ChooseDegree(tr, "a100", 4); ok {
 		t.Error("a degree on a GPU type without a curve")
