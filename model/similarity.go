@@ -1,14 +1,14 @@
 package model
 
 import (
-	"fmt"
 	"math"
 	"sort"
-	"strings"
+
+	"github.com/coloc-dev/coloc/internal/similarity"
 )
 
 // Distances names the distance functions of the similarity model.
-var Distances = []string{"euclidean", "manhattan", "cosine", "minkowski", "gower"}
+var Distances = similarity.Distances
 
 // SimilarityOptions are the hyper-parameters of the similarity model.
 type SimilarityOptions struct {
@@ -91,14 +91,7 @@ func (m *Similarity) Fit(t *Train) error {
 }
 
 // ValidDistance returns an error unless name is one of Distances.
-func ValidDistance(name string) error {
-	for _, d := range Distances {
-		if d == name {
-			return nil
-		}
-	}
-	return fmt.Errorf("unknown distance %q (want one of %s)", name, strings.Join(Distances, ", "))
-}
+func ValidDistance(name string) error { return similarity.Valid(name) }
 
 func (m *Similarity) bind(f *Frame) {
 	m.f = f
@@ -126,83 +119,24 @@ func (m *Similarity) query(j int) Query {
 
 // norm maps a numeric descriptor to [0, 1] over the references' range.
 func (m *Similarity) norm(k int, v float64) float64 {
-	if math.IsNaN(v) {
-		return v
-	}
-	r := m.Hi[k] - m.Lo[k]
-	if !(r > 0) {
-		return 0
-	}
-	return (v - m.Lo[k]) / r
+	return similarity.Normalize(v, m.Lo[k], m.Hi[k])
 }
 
 // Distance returns the distance between two descriptor vectors under the
-// model's distance function. Attributes missing on either side are left
+// model's distance function (the math is internal/similarity's, shared
+// with the policy reader). Attributes missing on either side are left
 // out; two vectors with nothing in common are at distance +Inf.
 func (m *Similarity) Distance(a, b Query) float64 {
-	var xs, ys []float64
-	for k := range a.Num {
-		u, v := m.norm(k, a.Num[k]), m.norm(k, b.Num[k])
-		if !math.IsNaN(u) && !math.IsNaN(v) {
-			xs, ys = append(xs, u), append(ys, v)
-		}
-	}
-	if m.Opts.Distance == "gower" {
-		sum, n := 0.0, 0
-		for i := range xs {
-			sum += math.Min(math.Abs(xs[i]-ys[i]), 1)
-			n++
-		}
-		for k := range a.Cat {
-			if a.Cat[k] == "" || b.Cat[k] == "" {
-				continue
-			}
-			if a.Cat[k] != b.Cat[k] {
-				sum++
-			}
-			n++
-		}
-		if n == 0 {
-			return math.Inf(1)
-		}
-		return sum / float64(n)
-	}
-	// Other distances see categorical attributes as one-hot indicators.
-	for k := range a.Cat {
-		if a.Cat[k] == "" || b.Cat[k] == "" {
-			continue
-		}
-		if a.Cat[k] == b.Cat[k] {
-			xs, ys = append(xs, 1), append(ys, 1)
-		} else {
-			xs, ys = append(xs, 1, 0), append(ys, 0, 1)
-		}
-	}
-	if len(xs) == 0 {
-		return math.Inf(1)
-	}
-	switch m.Opts.Distance {
-	case "euclidean":
-		return minkowski(xs, ys, 2)
-	case "manhattan":
-		return minkowski(xs, ys, 1)
-	case "minkowski":
-		return minkowski(xs, ys, m.Opts.P)
-	default: // cosine
-		nx, ny := math.Sqrt(dot(xs, xs)), math.Sqrt(dot(ys, ys))
-		if nx == 0 || ny == 0 {
-			return 1
-		}
-		return 1 - dot(xs, ys)/(nx*ny)
-	}
+	return similarity.Distance(m.Opts.Distance, m.Opts.P, m.normalized(a), m.normalized(b))
 }
 
-func minkowski(x, y []float64, p float64) float64 {
-	s := 0.0
-	for i := range x {
-		s += math.Pow(math.Abs(x[i]-y[i]), p)
+// normalized returns q with its numeric descriptors normalized.
+func (m *Similarity) normalized(q Query) similarity.Vector {
+	v := similarity.Vector{Num: make([]float64, len(q.Num)), Cat: q.Cat}
+	for k, x := range q.Num {
+		v.Num[k] = m.norm(k, x)
 	}
-	return math.Pow(s, 1/p)
+	return v
 }
 
 // nearest returns the k references nearest to q, leaving out job skip

@@ -49,7 +49,7 @@ type File struct {
 // Provenance says what a policy was computed from.
 type Provenance struct {
 	Tool    string    `json:"tool_version"`
-	Created string    `json:"created"` // RFC 3339, UTC
+	Created string    `json:"created"` // RFC 3339, UTC; required
 	Models  []FileSum `json:"models"`  // the model files used (index.json and each model)
 	Data    []FileSum `json:"data"`    // the data files the models were fit on
 	Inputs  []FileSum `json:"inputs"`  // the cluster spec and the job list
@@ -70,7 +70,9 @@ type Thresholds struct {
 	// each job of a pair, at which two jobs are co-located.
 	MinNormalized float64 `json:"min_normalized"`
 	// ScalingEfficiency is the lowest scaling efficiency, throughput(d) /
-	// (d x throughput(1)), a degree may have to be chosen.
+	// (d x throughput(1)), a degree may have to be chosen (see
+	// ScalingPoints when degree 1 was not measured). In [0, 1], as is
+	// MinNormalized.
 	ScalingEfficiency float64 `json:"scaling_efficiency"`
 	// SimilarityK is the number of nearest references consulted for a
 	// job that was never profiled.
@@ -112,6 +114,7 @@ type Decision struct {
 	ColocatedWith []string `json:"colocated_with,omitempty"`
 	// PredictedNormalized is the predicted normalized throughput of the job
 	// on its placement: 1 alone, the model's prediction next to a partner.
+	// Required (> 0) for a placed job.
 	PredictedNormalized float64 `json:"predicted_normalized,omitempty"`
 	// PredictedThroughput is its predicted throughput there, in the file's
 	// ThroughputUnit; 0 when unknown.
@@ -154,7 +157,8 @@ type Scaling struct {
 	GPUType  string         `json:"gpu_type"`
 	Points   []ScalingPoint `json:"points"` // by degree, ascending
 	// Chosen is the largest-throughput degree whose efficiency is at least
-	// Thresholds.ScalingEfficiency.
+	// Thresholds.ScalingEfficiency: ChooseDegree(Points,
+	// Thresholds.ScalingEfficiency, 0), with no limit on the GPUs.
 	Chosen int    `json:"chosen_degree"`
 	Source string `json:"source"` // e.g. "gavel", "pollux"
 }
@@ -163,7 +167,9 @@ type Scaling struct {
 type ScalingPoint struct {
 	Degree     int     `json:"degree"`
 	Throughput float64 `json:"throughput"`
-	// Efficiency is Throughput / (Degree x throughput at degree 1).
+	// Efficiency is Throughput / (Degree x throughput at degree 1), or
+	// relative to the smallest degree measured when that is not 1: as
+	// ScalingPoints computes it (a reader checks it does).
 	Efficiency float64 `json:"efficiency"`
 }
 
@@ -180,7 +186,9 @@ type Similarity struct {
 	// count of layers of that kind.
 	Numeric []string `json:"numeric"`
 	// Lo and Hi are the range of each numeric descriptor over the
-	// references: a value v is normalized to (v - Lo) / (Hi - Lo).
+	// references: a value v is normalized to (v - Lo) / (Hi - Lo), to 0
+	// when Hi = Lo (a descriptor no reference has: write 0 and 0). Every
+	// reference value lies in [Lo, Hi].
 	Lo []float64 `json:"lo"`
 	Hi []float64 `json:"hi"`
 	// Categorical names the categorical descriptors (class, precision).
