@@ -1,0 +1,402 @@
+package place
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/coloc-dev/coloc/policy"
+)
+
+// option is one way to place a task: free GPUs (gpus) or the GPUs of a
+// group it joins (grp).
+type option struct {
+	typ, degree int
+	gpus        []GPU
+	grp         *group
+	spread      bool
+	rate, eff   float64
+	y           float64 // the task's predicted normalized throughput there (NLWP, capped at 1); 1 alone
+	cost        float64 // NLWP cost, communication included
+	commS, frac float64
+}
+
+// value is the task's predicted throughput on the option: what the GPU
+// type choice maximises.
+func (o *option) value() float64 { return o.rate * o.y }
+
+// better reports whether a is preferred to b: higher predicted
+// throughput, then lower cost; on a tie the earlier (b) stays.
+func better(a, b *option) bool {
+	const tol = 1e-12
+	va, vb := a.value(), b.value()
+	if math.Abs(va-vb) > tol*math.Max(1, math.Abs(vb)) {
+		return va > vb
+	}
+	return a.cost < b.cost-tol
+}
+
+// Place decides where t goes and takes the GPUs: the GPU type and degree
+// with the highest predicted throughput, on it the node CLWP ranks first
+// where NLWP finds GPUs (see the package doc). When t cannot be placed it
+// returns nil and the reason.
+func (e *Engine) Place(t *Task) (*Placed, string) {
+	if len(t.Degrees) == 0 {
+		return nil, "no allowed degree"
+	}
+	most, mostType := 0, ""
+	for ti, n := range e.count {
+		if n > most {
+			most, mostType = n, e.types[ti]
+		}
+	}
+	if t.Degrees[0] > most {
+		return nil, fmt.Sprintf("needs at least %d GPUs of one type; the cluster has at most %d (%s)", t.Degrees[0], most, mostType)
+	}
+	var best *option
+	var why []string
+	for ti := range e.types {
+		o, w := e.bestOnType(t, ti)
+		if o == nil {
+			why = append(why, w)
+			continue
+		}
+		if best == nil || better(o, best) {
+			best = o
+		}
+	}
+	if best == nil {
+		return nil, strings.Join(why, "; ")
+	}
+	return e.commit(t, best), ""
+}
+
+// bestOnType places t on GPU type ti if it can: the degree ChooseDegree
+// picks from t's curve within the GPUs with room, a smaller one when that
+// finds no placement.
+func (e *Engine) bestOnType(t *Task, ti int) (*option, string) {
+	typ := e.types[ti]
+	var curve []policy.ScalingPoint
+	for _, d := range t.Degrees {
+		if d > e.count[ti] {
+			continue
+		}
+		r, ok := 0.0, false
+		if d <= e.largest[ti] {
+			r, ok = e.est.Solo(t, typ, d, false)
+		}
+		if !ok && d > 1 {
+			r, ok = e.est.Solo(t, typ, d, true)
+		}
+		if ok && r > 0 {
+			curve = append(curve, policy.ScalingPoint{Degree: d, Throughput: r})
+		}
+	}
+	if len(curve) == 0 {
+		if t.Degrees[0] > e.count[ti] {
+			return nil, fmt.Sprintf("%s: needs %d GPUs, the cluster has %d", typ, t.Degrees[0], e.count[ti])
+		}
+		return nil, fmt.Sprintf("%s: no measured throughput of %s at %s GPU(s)", typ, t.Workload, joinInts(t.Degrees))
+	}
+	room, fits := 0, false
+	maxMem := 0.0
+	for _, ni := range e.ofType[ti] {
+		n := &e.nodes[ni]
+		maxMem = math.Max(maxMem, n.spec.MemoryGB)
+		if !memFits(t.MemoryGB, 0, n.spec.MemoryGB) {
+			continue
+		}
+		fits = true
+		for _, g := range n.gpus {
+			if g == nil || len(g.members) < e.opt.Thresholds.MaxPerGPU {
+				room++
+			}
+		}
+	}
+	if !fits {
+		return nil, fmt.Sprintf("%s: needs %.3g GB per GPU, its GPUs have %.3g GB", typ, t.MemoryGB, maxMem)
+	}
+	if room == 0 {
+		return nil, fmt.Sprintf("%s: all %d GPUs hold %d job(s)", typ, e.count[ti], e.opt.Thresholds.MaxPerGPU)
+	}
+	smallest := policy.ScalingPoints(curve)[0].Degree
+	maxD := room
+	for maxD >= smallest {
+		p, ok := policy.ChooseDegree(curve, e.opt.Thresholds.ScalingEfficiency, maxD)
+		if !ok {
+			break
+		}
+		if o := e.placeOn(t, ti, p); o != nil {
+			return o, ""
+		}
+		maxD = p.Degree - 1
+	}
+	free := 0
+	for _, ni := range e.ofType[ti] {
+		free += e.nodes[ni].free
+	}
+	return nil, fmt.Sprintf("%s: no room (%d of %d GPUs free; no co-location keeps every job at or above %.2f predicted normalized throughput)",
+		typ, free, e.count[ti], e.opt.Thresholds.MinNormalized)
+}
+
+// placeOn finds a placement of t at degree p.Degree on type ti: on one
+// node (CLWP ranks the nodes, NLWP picks the GPUs on the first that has
+// a placement), else spread over nodes' free GPUs.
+func (e *Engine) placeOn(t *Task, ti int, p policy.ScalingPoint) *option {
+	typ, d := e.types[ti], p.Degree
+	if d <= e.largest[ti] {
+		if rate, ok := e.est.Solo(t, typ, d, false); ok && rate > 0 {
+			step, stepOK := StepTime(rate, e.opt.Unit, d, t.BatchSize)
+			for _, ni := range e.clwp(t, ti, d, step, stepOK) {
+				if o := e.nlwp(t, ti, d, ni, rate, step, stepOK); o != nil {
+					o.eff = p.Efficiency
+					return o
+				}
+			}
+		}
+	}
+	if d > 1 {
+		if rate, ok := e.est.Solo(t, typ, d, true); ok && rate > 0 {
+			if o := e.spread(t, ti, d, rate); o != nil {
+				o.eff = p.Efficiency
+				return o
+			}
+		}
+	}
+	return nil
+}
+
+type nodeCand struct {
+	node int
+	cost float64
+	free bool // the node has d free GPUs
+	left int  // free GPUs left after placing t there
+}
+
+// clwp ranks the nodes of type ti that can take t's d tasks by the
+// cluster-level objective: the lowest predicted interference of t with
+// the jobs already there (0 when d GPUs are free) plus the communication
+// cost of d tasks on the node; then free GPUs before sharing, the fewest
+// free GPUs left (best fit), the node order.
+func (e *Engine) clwp(t *Task, ti, d int, step float64, stepOK bool) []int {
+	var cands []nodeCand
+	for _, ni := range e.ofType[ti] {
+		n := &e.nodes[ni]
+		if len(n.gpus) < d || !memFits(t.MemoryGB, 0, n.spec.MemoryGB) {
+			continue
+		}
+		c := nodeCand{node: ni, cost: math.Inf(1)}
+		if n.free >= d {
+			c.cost, c.free, c.left = 0, true, n.free-d
+		} else {
+			for _, g := range n.groups {
+				if !e.canJoin(t, g, d, n) {
+					continue
+				}
+				if cost, _, ok := e.joinCost(ClusterLevel, t, g); ok && cost < c.cost {
+					c.cost = cost
+				}
+			}
+			c.left = n.free
+		}
+		if math.IsInf(c.cost, 1) {
+			continue
+		}
+		c.cost += commFrac(CommSeconds(t.Params, d, n.spec.LinkGBs), step, stepOK)
+		cands = append(cands, c)
+	}
+	sort.SliceStable(cands, func(i, j int) bool {
+		a, b := cands[i], cands[j]
+		switch {
+		case a.cost != b.cost:
+			return a.cost < b.cost
+		case a.free != b.free:
+			return a.free
+		case a.left != b.left:
+			return a.left < b.left
+		}
+		return a.node < b.node
+	})
+	out := make([]int, len(cands))
+	for i, c := range cands {
+		out[i] = c.node
+	}
+	return out
+}
+
+// nlwp picks t's GPUs on node ni by the node-level objective: the
+// predicted slowdown added to t and to the jobs it would share with, plus
+// the communication cost; free GPUs (no slowdown) when d are free, the
+// lowest-numbered ones.
+func (e *Engine) nlwp(t *Task, ti, d, ni int, rate, step float64, stepOK bool) *option {
+	n := &e.nodes[ni]
+	commS := CommSeconds(t.Params, d, n.spec.LinkGBs)
+	frac := commFrac(commS, step, stepOK)
+	var best *option
+	if n.free >= d {
+		gpus := make([]GPU, 0, d)
+		for i, g := range n.gpus {
+			if g == nil && len(gpus) < d {
+				gpus = append(gpus, GPU{Node: ni, Index: i})
+			}
+		}
+		best = &option{typ: ti, degree: d, gpus: gpus, rate: rate, y: 1, cost: frac, commS: commS, frac: frac}
+	}
+	for _, g := range n.groups {
+		if !e.canJoin(t, g, d, n) {
+			continue
+		}
+		cost, y, ok := e.joinCost(NodeLevel, t, g)
+		if !ok {
+			continue
+		}
+		if best == nil || cost+frac < best.cost-1e-12 {
+			best = &option{typ: ti, degree: d, grp: g, rate: rate, y: y, cost: cost + frac, commS: commS, frac: frac}
+		}
+	}
+	return best
+}
+
+// spread takes d free GPUs of type ti from the nodes with the most free
+// GPUs first (so as few nodes as possible), the faster network first on
+// ties; the all-reduce crosses the slowest network among them. It returns
+// nil when fewer than d are free or they all lie on one node.
+func (e *Engine) spread(t *Task, ti, d int, rate float64) *option {
+	var nodes []int
+	total := 0
+	for _, ni := range e.ofType[ti] {
+		n := &e.nodes[ni]
+		if n.free > 0 && memFits(t.MemoryGB, 0, n.spec.MemoryGB) {
+			nodes = append(nodes, ni)
+			total += n.free
+		}
+	}
+	if total < d {
+		return nil
+	}
+	sort.SliceStable(nodes, func(i, j int) bool {
+		a, b := &e.nodes[nodes[i]], &e.nodes[nodes[j]]
+		if a.free != b.free {
+			return a.free > b.free
+		}
+		return a.spec.NetworkGB > b.spec.NetworkGB
+	})
+	var gpus []GPU
+	net := math.Inf(1)
+	for _, ni := range nodes {
+		if len(gpus) == d {
+			break
+		}
+		n := &e.nodes[ni]
+		net = math.Min(net, n.spec.NetworkGB)
+		for i, g := range n.gpus {
+			if g == nil && len(gpus) < d {
+				gpus = append(gpus, GPU{Node: ni, Index: i})
+			}
+		}
+	}
+	if gpus[0].Node == gpus[len(gpus)-1].Node {
+		return nil
+	}
+	step, stepOK := StepTime(rate, e.opt.Unit, d, t.BatchSize)
+	commS := CommSeconds(t.Params, d, net)
+	frac := commFrac(commS, step, stepOK)
+	return &option{typ: ti, degree: d, gpus: sortGPUs(gpus), spread: true, rate: rate, y: 1, cost: frac, commS: commS, frac: frac}
+}
+
+// canJoin reports whether t's d tasks may join group g on node n: same
+// GPUs count, one node, fewer than MaxPerGPU jobs, memory fits.
+func (e *Engine) canJoin(t *Task, g *group, d int, n *node) bool {
+	return len(g.gpus) == d && !g.spread && len(g.members) < e.opt.Thresholds.MaxPerGPU &&
+		memFits(t.MemoryGB, g.memGB, n.spec.MemoryGB)
+}
+
+// joinCost is the cost of t joining group g at level l, and t's predicted
+// normalized throughput there. Next to several jobs a job's normalized
+// throughput is the product of its pairwise ones (our choice: the data
+// measure pairs only). Values are capped at 1 (clip1). ok is false when a
+// pair may not share or a job would fall below Thresholds.MinNormalized.
+// At the cluster level the cost is the throughput lost, t's (1 - y) plus
+// what its partners lose; at the node level the slowdown added, t's (1/y
+// - 1) plus the increase of its partners' slowdowns.
+func (e *Engine) joinCost(l Level, t *Task, g *group) (cost, y float64, ok bool) {
+	typ, d := e.types[g.typ], len(g.gpus)
+	minY := e.opt.Thresholds.MinNormalized
+	y = 1
+	for _, m := range g.members {
+		v, _, known := e.est.Normalized(l, t, m.Task, typ, d)
+		if !known || !(v > 0) {
+			return 0, 0, false
+		}
+		y *= clip1(v)
+	}
+	if y < minY {
+		return 0, 0, false
+	}
+	if l == ClusterLevel {
+		cost = 1 - y
+	} else {
+		cost = 1/y - 1
+	}
+	for _, m := range g.members {
+		cur := 1.0
+		for _, o := range g.members {
+			if o != m {
+				if v, _, known := e.est.Normalized(l, m.Task, o.Task, typ, d); known && v > 0 {
+					cur *= clip1(v)
+				}
+			}
+		}
+		v, _, known := e.est.Normalized(l, m.Task, t, typ, d)
+		if !known || !(v > 0) {
+			return 0, 0, false
+		}
+		next := cur * clip1(v)
+		if next < minY {
+			return 0, 0, false
+		}
+		if l == ClusterLevel {
+			cost += cur - next
+		} else {
+			cost += 1/next - 1/cur
+		}
+	}
+	return cost, y, true
+}
+
+func (e *Engine) commit(t *Task, o *option) *Placed {
+	p := &Placed{Task: t, GPUType: e.types[o.typ], Degree: o.degree, Spread: o.spread, Rate: o.rate, Efficiency: o.eff, CommS: o.commS, CommFrac: o.frac}
+	g := o.grp
+	if g == nil {
+		g = e.newGroup(o.typ, o.gpus)
+	}
+	p.GPUs = g.gpus
+	e.join(g, p)
+	return p
+}
+
+// Normalized returns p's normalized throughput next to its partners as
+// est gives it at level l (the product over partners, not capped), and
+// the sources of the values; 1 and no source when p is alone.
+func (p *Placed) Normalized(est Estimator, l Level) (float64, []string) {
+	y := 1.0
+	var src []string
+	for _, q := range p.Partners() {
+		v, s, ok := est.Normalized(l, p.Task, q.Task, p.GPUType, p.Degree)
+		if !ok {
+			return math.NaN(), append(src, "unknown")
+		}
+		y *= v
+		src = append(src, s)
+	}
+	return y, src
+}
+
+func joinInts(xs []int) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = fmt.Sprint(x)
+	}
+	return strings.Join(s, ",")
+}
