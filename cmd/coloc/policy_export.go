@@ -131,11 +131,11 @@ func runPolicyExport(e *env, f policyExportFlags) error {
 
 func printPolicySummary(e *env, out string, pf *policy.File) error {
 	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "job\tstatus\tGPUs\tplacement\tshares with\tpredicted\t")
+	fmt.Fprintln(tw, "job\tstatus\tGPUs\tplacement\tshares with\tpredicted")
 	placed := 0
 	for _, d := range pf.Decisions {
 		if d.Status != policy.StatusPlaced {
-			fmt.Fprintf(tw, "%s\t%s\t\t\t\t\t%s\n", d.Job, d.Status, d.Reason)
+			fmt.Fprintf(tw, "%s\t%s\t-\t-\t-\t-\t%s\n", d.Job, d.Status, d.Reason)
 			continue
 		}
 		placed++
@@ -151,7 +151,7 @@ func printPolicySummary(e *env, out string, pf *policy.File) error {
 		if with == "" {
 			with = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d %s\t%s\t%s\t%.3f\t\n", d.Job, d.Status, d.Degree, d.GPUType, strings.Join(where, " "), with, d.PredictedNormalized)
+		fmt.Fprintf(tw, "%s\t%s\t%d %s\t%s\t%s\t%.3f\n", d.Job, d.Status, d.Degree, d.GPUType, strings.Join(where, " "), with, d.PredictedNormalized)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -6,8 +6,8 @@ import "github.com/coloc-dev/coloc/policy/sim"
 // simulate --help` lists them.
 func Policies() []sim.PolicyInfo {
 	return []sim.PolicyInfo{
-		sim.Unavailable("coloc", "CLWP + NLWP placement with the fitted models"),
+		{Name: "coloc", Doc: "CLWP + NLWP placement with the fitted models (--models): IASP picks nodes, IAPP GPUs", New: newColoc},
 		sim.Unavailable("similarity", "GPU type and degree by model similarity, revised every round"),
-		sim.Unavailable("oracle", "the coloc placement with measured instead of predicted rates"),
+		{Name: "oracle", Doc: "the coloc placement with measured instead of predicted rates (an upper bound)", New: newOracle},
 	}
 }

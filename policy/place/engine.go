@@ -135,6 +135,9 @@ func (e *Engine) Reset() {
 	e.placed = e.placed[:0]
 }
 
+// SetEstimator replaces the estimator; the occupancy stays.
+func (e *Engine) SetEstimator(est Estimator) { e.est = est }
+
 // Node returns the spec of node i.
 func (e *Engine) Node(i int) cluster.Node { return e.nodes[i].spec }
 
