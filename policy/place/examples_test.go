@@ -231,3 +231,32 @@ func TestExportTables(t *testing.T) {
 		}
 	}
 }
+
+// The example's decisions rest on measured pairs only: the default models
+// (IASP, IAPP) give the same placements as the cheap ones.
+func TestExampleSameWithDefaultModels(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fits IASP and IAPP (a few seconds)")
+	}
+	m, err := LoadModels(fitGavel(t, "iasp", "iapp", "similarity"), DefaultModelNames)
+	if err != nil {
+		t.Fatal(err)
+	}
+	def := export(t, loadInput(t, exampleSpec, exampleJobs, m))
+	fast := export(t, loadInput(t, exampleSpec, exampleJobs, fastModels(t)))
+	for i, d := range def.Decisions {
+		e := fast.Decisions[i]
+		if d.Status != e.Status || !reflect.DeepEqual(d.Placement, e.Placement) || !reflect.DeepEqual(d.ColocatedWith, e.ColocatedWith) || d.PredictedNormalized != e.PredictedNormalized {
+			t.Errorf("job %s: %+v with iasp/iapp, %+v with bias/linear", d.Job, d, e)
+		}
+	}
+	predicted := 0
+	for _, p := range def.Pairs {
+		if p.Source == "predicted:iasp" {
+			predicted++
+		}
+	}
+	if predicted != 80 {
+		t.Errorf("%d pairs predicted by iasp, want the 80 suspect v100 pairs", predicted)
+	}
+}
