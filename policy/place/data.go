@@ -212,15 +212,16 @@ func (d *Data) MemoryGB(w string) float64 {
 	return m
 }
 
-// Batch returns the per-GPU batch size of w in the solo table; 0 when
-// unknown.
+// Batch returns the per-GPU batch size of w in the solo table (the
+// smallest when rows differ); 0 when unknown.
 func (d *Data) Batch(w string) int {
+	b := 0
 	for k, v := range d.solo {
-		if k.w == w && v.batch > 0 {
-			return v.batch
+		if k.w == w && v.batch > 0 && (b == 0 || v.batch < b) {
+			b = v.batch
 		}
 	}
-	return 0
+	return b
 }
 
 // Descriptor returns the model descriptor of workload w: the data's
