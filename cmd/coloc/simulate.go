@@ -58,8 +58,10 @@ GPUs) are counted as unrunnable and left out of the metrics.
 
 Policies decide with estimates only: the baselines with measured solo rates,
 never with co-located rates; coloc with the measured solo rates and the
-predictions of the models in --models (IASP, IAPP); oracle, the upper bound,
-places as coloc does but with the measured co-located rates. coloc and
+predictions of the models in --models (IASP, IAPP); oracle places as coloc
+does but with the measured co-located rates: what perfect predictions would
+give the same greedy placement (not an optimum, so coloc can beat it on a
+trace by luck). coloc and
 oracle co-locate two jobs only when both are estimated to keep at least
 --min-normalized of their solo throughput.
 

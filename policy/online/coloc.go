@@ -143,8 +143,9 @@ func NewColoc(solo sim.Rates, m *place.Models, minNormalized float64) *Placement
 }
 
 // NewOracle returns the oracle: the same placement deciding with the
-// simulator's ground truth, measured solo and co-located rates; an upper
-// bound of what better predictions could give coloc.
+// simulator's ground truth, measured solo and co-located rates: what
+// perfect predictions would give coloc's greedy placement. It is not an
+// optimum; on a given trace coloc's errors can happen to do better.
 func NewOracle(truth sim.Rates, minNormalized float64) *Placement {
 	est := measured{truth}
 	return NewPlacement("oracle", func(*sim.View) place.Estimator { return est }, nil, minNormalized)

@@ -8,6 +8,6 @@ func Policies() []sim.PolicyInfo {
 	return []sim.PolicyInfo{
 		{Name: "coloc", Doc: "CLWP + NLWP placement with the fitted models (--models): IASP picks nodes, IAPP GPUs", New: newColoc},
 		sim.Unavailable("similarity", "GPU type and degree by model similarity, revised every round"),
-		{Name: "oracle", Doc: "the coloc placement with measured instead of predicted rates (an upper bound)", New: newOracle},
+		{Name: "oracle", Doc: "the coloc placement with measured instead of predicted rates (perfect predictions)", New: newOracle},
 	}
 }
