@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -17,11 +18,14 @@ func Encode(f *File) ([]byte, error) {
 	}
 	g := *f
 	fill(reflect.ValueOf(&g).Elem())
-	b, err := json.MarshalIndent(&g, "", "  ")
-	if err != nil {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false) // reasons say ">= 0.8", not "\u003e= 0.8"
+	if err := enc.Encode(&g); err != nil {
 		return nil, fmt.Errorf("encoding policy: %w", err)
 	}
-	return append(b, '\n'), nil
+	return buf.Bytes(), nil
 }
 
 // WriteFile writes f to path atomically (see Encode).

@@ -27,6 +27,7 @@ var commands = []func(*env) *cobra.Command{
 	newPredictCmd,
 	newSimilarCmd,
 	newEvalCmd,
+	newPolicyCmd,
 	newSimulateCmd,
 }
 

@@ -8,8 +8,11 @@ import (
 	"time"
 
 	"github.com/coloc-dev/coloc/datasets"
+	"github.com/coloc-dev/coloc/policy"
 	"github.com/coloc-dev/coloc/policy/cluster"
+	"github.com/coloc-dev/coloc/policy/jobs"
 	"github.com/coloc-dev/coloc/policy/online"
+	"github.com/coloc-dev/coloc/policy/place"
 	"github.com/coloc-dev/coloc/policy/sim"
 	"github.com/spf13/cobra"
 )
@@ -25,6 +28,7 @@ type simulateFlags struct {
 	seed                         uint64
 	round, penalty               time.Duration
 	maxPerGPU                    int
+	minNormalized                float64
 	json                         bool
 }
 
@@ -37,9 +41,12 @@ func newSimulateCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "simulate --trace T --cluster C --data DIR --policy P[,P...]",
 		Short: "Replay a job trace on a simulated cluster under several policies",
-		Long: `Replays a Gavel job trace (msr or physical_cluster layout) on the cluster of
-a spec file and reports, per policy, job completion time (JCT), makespan and
-GPU utilisation.
+		Long: `Replays a Gavel job trace (msr or physical_cluster layout), or a job list
+(.yaml, .yml or .json, as 'coloc policy export' reads), on the cluster of a
+spec file and reports, per policy, job completion time (JCT), makespan and
+GPU utilisation. A job of a list runs at its one allowed degree, or, when it
+allows several, at the degree the export would choose on an empty cluster;
+a duration becomes steps at that measured rate.
 
 Jobs progress at the rates measured in DIR (solo.arrow and pairs.arrow, in
 iterations/s): their solo rate at their number of GPUs on the GPU type they
@@ -50,7 +57,13 @@ GPU type of the cluster can run (unknown type, no rate at their number of
 GPUs) are counted as unrunnable and left out of the metrics.
 
 Policies decide with estimates only: the baselines with measured solo rates,
-never with co-located rates.
+never with co-located rates; coloc with the measured solo rates and the
+predictions of the models in --models (IASP, IAPP); oracle places as coloc
+does but with the measured co-located rates: what perfect predictions would
+give the same greedy placement (not an optimum, so coloc can beat it on a
+trace by luck). coloc and
+oracle co-locate two jobs only when both are estimated to keep at least
+--min-normalized of their solo throughput.
 
 Policies:
 ` + strings.Join(names, "\n") + `
@@ -64,14 +77,20 @@ policy, one a line.`,
     --cluster examples/cluster-gavel.yaml --data datasets/reference/gavel \
     --policy fifo,random-pack,greedy-pack
   coloc simulate --trace examples/traces/physical_cluster/small_test.trace \
-    --cluster examples/cluster-gavel.yaml --data datasets/reference/gavel --json`,
+    --cluster examples/cluster-gavel.yaml --data datasets/reference/gavel --json
+  coloc fit --data datasets/reference/gavel -o out/models
+  coloc simulate --trace examples/traces/msr/ed69ec.trace \
+    --cluster examples/cluster-gavel-48.yaml --data datasets/reference/gavel \
+    --models out/models --policy fifo,greedy-pack,coloc,oracle
+  coloc simulate --trace examples/jobs.yaml --cluster examples/cluster.yaml \
+    --data datasets/reference/gavel --models out/models --policy fifo,coloc`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runSimulate(e, f)
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.trace, "trace", "", "Gavel job trace file")
+	fl.StringVar(&f.trace, "trace", "", "Gavel job trace file, or job list (.yaml, .yml, .json)")
 	fl.StringVar(&f.cluster, "cluster", "", "cluster spec (YAML, version 1)")
 	fl.StringVar(&f.data, "data", "", "dataset directory with solo.arrow and pairs.arrow (iterations/s)")
 	fl.StringVar(&f.models, "models", "", "fitted models, for the policies that use them")
@@ -80,6 +99,7 @@ policy, one a line.`,
 	fl.DurationVar(&f.round, "round", time.Duration(sim.DefaultOptions.Round*float64(time.Second)), "round length at which policies may revise decisions (0: no rounds)")
 	fl.DurationVar(&f.penalty, "restart-penalty", time.Duration(sim.DefaultOptions.RestartPenalty*float64(time.Second)), "time without progress after a job is moved or resumed")
 	fl.IntVar(&f.maxPerGPU, "max-per-gpu", sim.DefaultOptions.MaxPerGPU, "most jobs on one GPU (1 or 2)")
+	fl.Float64Var(&f.minNormalized, "min-normalized", policy.DefaultThresholds.MinNormalized, "coloc and oracle: lowest estimated normalized throughput at which two jobs share GPUs")
 	fl.BoolVar(&f.json, "json", false, "print one JSON object per policy")
 	for _, name := range []string{"trace", "cluster", "data"} {
 		cmd.MarkFlagRequired(name)
@@ -97,7 +117,14 @@ func runSimulate(e *env, f simulateFlags) error {
 		}
 		chosen = append(chosen, p)
 	}
-	tr, err := sim.LoadTrace(f.trace)
+	var tr *sim.Trace
+	var list *jobs.List
+	var err error
+	if place.IsJobList(f.trace) {
+		list, err = jobs.Load(f.trace)
+	} else {
+		tr, err = sim.LoadTrace(f.trace)
+	}
 	if err != nil {
 		return err
 	}
@@ -117,11 +144,17 @@ func runSimulate(e *env, f simulateFlags) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", f.data, err)
 	}
+	if list != nil {
+		tr = simJobs(e, list, topo, truth)
+	}
 	opt := sim.DefaultOptions
 	opt.Round = f.round.Seconds()
 	opt.RestartPenalty = f.penalty.Seconds()
 	opt.MaxPerGPU = f.maxPerGPU
-	envp := sim.Env{Seed: f.seed, Solo: sim.SoloOnly(truth), Truth: truth, Models: f.models}
+	if !(f.minNormalized > 0 && f.minNormalized <= 1) {
+		return fmt.Errorf("--min-normalized %v: want a number in (0, 1]", f.minNormalized)
+	}
+	envp := sim.Env{Seed: f.seed, Solo: sim.SoloOnly(truth), Truth: truth, Models: f.models, MinNormalized: f.minNormalized}
 	var results []*sim.Result
 	warned := map[string]bool{}
 	for _, info := range chosen {
@@ -151,6 +184,16 @@ func runSimulate(e *env, f simulateFlags) error {
 		return nil
 	}
 	return printSimTable(e, tr, topo, results)
+}
+
+// simJobs turns a job list into the simulator's jobs (place.TraceJobs),
+// printing the list's warnings.
+func simJobs(e *env, list *jobs.List, topo *sim.Topology, truth sim.Rates) *sim.Trace {
+	tjs, warns := place.TraceJobs(list, topo, truth, policy.DefaultThresholds.ScalingEfficiency)
+	for _, w := range warns {
+		fmt.Fprintln(e.stderr, "warning:", w)
+	}
+	return &sim.Trace{Name: list.File, Format: "job list", Jobs: tjs}
 }
 
 func printSimTable(e *env, tr *sim.Trace, topo *sim.Topology, results []*sim.Result) error {

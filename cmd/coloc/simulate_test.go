@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"strings"
 	"testing"
 
@@ -63,7 +62,8 @@ func TestSimulateErrors(t *testing.T) {
 		want string
 	}{
 		{simulateArgs("--policy", "fifo,lottery"), `unknown policy "lottery"`},
-		{simulateArgs("--policy", "coloc"), "policy coloc: not available yet"},
+		{simulateArgs("--policy", "coloc"), "policy coloc needs --models"},
+		{simulateArgs("--policy", "oracle", "--min-normalized", "0"), "--min-normalized 0"},
 		{simulateArgs("--max-per-gpu", "3"), "max jobs per GPU 3"},
 		{[]string{"simulate", "--trace", "nope.trace", "--cluster", "c", "--data", "d"}, "nope.trace"},
 	}
@@ -73,8 +73,39 @@ func TestSimulateErrors(t *testing.T) {
 			t.Errorf("%v: error %v, want %q", c.args[len(c.args)-2:], err, c.want)
 		}
 	}
-	err := run(context.Background(), simulateArgs("--policy", "oracle"), nil, &bytes.Buffer{}, &bytes.Buffer{})
-	if !errors.Is(err, sim.ErrUnavailable) {
-		t.Errorf("oracle: %v, want ErrUnavailable", err)
+}
+
+// The oracle needs no models; it co-locates only pairs measured to keep
+// both jobs at --min-normalized.
+func TestSimulateOracle(t *testing.T) {
+	out, _ := mustRun(t, simulateArgs("--json", "--policy", "oracle,fifo", "--min-normalized", "0.5")...)
+	var s sim.Summary
+	if err := json.Unmarshal([]byte(strings.Split(out, "\n")[0]), &s); err != nil {
+		t.Fatal(err)
+	}
+	if s.Policy != "oracle" || s.Jobs != 20 || !(s.AvgJCT > 0) {
+		t.Errorf("oracle: %+v", s)
+	}
+}
+
+// A job list is a simulator input too: its jobs without measurements are
+// unrunnable, each with its reason.
+func TestSimulateJobList(t *testing.T) {
+	out, errOut := mustRun(t, "simulate", "--trace", "../../examples/jobs.yaml", "--cluster", "../../examples/cluster.yaml",
+		"--data", gavelDir, "--policy", "fifo,oracle", "--json")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("%d lines:\n%s", len(lines), out)
+	}
+	var s sim.Summary
+	if err := json.Unmarshal([]byte(lines[1]), &s); err != nil {
+		t.Fatal(err)
+	}
+	// new-bert (a descriptor only), too-big (16 GPUs), private-model.
+	if s.Policy != "oracle" || s.Jobs != 7 || s.Unrunnable != 3 {
+		t.Errorf("oracle on the job list: %+v", s)
+	}
+	if !strings.Contains(errOut, "job new-bert has no workload of the data") {
+		t.Errorf("stderr %q", errOut)
 	}
 }

@@ -6,9 +6,9 @@ import "github.com/coloc-dev/coloc/policy/sim"
 // simulate --help` lists them.
 func Policies() []sim.PolicyInfo {
 	return []sim.PolicyInfo{
-		sim.Unavailable("coloc", "CLWP + NLWP placement with the fitted models"),
+		{Name: "coloc", Doc: "CLWP + NLWP placement with the fitted models (--models): IASP picks nodes, IAPP GPUs", New: newColoc},
 		{Name: "similarity", Doc: "GPU type by model similarity (--models), revised every round, small-model packing",
 			New: func(e sim.Env) (sim.Policy, error) { return NewSimilarity(e, DefaultSimilarityOptions) }},
-		sim.Unavailable("oracle", "the coloc placement with measured instead of predicted rates"),
+		{Name: "oracle", Doc: "the coloc placement with measured instead of predicted rates (perfect predictions)", New: newOracle},
 	}
 }

@@ -16,6 +16,11 @@ type Env struct {
 	// Models is the model directory written by `coloc fit` ("" when none
 	// was given); model-driven policies load what they need from it.
 	Models string
+	// MinNormalized is the lowest estimated normalized throughput, for
+	// each job of a pair, at which the model-driven policies and the
+	// oracle co-locate two jobs; 0 means their default
+	// (policy.DefaultThresholds: 0.8).
+	MinNormalized float64
 }
 
 // Factory builds a policy.

@@ -1,0 +1,168 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/coloc-dev/coloc/policy"
+	"github.com/coloc-dev/coloc/policy/cluster"
+	"github.com/coloc-dev/coloc/policy/place"
+	"github.com/spf13/cobra"
+)
+
+type policyExportFlags struct {
+	cluster, jobs, models, out string
+	clusterModel, nodeModel    string
+	data                       []string
+	th                         policy.Thresholds
+}
+
+func newPolicyExportCmd(e *env) *cobra.Command {
+	f := policyExportFlags{th: policy.DefaultThresholds}
+	cmd := &cobra.Command{
+		Use:   "export --cluster C --jobs J --models M --data DIR[,DIR] -o policy.json",
+		Short: "Place a job list on a cluster with the fitted models and write the policy file",
+		Long: `Places every job of the job list J on the cluster of spec C, as if all ran at
+once, in order of arrival, and writes the decisions with the online tables
+to a policy file (JSON, format coloc.policy version 1).
+
+For each job:
+  workload  a job whose workload the data in DIR measure stands for itself;
+            any other is described by its model: entry (or, without one, by
+            the known descriptor of its model family) and stands for its
+            nearest reference under the similarity model of M.
+  GPU type  the type with the highest predicted throughput: measured solo
+            throughput at the chosen degree, times the predicted normalized
+            throughput when it must share (1 on free GPUs).
+  degree    among the job's allowed degrees, the one with the highest
+            measured throughput whose scaling efficiency, throughput(d) /
+            (d x throughput(smallest)), is at least --efficiency, within the
+            GPUs of that type with room.
+  node      CLWP: the node where the job's predicted interference with the
+            jobs already there is lowest (IASP; none on free GPUs), plus the
+            all-reduce cost of its tasks over the node's link; best fit on
+            ties.
+  GPUs      NLWP: on that node, the GPUs that add the least predicted
+            slowdown (IAPP) to the job and its partners. Two jobs share only
+            the same GPUs, at most --max-per-gpu jobs per GPU, when every job
+            keeps at least --min-normalized of its solo throughput and the
+            memory (memory_gb, or the data's peak memory) fits.
+
+Measured pair values are used where the data hold them, the models'
+predictions elsewhere. A job that cannot be placed gets a decision with
+status unplaceable and the reason. A job list is YAML or JSON (see
+examples/jobs.yaml); a Gavel trace is accepted too (one job per line,
+its scale factor as the only degree).
+
+The file's provenance holds the SHA-256 of the model, data and input files,
+the tool version and the creation time (SOURCE_DATE_EPOCH, when set, fixes
+it); the same inputs give the same bytes otherwise. The file is written
+atomically; a summary of the decisions is printed.`,
+		Example: `  coloc fit --data datasets/reference/gavel -o out/models
+  coloc policy export --cluster examples/cluster.yaml --jobs examples/jobs.yaml \
+    --models out/models --data datasets/reference/gavel -o out/policy.json
+  coloc policy export --cluster examples/cluster-gavel.yaml \
+    --jobs examples/traces/physical_cluster/small_test.trace \
+    --models out/models --data datasets/reference/gavel --min-normalized 0.6 -o out/trace.json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runPolicyExport(e, f)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.cluster, "cluster", "", "cluster spec (YAML, version 1)")
+	fl.StringVar(&f.jobs, "jobs", "", "job list (YAML or JSON, version 1) or Gavel trace")
+	fl.StringVar(&f.models, "models", "", "model directory written by 'coloc fit'")
+	fl.StringSliceVar(&f.data, "data", nil, "dataset directories, comma-separated (the data the models were fit on)")
+	fl.StringVarP(&f.out, "out", "o", "", "policy file to write")
+	fl.IntVar(&f.th.MaxPerGPU, "max-per-gpu", f.th.MaxPerGPU, "most jobs on one GPU")
+	fl.Float64Var(&f.th.MinNormalized, "min-normalized", f.th.MinNormalized, "lowest predicted normalized throughput, for every job of a group, at which jobs share GPUs")
+	fl.Float64Var(&f.th.ScalingEfficiency, "efficiency", f.th.ScalingEfficiency, "lowest scaling efficiency of a chosen degree")
+	fl.IntVar(&f.th.SimilarityK, "similarity-k", f.th.SimilarityK, "nearest references consulted for a job never profiled")
+	fl.StringVar(&f.clusterModel, "cluster-model", place.DefaultModelNames.Cluster, "model of the cluster stage (CLWP) and of the pairs table")
+	fl.StringVar(&f.nodeModel, "node-model", place.DefaultModelNames.Node, "model of the node stage (NLWP)")
+	for _, name := range []string{"cluster", "jobs", "models", "data", "out"} {
+		cmd.MarkFlagRequired(name)
+	}
+	return cmd
+}
+
+func runPolicyExport(e *env, f policyExportFlags) error {
+	spec, err := cluster.Load(f.cluster)
+	if err != nil {
+		return err
+	}
+	list, err := place.LoadJobs(f.jobs)
+	if err != nil {
+		return err
+	}
+	data, err := place.LoadData(f.data)
+	if err != nil {
+		return err
+	}
+	models, err := place.LoadModels(f.models, place.ModelNames{Cluster: f.clusterModel, Node: f.nodeModel})
+	if err != nil {
+		return err
+	}
+	opt := place.ExportOptions{Thresholds: f.th}
+	if s := os.Getenv("SOURCE_DATE_EPOCH"); s != "" {
+		sec, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return fmt.Errorf("SOURCE_DATE_EPOCH %q: want seconds since 1970", s)
+		}
+		opt.Now = time.Unix(sec, 0)
+	}
+	pf, err := place.Export(place.Input{Cluster: spec, ClusterFile: f.cluster, Jobs: list, JobsFile: f.jobs, Data: data, Models: models}, opt)
+	if err != nil {
+		return err
+	}
+	if err := place.WriteFile(f.out, pf); err != nil {
+		return err
+	}
+	for _, w := range pf.Warnings {
+		fmt.Fprintln(e.stderr, "warning:", w)
+	}
+	return printPolicySummary(e, f.out, pf)
+}
+
+func printPolicySummary(e *env, out string, pf *policy.File) error {
+	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "job\tstatus\tGPUs\tplacement\tshares with\tpredicted")
+	placed := 0
+	for _, d := range pf.Decisions {
+		if d.Status != policy.StatusPlaced {
+			fmt.Fprintf(tw, "%s\t%s\t-\t-\t-\t-\t%s\n", d.Job, d.Status, d.Reason)
+			continue
+		}
+		placed++
+		var where []string
+		for _, p := range d.Placement {
+			var gs []string
+			for _, g := range p.GPUs {
+				gs = append(gs, strconv.Itoa(g))
+			}
+			where = append(where, p.Node+":"+strings.Join(gs, ","))
+		}
+		with := strings.Join(d.ColocatedWith, ",")
+		if with == "" {
+			with = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d %s\t%s\t%s\t%.3f\n", d.Job, d.Status, d.Degree, d.GPUType, strings.Join(where, " "), with, d.PredictedNormalized)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	measured := 0
+	for _, p := range pf.Pairs {
+		if p.Source == "measured" {
+			measured++
+		}
+	}
+	_, err := fmt.Fprintf(e.stdout, "wrote %s: %d of %d jobs placed; tables: %d pairs (%d measured, %d predicted), %d solo, %d scaling curves, %d similarity references\n",
+		out, placed, len(pf.Decisions), len(pf.Pairs), measured, len(pf.Pairs)-measured, len(pf.Solo), len(pf.Scaling), len(pf.Similarity.References))
+	return err
+}

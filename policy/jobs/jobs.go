@@ -1,0 +1,268 @@
+package jobs
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Version is the only job list version this package reads.
+const Version = 1
+
+// List is a job list.
+type List struct {
+	Version int    `yaml:"version"`
+	Name    string `yaml:"name"`
+	Jobs    []Job  `yaml:"jobs"`
+	// File is the name the list was read from ("" when built in code).
+	File string `yaml:"-"`
+}
+
+// Job is one job of a list.
+type Job struct {
+	ID string `yaml:"id"`
+	// Workload names a workload of the data (a job type of Gavel's, a
+	// workload of a coloc campaign).
+	Workload string `yaml:"workload"`
+	// Model describes a workload the data may not hold; nil when not given.
+	Model *Model `yaml:"model"`
+	// BatchSize is the per-GPU batch size; 0 when not given.
+	BatchSize int `yaml:"batch_size"`
+	// Degrees are the allowed numbers of GPUs, ascending; [1] when the
+	// file gives none.
+	Degrees []int `yaml:"degrees"`
+	// Steps is the number of training iterations; 0 when Duration is given.
+	Steps int64 `yaml:"steps"`
+	// Duration is the run time alone; 0 when Steps is given.
+	Duration Duration `yaml:"duration"`
+	// ArrivalS is the arrival time, seconds from the start of the list.
+	ArrivalS float64 `yaml:"arrival_s"`
+	// MemoryGB is the peak memory per GPU in 10^9 bytes; 0 when unknown.
+	MemoryGB float64 `yaml:"memory_gb"`
+	// Line is the job's line in the file (0 when built in code).
+	Line int `yaml:"-"`
+}
+
+// Model is the descriptor of a workload's model: the fields of the
+// workload protocol's meta line.
+type Model struct {
+	Name      string         `yaml:"name"`
+	Class     string         `yaml:"class"`
+	Params    float64        `yaml:"params"`
+	FLOPs     float64        `yaml:"flops_per_sample"`
+	Layers    map[string]int `yaml:"layers"`
+	BatchSize int            `yaml:"batch_size"`
+	Precision string         `yaml:"precision"`
+}
+
+// Duration is a time.Duration written with its unit ("90m", "6h").
+type Duration time.Duration
+
+// UnmarshalYAML reads a Go duration string and refuses a bare number.
+func (d *Duration) UnmarshalYAML(v *yaml.Node) error {
+	if v.Kind != yaml.ScalarNode || v.Tag != "!!str" {
+		return fmt.Errorf("line %d: duration %q has no unit: write it as a duration, e.g. 3600s, 90m or 6h", v.Line, v.Value)
+	}
+	x, err := time.ParseDuration(v.Value)
+	if err != nil {
+		return fmt.Errorf("line %d: duration %q: want a duration such as 3600s, 90m or 6h", v.Line, v.Value)
+	}
+	*d = Duration(x)
+	return nil
+}
+
+// MarshalYAML writes the duration as a string.
+func (d Duration) MarshalYAML() (any, error) { return time.Duration(d).String(), nil }
+
+// Seconds returns the duration in seconds.
+func (d Duration) Seconds() float64 { return time.Duration(d).Seconds() }
+
+var (
+	jobFields   = []string{"id", "workload", "model", "batch_size", "degrees", "steps", "duration", "arrival_s", "memory_gb"}
+	modelFields = []string{"name", "class", "params", "flops_per_sample", "layers", "batch_size", "precision"}
+)
+
+// UnmarshalYAML decodes one job, refusing unknown keys with their line and
+// keeping the job's line for error messages.
+func (j *Job) UnmarshalYAML(v *yaml.Node) error {
+	if err := knownKeys(v, "job", jobFields); err != nil {
+		return err
+	}
+	type plain Job
+	if err := v.Decode((*plain)(j)); err != nil {
+		return err
+	}
+	j.Line = v.Line
+	return nil
+}
+
+// UnmarshalYAML decodes a model descriptor, refusing unknown keys.
+func (m *Model) UnmarshalYAML(v *yaml.Node) error {
+	if err := knownKeys(v, "model", modelFields); err != nil {
+		return err
+	}
+	type plain Model
+	return v.Decode((*plain)(m))
+}
+
+func knownKeys(v *yaml.Node, what string, fields []string) error {
+	if v.Kind != yaml.MappingNode {
+		return fmt.Errorf("line %d: a %s entry must be a mapping", v.Line, what)
+	}
+	for i := 0; i+1 < len(v.Content); i += 2 {
+		k := v.Content[i]
+		if !contains(fields, k.Value) {
+			return fmt.Errorf("line %d: %s entry: unknown field %q (want %s)", k.Line, what, k.Value, strings.Join(fields, ", "))
+		}
+	}
+	return nil
+}
+
+// Load reads and validates the job list at path.
+func Load(path string) (*List, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(bytes.NewReader(data), path)
+}
+
+// Parse reads and validates a job list; name is used in messages.
+func Parse(r io.Reader, name string) (*List, error) {
+	dec := yaml.NewDecoder(r)
+	dec.KnownFields(true)
+	var l List
+	if err := dec.Decode(&l); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("%s: empty job list", name)
+		}
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	l.File = name
+	if err := l.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return &l, nil
+}
+
+// Validate checks the version and every job, fills the default degrees
+// and sorts them. The error names the job, by id and line when known.
+func (l *List) Validate() error {
+	if l.Version != Version {
+		if l.Version == 0 {
+			return fmt.Errorf("no version (want version: %d)", Version)
+		}
+		return fmt.Errorf("unsupported job list version %d (this build reads version %d)", l.Version, Version)
+	}
+	if len(l.Jobs) == 0 {
+		return errors.New("no jobs")
+	}
+	seen := map[string]int{}
+	for i := range l.Jobs {
+		j := &l.Jobs[i]
+		if err := j.validate(); err != nil {
+			return fmt.Errorf("%s: %w", j.where(i), err)
+		}
+		if k, dup := seen[j.ID]; dup {
+			return fmt.Errorf("%s: id %q is also used by job %d", j.where(i), j.ID, k+1)
+		}
+		seen[j.ID] = i
+	}
+	return nil
+}
+
+func (j *Job) where(i int) string {
+	w := fmt.Sprintf("job %d (%q)", i+1, j.ID)
+	if j.Line > 0 {
+		w = fmt.Sprintf("line %d: %s", j.Line, w)
+	}
+	return w
+}
+
+func (j *Job) validate() error {
+	finite := func(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+	switch {
+	case j.ID == "":
+		return errors.New("id is required")
+	case strings.TrimSpace(j.ID) != j.ID || strings.ContainsAny(j.ID, "\t\n"):
+		return errors.New("id must not start or end with white space or hold tabs or newlines")
+	case j.Workload == "" && j.Model == nil:
+		return errors.New("give a workload of the data, or a model descriptor for a workload never profiled")
+	case j.BatchSize < 0:
+		return fmt.Errorf("batch_size %d is negative", j.BatchSize)
+	case j.Steps < 0:
+		return fmt.Errorf("steps %d is negative", j.Steps)
+	case j.Duration < 0:
+		return fmt.Errorf("duration %v is negative", time.Duration(j.Duration))
+	case j.Steps == 0 && j.Duration == 0:
+		return errors.New("give steps (iterations) or duration (run time alone, e.g. 6h)")
+	case j.Steps > 0 && j.Duration > 0:
+		return errors.New("give steps or duration, not both")
+	case j.ArrivalS < 0 || !finite(j.ArrivalS):
+		return fmt.Errorf("arrival_s %v: want a finite number of seconds >= 0", j.ArrivalS)
+	case j.MemoryGB < 0 || !finite(j.MemoryGB):
+		return fmt.Errorf("memory_gb %v: want a finite number >= 0", j.MemoryGB)
+	}
+	if len(j.Degrees) == 0 {
+		j.Degrees = []int{1}
+	}
+	for _, d := range j.Degrees {
+		if d < 1 {
+			return fmt.Errorf("degrees: %d is not a positive number of GPUs", d)
+		}
+	}
+	sort.Ints(j.Degrees)
+	for i := 1; i < len(j.Degrees); i++ {
+		if j.Degrees[i] == j.Degrees[i-1] {
+			return fmt.Errorf("degrees: %d is listed twice", j.Degrees[i])
+		}
+	}
+	if m := j.Model; m != nil {
+		switch {
+		case !(m.Params >= 0) || !finite(m.Params):
+			return fmt.Errorf("model: params %v: want a finite number >= 0", m.Params)
+		case !(m.FLOPs >= 0) || !finite(m.FLOPs):
+			return fmt.Errorf("model: flops_per_sample %v: want a finite number >= 0", m.FLOPs)
+		case m.BatchSize < 0:
+			return fmt.Errorf("model: batch_size %d is negative", m.BatchSize)
+		}
+		for k, n := range m.Layers {
+			if n < 0 {
+				return fmt.Errorf("model: layers: %s has a negative count %d", k, n)
+			}
+		}
+		if m.Params == 0 && m.FLOPs == 0 && len(m.Layers) == 0 && m.Class == "" && m.BatchSize == 0 && j.BatchSize == 0 {
+			return errors.New("model: the descriptor says nothing (give params, flops_per_sample, layers, class or batch_size)")
+		}
+	}
+	return nil
+}
+
+// Batch returns the job's per-GPU batch size: batch_size, else the model
+// descriptor's, else 0.
+func (j *Job) Batch() int {
+	if j.BatchSize > 0 {
+		return j.BatchSize
+	}
+	if j.Model != nil {
+		return j.Model.BatchSize
+	}
+	return 0
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

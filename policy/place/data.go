@@ -1,0 +1,254 @@
+package place
+
+import (
+	"fmt"
+	"math"
+	"path/filepath"
+	"sort"
+
+	"github.com/coloc-dev/coloc/datasets"
+	"github.com/coloc-dev/coloc/features"
+	"github.com/coloc-dev/coloc/policy"
+)
+
+// Data are the measurements the export reads: the union of one or more
+// dataset directories, in one throughput unit.
+type Data struct {
+	Dirs []string
+	// Unit is the throughput unit of every rate (that of the first solo
+	// table, else the first scaling table); a table in another unit is
+	// left out with a warning, never converted.
+	Unit     string
+	Files    []policy.FileSum
+	Warnings []string
+
+	solo      map[soloKey]soloVal
+	pairs     map[pairKey]pairVal
+	pairSlots map[slotKey]bool
+	scaling   map[wdKey][]datasets.Scale
+	workloads map[string]bool
+	meta      map[string]features.Descriptor
+	curves    map[curveKey]map[int]scaleRate
+}
+
+type soloKey struct {
+	w, dev string
+	degree int
+}
+
+type soloVal struct {
+	rate, memGB float64
+	batch       int
+	source      string
+}
+
+type pairKey struct {
+	w, p, dev string
+	degree    int
+}
+
+type pairVal struct {
+	y      float64
+	status string
+}
+
+type wdKey struct{ w, dev string }
+
+type curveKey struct {
+	w, dev string
+	batch  int
+}
+
+// LoadData opens the dataset directories (datasets.Open validates every
+// table). A key held by two directories keeps the first directory's value
+// (a warning says how many were dropped).
+func LoadData(dirs []string) (*Data, error) {
+	if len(dirs) == 0 {
+		return nil, fmt.Errorf("no dataset directory")
+	}
+	d := &Data{
+		Dirs: dirs, solo: map[soloKey]soloVal{}, pairs: map[pairKey]pairVal{}, pairSlots: map[slotKey]bool{},
+		scaling: map[wdKey][]datasets.Scale{}, workloads: map[string]bool{}, meta: map[string]features.Descriptor{},
+		curves: map[curveKey]map[int]scaleRate{},
+	}
+	var sets []*datasets.Dataset
+	for _, dir := range dirs {
+		ds, err := datasets.Open(dir)
+		if err != nil {
+			return nil, err
+		}
+		sets = append(sets, ds)
+		sums, err := features.DataFiles(dir)
+		if err != nil {
+			return nil, err
+		}
+		for _, s := range sums {
+			d.Files = append(d.Files, policy.FileSum{Name: filepath.ToSlash(filepath.Join(dir, s.Name)), SHA256: s.SHA256})
+		}
+		meta, err := features.ReadMeta(dir)
+		if err != nil {
+			return nil, err
+		}
+		for w, m := range meta {
+			if _, seen := d.meta[w]; !seen {
+				d.meta[w] = m
+			}
+		}
+	}
+	for _, ds := range sets {
+		if ds.Solo != nil && d.Unit == "" {
+			d.Unit = ds.Solo.ThroughputUnit
+		}
+	}
+	for _, ds := range sets {
+		if ds.Scaling != nil && d.Unit == "" {
+			d.Unit = ds.Scaling.ThroughputUnit
+		}
+	}
+	if d.Unit == "" {
+		return nil, fmt.Errorf("%v: no solo or scaling table: the policy needs measured throughputs", dirs)
+	}
+	for i, ds := range sets {
+		d.add(dirs[i], ds)
+	}
+	return d, nil
+}
+
+func (d *Data) add(dir string, ds *datasets.Dataset) {
+	other := func(kind, unit string) {
+		d.Warnings = append(d.Warnings, fmt.Sprintf("%s: %s throughputs are in %s, the policy's in %s: left out (units differ; they are never converted)",
+			filepath.Join(dir, kind+".arrow"), kind, unit, d.Unit))
+	}
+	dup := 0
+	if s := ds.Solo; s != nil {
+		if s.ThroughputUnit != d.Unit {
+			other("solo", s.ThroughputUnit)
+		} else {
+			for _, r := range s.Rows {
+				k := soloKey{r.Workload, r.DeviceType, r.Degree}
+				if _, seen := d.solo[k]; seen {
+					dup++
+					continue
+				}
+				v := soloVal{rate: r.Throughput, batch: r.BatchSize, source: r.Source}
+				if r.PeakMemory > 0 {
+					v.memGB = r.PeakMemory / 1e9
+				}
+				d.solo[k] = v
+				d.workloads[r.Workload] = true
+			}
+		}
+	}
+	if p := ds.Pairs; p != nil {
+		if p.ThroughputUnit != d.Unit {
+			other("pairs", p.ThroughputUnit)
+		} else {
+			for _, r := range p.Rows {
+				k := pairKey{r.Workload, r.Partner, r.DeviceType, r.Degree}
+				if _, seen := d.pairs[k]; seen {
+					dup++
+					continue
+				}
+				d.pairs[k] = pairVal{y: r.Normalized, status: r.Status}
+				if r.Measured() {
+					d.pairSlots[slotKey{r.DeviceType, r.Degree}] = true
+				}
+			}
+		}
+	}
+	if s := ds.Scaling; s != nil {
+		if s.ThroughputUnit != d.Unit {
+			other("scaling", s.ThroughputUnit)
+		} else {
+			for _, r := range s.Rows {
+				k := wdKey{r.Workload, r.DeviceType}
+				d.scaling[k] = append(d.scaling[k], r)
+				d.workloads[r.Workload] = true
+			}
+		}
+	}
+	if dup > 0 {
+		d.Warnings = append(d.Warnings, fmt.Sprintf("%s: %d solo or pair rows already given by an earlier directory: the earlier value is kept", dir, dup))
+	}
+}
+
+// Knows reports whether the data measure workload w at all.
+func (d *Data) Knows(w string) bool { return d.workloads[w] }
+
+// Workloads returns the measured workloads, sorted.
+func (d *Data) Workloads() []string {
+	out := make([]string, 0, len(d.workloads))
+	for w := range d.workloads {
+		out = append(out, w)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// HasType reports whether the data measure anything on GPU type t.
+func (d *Data) HasType(t string) bool {
+	for k := range d.solo {
+		if k.dev == t {
+			return true
+		}
+	}
+	for k := range d.scaling {
+		if k.dev == t {
+			return true
+		}
+	}
+	return false
+}
+
+// MemoryGB returns the largest peak memory per GPU the solo table gives
+// w, in 10^9 bytes; 0 when unknown.
+func (d *Data) MemoryGB(w string) float64 {
+	m := 0.0
+	for k, v := range d.solo {
+		if k.w == w {
+			m = math.Max(m, v.memGB)
+		}
+	}
+	return m
+}
+
+// Batch returns the per-GPU batch size of w in the solo table (the
+// smallest when rows differ); 0 when unknown.
+func (d *Data) Batch(w string) int {
+	b := 0
+	for k, v := range d.solo {
+		if k.w == w && v.batch > 0 && (b == 0 || v.batch < b) {
+			b = v.batch
+		}
+	}
+	return b
+}
+
+// Descriptor returns the model descriptor of workload w: the data's
+// workloads.json, else the known model of its family (features.KnownModels)
+// with the batch size its name states.
+func (d *Data) Descriptor(w string) (features.Descriptor, bool) {
+	if m, ok := d.meta[w]; ok {
+		return m, true
+	}
+	m, ok := features.KnownModels[features.FamilyOf(w)]
+	if ok {
+		if b := datasets.BatchSizeOf(w); b > 0 {
+			m.BatchSize = b
+		}
+	}
+	return m, ok
+}
+
+// Pair returns the pairs table's row of (w | partner) on degree GPUs of
+// gpuType.
+func (d *Data) Pair(w, partner, gpuType string, degree int) (y float64, status string, ok bool) {
+	v, ok := d.pairs[pairKey{w, partner, gpuType, degree}]
+	return v.y, v.status, ok
+}
+
+// HasPairs reports whether the data hold any status-ok pair on degree GPUs
+// of gpuType: where the models were trained, and so may predict.
+func (d *Data) HasPairs(gpuType string, degree int) bool {
+	return d.pairSlots[slotKey{gpuType, degree}]
+}
