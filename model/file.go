@@ -216,9 +216,10 @@ func LoadDir(dir string, names []string) ([]*Loaded, error) {
 	for _, n := range names {
 		want[n] = true
 	}
+	only := len(want) > 0
 	var out []*Loaded
 	for _, e := range ix.Models {
-		if len(want) > 0 && !want[e.Name] {
+		if only && !want[e.Name] {
 			continue
 		}
 		delete(want, e.Name)

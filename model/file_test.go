@@ -148,3 +148,28 @@ func TestDataFromUnknownJob(t *testing.T) {
 		t.Errorf("got %d pairs and warnings %q; a suspect pair must be left out with a warning", len(d.Obs), d.Warnings)
 	}
 }
+
+func TestLoadDirLoadsOnlyTheNamedModels(t *testing.T) {
+	lin, sp := fitted(t, "linear")
+	mean, _ := fitted(t, "mean")
+	dir := t.TempDir()
+	if _, err := WriteDir(dir, &Data{Space: sp}, []Fitted{{Name: "linear", Bytes: lin}, {Name: "mean", Bytes: mean}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, names := range [][]string{{"linear"}, {"mean"}} {
+		ls, err := LoadDir(dir, names)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ls) != 1 || ls[0].File.Model != names[0] {
+			got := []string{}
+			for _, l := range ls {
+				got = append(got, l.File.Model)
+			}
+			t.Errorf("LoadDir(%v) loaded %v", names, got)
+		}
+	}
+	if ls, err := LoadDir(dir, nil); err != nil || len(ls) != 2 {
+		t.Errorf("LoadDir(all): %d models, %v", len(ls), err)
+	}
+}
