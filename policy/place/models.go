@@ -73,8 +73,9 @@ func LoadModels(dir string, names ModelNames) (*Models, error) {
 	if hasSim && names.Cluster != "similarity" && names.Node != "similarity" {
 		want = append(want, "similarity")
 	}
-	// Each wanted file is loaded on its own (model.LoadDir goes on loading
-	// every later entry once the wanted ones are found).
+	// Each wanted file is loaded on its own, so that a missing one gets an
+	// error saying how to fit it and the checksums cover exactly the files
+	// used.
 	m := &Models{Dir: dir, slots: map[slotKey]int{}, cache: map[predKey]predicted{}}
 	files := []string{model.IndexFile}
 	for _, w := range want {
