@@ -18,6 +18,9 @@ type Page struct {
 	Intro    string // paragraphs separated by blank lines
 	Sections []Section
 	Footer   string // e.g. provenance: tool version, data hashes
+	// FooterTable, when set, is shown in the footer after Footer: e.g.
+	// each input file with its SHA-256.
+	FooterTable *Table
 }
 
 // Section is a titled part of a page: text, then figures, then tables.
@@ -59,6 +62,13 @@ func WriteIndex(dir string, p Page) error {
 
 // RenderIndex writes the page's HTML to w. Every string is escaped.
 func RenderIndex(w io.Writer, p Page) error {
+	if t := p.FooterTable; t != nil {
+		for j, r := range t.Rows {
+			if len(r) != len(t.Header) {
+				return fmt.Errorf("footer table: row %d has %d cells for %d columns", j+1, len(r), len(t.Header))
+			}
+		}
+	}
 	for _, s := range p.Sections {
 		for i, t := range s.Tables {
 			for j, r := range t.Rows {
@@ -102,6 +112,7 @@ caption { text-align: left; font-weight: bold; padding-bottom: 0.3rem; }
 th, td { border: 1px solid #ccc; padding: 0.25rem 0.6rem; text-align: right; }
 th:first-child, td:first-child { text-align: left; }
 footer { margin-top: 3rem; font-size: 0.85rem; color: #666; }
+footer table.inputs td { text-align: left; font-family: "Liberation Mono", monospace; font-size: 0.8rem; }
 </style>
 </head>
 <body>
@@ -128,7 +139,16 @@ footer { margin-top: 3rem; font-size: 0.85rem; color: #666; }
 {{end}}</tbody>
 </table>
 {{end}}</section>
-{{end}}{{with .Footer}}<footer>{{.}}</footer>
+{{end}}{{if or .Footer .FooterTable}}<footer>
+{{range paragraphs .Footer}}<p>{{.}}</p>
+{{end}}{{with .FooterTable}}<table class="inputs">
+{{with .Caption}}<caption>{{.}}</caption>
+{{end}}<thead><tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr></thead>
+<tbody>
+{{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
+{{end}}</tbody>
+</table>
+{{end}}</footer>
 {{end}}</body>
 </html>
 `))

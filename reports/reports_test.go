@@ -51,6 +51,16 @@ func fixtures() map[string]writer {
 			Title: "Average JCT", YLabel: "avg JCT (h)", Categories: []string{"trace a", "trace b"},
 			Series: []Sample{{Name: "fifo", Values: []float64{10, 20}}, {Name: "greedy-pack", Values: []float64{8, nan}}},
 		},
+		"bars-relative": &Bars{
+			Title: "Average JCT relative to fifo", YLabel: "avg JCT / fifo's", Categories: []string{"minimize_makespan", "max_min_fairness"},
+			Series:      []Sample{{Name: "fifo", Values: []float64{1, 1}}, {Name: "greedy-pack", Values: []float64{0.9, 0.97}}},
+			SlantLabels: true, Ref: 1,
+		},
+		"line-log": &Line{
+			Title: "Throughput vs GPUs", XLabel: "GPUs", YLabel: "samples/s", LogY: true,
+			Series: []Series{{Name: "ncf", X: []float64{1, 2, 4}, Y: []float64{20000, 39000, 70000}}, {Name: "bert", X: []float64{1, 2, 4}, Y: []float64{9, 17, 30}}},
+			Marks:  []Mark{{Series: "bert", X: 2, Y: 17}},
+		},
 	}
 }
 
@@ -135,6 +145,8 @@ func TestFigureInputErrors(t *testing.T) {
 		{"log", &CDF{LogX: true, Series: []Sample{{Name: "a", Values: []float64{0}}}}, "c", "logarithmic"},
 		{"bad name", &CDF{Series: []Sample{{Name: "a"}}}, "../x", "figure name"},
 		{"mark", &Line{Series: []Series{{Name: "a"}}, Marks: []Mark{{X: math.NaN(), Label: "m"}}}, "m", "mark 1 (m)"},
+		{"log y", &Line{LogY: true, Series: []Series{{Name: "a", X: []float64{1}, Y: []float64{-2}}}}, "l", `series "a": value -2 on a logarithmic axis`},
+		{"log mark", &Line{LogY: true, Series: []Series{{Name: "a"}}, Marks: []Mark{{X: 1, Y: 0, Label: "m"}}}, "l", "mark 1 (m): value 0"},
 	}
 	for _, c := range cases {
 		_, err := c.w.Write(t.TempDir(), c.file, DefaultOptions)
@@ -157,7 +169,8 @@ func testPage(figs []Figure) Page {
 				Tables: []Table{{Caption: "Summary", Header: []string{"policy", "avg JCT (h)"}, Rows: [][]string{{"fifo", "1.50"}, {"<script>alert(1)</script>", "2"}}}}},
 			{Title: "Empty section"},
 		},
-		Footer: "coloc devel; data sha256 0123",
+		Footer:      "coloc devel.\n\nInputs:",
+		FooterTable: &Table{Header: []string{"file", "SHA-256"}, Rows: [][]string{{"pairs.arrow", "0123"}}},
 	}
 }
 
@@ -193,6 +206,10 @@ func TestIndexErrors(t *testing.T) {
 	err = WriteIndex(dir, Page{Sections: []Section{{Title: "s", Tables: []Table{{Header: []string{"a"}, Rows: [][]string{{"1", "2"}}}}}}})
 	if err == nil || !strings.Contains(err.Error(), "row 1 has 2 cells for 1 columns") {
 		t.Errorf("ragged table: %v", err)
+	}
+	err = WriteIndex(dir, Page{FooterTable: &Table{Header: []string{"a", "b"}, Rows: [][]string{{"1"}}}})
+	if err == nil || !strings.Contains(err.Error(), "footer table: row 1 has 1 cells for 2 columns") {
+		t.Errorf("ragged footer table: %v", err)
 	}
 }
 
