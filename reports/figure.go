@@ -191,7 +191,7 @@ var colours = []color.Color{
 	color.RGBA{0xCC, 0x79, 0xA7, 0xFF}, // reddish purple
 	color.RGBA{0x56, 0xB4, 0xE9, 0xFF}, // sky blue
 	color.RGBA{0x00, 0x00, 0x00, 0xFF}, // black
-	color.RGBA{0xF0, 0xE4, 0x42, 0xFF}, // yellow
+	color.RGBA{0x88, 0x22, 0x55, 0xFF}, // wine (Tol), instead of Okabe-Ito's yellow, too light on white
 }
 
 func colour(i int) color.Color { return colours[i%len(colours)] }

@@ -21,6 +21,9 @@ type Page struct {
 	// FooterTable, when set, is shown in the footer after Footer: e.g.
 	// each input file with its SHA-256.
 	FooterTable *Table
+	// Generator, when set, is the page's <meta name="generator"> content:
+	// the tool that wrote it.
+	Generator string
 }
 
 // Section is a titled part of a page: text, then figures, then tables.
@@ -99,7 +102,8 @@ var page = template.Must(template.New("index").Funcs(template.FuncMap{
 <html lang="en">
 <head>
 <meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
+{{with .Generator}}<meta name="generator" content="{{.}}">
+{{end}}<meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{{.Title}}</title>
 <style>
 body { font-family: "Liberation Sans", Arial, Helvetica, sans-serif; max-width: 60rem; margin: 2rem auto; padding: 0 1rem; color: #222; line-height: 1.45; }

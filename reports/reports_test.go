@@ -171,6 +171,7 @@ func testPage(figs []Figure) Page {
 		},
 		Footer:      "coloc devel.\n\nInputs:",
 		FooterTable: &Table{Header: []string{"file", "SHA-256"}, Rows: [][]string{{"pairs.arrow", "0123"}}},
+		Generator:   "coloc <report>",
 	}
 }
 

@@ -28,6 +28,7 @@ var commands = []func(*env) *cobra.Command{
 	newSimilarCmd,
 	newEvalCmd,
 	newSimulateCmd,
+	newReportCmd,
 }
 
 func newRootCmd(e *env) *cobra.Command {

@@ -195,3 +195,8 @@ func summarise(cells []Cell) Summary {
 	s.AgreementMedian = col(func(c Cell) float64 { return c.Agreement })
 	return s
 }
+
+// DefaultDevices returns the devices Run evaluates when Options.Devices is
+// empty: the slots with measured pairs, except "_unconsolidated" device
+// types.
+func DefaultDevices(d *model.Data) []string { return defaultSlots(d) }
