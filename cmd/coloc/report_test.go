@@ -231,7 +231,8 @@ func csvNum(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 // A synthetic campaign: a solo run and a pair run on device 0, samples of
 // both (device-wide and per process) plus rows of device 1 and of another
 // run that the report must leave out, and a counter with no value.
-func TestReportCampaign(t *testing.T) {
+func campaignData(t *testing.T) string {
+	t.Helper()
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	run := func(id, mode, w, partner string) datasets.Run {
 		return datasets.Run{Campaign: "c", RunID: id, Mode: mode, Workload: w, Partner: partner, DeviceType: "h200", DeviceIDs: "0",
@@ -263,6 +264,11 @@ func TestReportCampaign(t *testing.T) {
 	if err := datasets.WriteDir(dir, runs.Table(), smp.Table()); err != nil {
 		t.Fatal(err)
 	}
+	return dir
+}
+
+func TestReportCampaign(t *testing.T) {
+	dir := campaignData(t)
 	out := filepath.Join(t.TempDir(), "report")
 	mustRun(t, "report", "--campaign", dir, "--out", out, "-q")
 	got := readFile(t, filepath.Join(out, "counter-camp-sm_util.csv"))
