@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -84,6 +85,14 @@ func RenderIndex(w io.Writer, p Page) error {
 	return page.Execute(w, p)
 }
 
+// numeric reports whether a table cell is a number, possibly signed and
+// followed by a percent sign: such cells are right-aligned.
+func numeric(cell string) bool {
+	c := strings.TrimSuffix(strings.TrimSpace(cell), "%")
+	_, err := strconv.ParseFloat(c, 64)
+	return err == nil
+}
+
 // paragraphs splits text at blank lines.
 func paragraphs(text string) []string {
 	var out []string
@@ -97,6 +106,7 @@ func paragraphs(text string) []string {
 
 var page = template.Must(template.New("index").Funcs(template.FuncMap{
 	"paragraphs": paragraphs,
+	"numeric":    numeric,
 	"inc":        func(i int) int { return i + 1 },
 }).Parse(`<!DOCTYPE html>
 <html lang="en">
@@ -111,12 +121,13 @@ figure { margin: 1.5rem 0; }
 figure img { max-width: 100%; height: auto; border: 1px solid #ddd; }
 figcaption { font-size: 0.92rem; color: #444; }
 .files { white-space: nowrap; }
-table { border-collapse: collapse; margin: 1rem 0; font-size: 0.92rem; }
+table { border-collapse: collapse; margin: 1rem 0; font-size: 0.92rem; display: block; max-width: 100%; overflow-x: auto; }
 caption { text-align: left; font-weight: bold; padding-bottom: 0.3rem; }
-th, td { border: 1px solid #ccc; padding: 0.25rem 0.6rem; text-align: right; }
-th:first-child, td:first-child { text-align: left; }
+th, td { border: 1px solid #ccc; padding: 0.25rem 0.6rem; text-align: left; }
+td.num { text-align: right; white-space: nowrap; }
 footer { margin-top: 3rem; font-size: 0.85rem; color: #666; }
-footer table.inputs td { text-align: left; font-family: "Liberation Mono", monospace; font-size: 0.8rem; }
+footer table.inputs td { text-align: left; font-family: "Liberation Mono", monospace; font-size: 0.75rem; }
+footer table.inputs td:last-child { word-break: break-all; }
 </style>
 </head>
 <body>
@@ -139,7 +150,7 @@ footer table.inputs td { text-align: left; font-family: "Liberation Mono", monos
 {{with .Caption}}<caption>{{.}}</caption>
 {{end}}<thead><tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr></thead>
 <tbody>
-{{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
+{{range .Rows}}<tr>{{range .}}{{if numeric .}}<td class="num">{{.}}</td>{{else}}<td>{{.}}</td>{{end}}{{end}}</tr>
 {{end}}</tbody>
 </table>
 {{end}}</section>
@@ -149,7 +160,7 @@ footer table.inputs td { text-align: left; font-family: "Liberation Mono", monos
 {{with .Caption}}<caption>{{.}}</caption>
 {{end}}<thead><tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr></thead>
 <tbody>
-{{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
+{{range .Rows}}<tr>{{range .}}{{if numeric .}}<td class="num">{{.}}</td>{{else}}<td>{{.}}</td>{{end}}{{end}}</tr>
 {{end}}</tbody>
 </table>
 {{end}}</footer>

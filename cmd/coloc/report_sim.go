@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
+	"sort"
 	"strings"
 
 	"github.com/coloc-dev/coloc/model"
@@ -19,7 +21,6 @@ type replay struct {
 	trace   *sim.Trace
 	topo    *sim.Topology
 	results []*sim.Result
-	warns   []string
 }
 
 // policies replays every scenario under every available policy and draws
@@ -83,8 +84,12 @@ func (b *reportBuilder) policies() ([]reports.Section, error) {
 		modelsNote = fmt.Sprintf(" Model-driven policies use the models of %s.", b.show(env.Models))
 	}
 	var ran []string
+	ref := chosen[0].Name // what relative values are relative to: fifo when it runs
 	for _, p := range chosen {
 		ran = append(ran, p.Name)
+		if p.Name == "fifo" {
+			ref = p.Name
+		}
 	}
 	var replays []*replay
 	for _, sc := range b.cfg.Scenarios {
@@ -126,19 +131,47 @@ func (b *reportBuilder) policies() ([]reports.Section, error) {
 		byCluster[rp.sc.Cluster] = append(byCluster[rp.sc.Cluster], rp)
 	}
 	for _, c := range clusters {
-		figs, err := b.policyBars(byCluster[c], ran)
+		figs, err := b.policyBars(byCluster[c], ran, ref)
 		if err != nil {
 			return nil, err
 		}
 		sec.Figures = append(sec.Figures, figs...)
-		sec.Tables = append(sec.Tables, policyTable(byCluster[c], b.show(c)))
+		sec.Tables = append(sec.Tables, policyTable(byCluster[c], b.show(c), ref))
 	}
-	for _, rp := range replays {
-		for _, w := range rp.warns {
-			sec.Text += fmt.Sprintf("\n\n%s on %s: %s.", b.show(rp.sc.Trace), rp.topo.Name, w)
-		}
+	if t := unrunTable(replays); len(t.Rows) > 0 {
+		sec.Text += "\n\nJobs that no GPU type of the cluster can run (no measured rate at their number of GPUs, or more " +
+			"GPUs than the cluster has of one type) are not simulated and left out of every metric; the last table counts them."
+		sec.Tables = append(sec.Tables, t)
 	}
 	return []reports.Section{sec}, nil
+}
+
+// unrunTable counts the jobs of each replay that were not simulated, by
+// reason (the same for every policy: it depends on the cluster and the
+// data only).
+func unrunTable(rps []*replay) reports.Table {
+	t := reports.Table{Caption: "Jobs not simulated", Header: []string{"trace", "cluster", "jobs", "reason"}}
+	for _, rp := range rps {
+		if len(rp.results) == 0 {
+			continue
+		}
+		count := map[string]int{}
+		var reasons []string
+		for _, j := range rp.results[0].Jobs {
+			if j.Status != sim.StatusUnrunnable {
+				continue
+			}
+			if count[j.Reason] == 0 {
+				reasons = append(reasons, j.Reason)
+			}
+			count[j.Reason]++
+		}
+		sort.Slice(reasons, func(a, b int) bool { return natLess(reasons[a], reasons[b]) })
+		for _, r := range reasons {
+			t.Rows = append(t.Rows, []string{traceName(rp.sc.Trace), rp.topo.Name, fmt.Sprint(count[r]), r})
+		}
+	}
+	return t
 }
 
 // replay runs one scenario under each policy, each built afresh.
@@ -161,7 +194,6 @@ func (b *reportBuilder) replay(sc scenario, truth sim.Rates, chosen []sim.Policy
 		}
 	}
 	rp := &replay{sc: sc, trace: tr, topo: topo}
-	seen := map[string]bool{}
 	for _, info := range chosen {
 		pol, err := info.New(env)
 		if err != nil {
@@ -170,12 +202,6 @@ func (b *reportBuilder) replay(sc scenario, truth sim.Rates, chosen []sim.Policy
 		res, err := sim.Run(topo, tr.Jobs, truth, pol, sim.DefaultOptions)
 		if err != nil {
 			return nil, fmt.Errorf("%s on %s, policy %s: %w", sc.Trace, sc.Cluster, info.Name, err)
-		}
-		for _, w := range res.Warnings {
-			if !seen[w] {
-				seen[w] = true
-				rp.warns = append(rp.warns, w)
-			}
 		}
 		rp.results = append(rp.results, res)
 	}
@@ -217,19 +243,30 @@ func (b *reportBuilder) jctFigure(rp *replay) (reports.Figure, error) {
 	}
 	cap := fmt.Sprintf("Empirical CDF of job completion time per policy, %s (%d jobs, %s) replayed on %s (%s); logarithmic time axis.",
 		b.show(rp.sc.Trace), len(rp.trace.Jobs), rp.trace.Format, rp.topo.Name, b.show(rp.sc.Cluster))
+	if same := coinciding(c.Series); same != "" {
+		cap += " Identical completion times, so one line hides the other: " + same + "."
+	}
 	return b.figure(c, figName("jct", traceName(rp.sc.Trace), rp.topo.Name), cap, wideFigure)
+}
+
+// coinciding names the series with the same values as an earlier one.
+func coinciding(ss []reports.Sample) string {
+	var out []string
+	for i, s := range ss {
+		for _, t := range ss[:i] {
+			if slices.Equal(s.Values, t.Values) {
+				out = append(out, s.Name+" and "+t.Name)
+				break
+			}
+		}
+	}
+	return strings.Join(out, "; ")
 }
 
 // policyBars draws, over the traces replayed on one cluster, average JCT
 // and makespan relative to the reference policy (fifo when it ran, else
 // the first) and GPU utilisation, per policy.
-func (b *reportBuilder) policyBars(rps []*replay, ran []string) ([]reports.Figure, error) {
-	ref := ran[0]
-	for _, p := range ran {
-		if p == "fifo" {
-			ref = p
-		}
-	}
+func (b *reportBuilder) policyBars(rps []*replay, ran []string, ref string) ([]reports.Figure, error) {
 	var cats []string
 	for _, rp := range rps {
 		cats = append(cats, traceName(rp.sc.Trace))
@@ -289,25 +326,24 @@ func (b *reportBuilder) policyBars(rps []*replay, ran []string) ([]reports.Figur
 }
 
 // policyTable tabulates every replay of one cluster: a row per (trace,
-// policy), with average JCT and utilisation relative to the first policy
-// of the list that is fifo, else the first.
-func policyTable(rps []*replay, clusterFile string) reports.Table {
+// policy), with average JCT and utilisation relative to those of ref.
+func policyTable(rps []*replay, clusterFile, ref string) reports.Table {
 	topo := rps[0].topo
 	var gpus []string
 	for _, t := range topo.Types() {
 		gpus = append(gpus, fmt.Sprintf("%d %s", topo.Count(t), t))
 	}
 	t := reports.Table{
-		Caption: fmt.Sprintf("Policies on %s (%s: %s GPUs)", topo.Name, clusterFile, strings.Join(gpus, ", ")),
+		Caption: fmt.Sprintf("Policies on %s (%s: %s GPUs); GPU util per type, then the change against %s", topo.Name, clusterFile, strings.Join(gpus, ", "), ref),
 		Header:  []string{"trace", "policy", "jobs", "unrunnable", "avg JCT (h)", "p95 JCT (h)", "makespan (h)", "GPU util"},
 	}
 	t.Header = append(t.Header, topo.Types()...)
-	t.Header = append(t.Header, "shared jobs", "avg JCT vs ref", "GPU util vs ref")
+	t.Header = append(t.Header, "shared jobs", "avg JCT vs "+ref, "GPU util vs "+ref)
 	for _, rp := range rps {
-		var ref *sim.Result
+		var base *sim.Result
 		for _, r := range rp.results {
-			if ref == nil || r.Policy == "fifo" {
-				ref = r
+			if r.Policy == ref {
+				base = r
 			}
 		}
 		for _, r := range rp.results {
@@ -316,21 +352,17 @@ func policyTable(rps []*replay, clusterFile string) reports.Table {
 			for _, u := range r.Util {
 				row = append(row, f3(u.Util))
 			}
-			row = append(row, fmt.Sprint(r.Shared), percent(r.AvgJCT, ref.AvgJCT, ref.Policy), percent(r.GPUUtil, ref.GPUUtil, ref.Policy))
+			row = append(row, fmt.Sprint(r.Shared), change(r.AvgJCT, base.AvgJCT), change(r.GPUUtil, base.GPUUtil))
 			t.Rows = append(t.Rows, row)
 		}
 	}
 	return t
 }
 
-// percent is the change of v from base, "+4.1% vs fifo"; "ref" for the
-// reference itself.
-func percent(v, base float64, ref string) string {
-	if v == base {
-		return "= " + ref
-	}
+// change is the change of v from base in percent, "+4.1%".
+func change(v, base float64) string {
 	if !(base > 0) || math.IsNaN(v) {
 		return ""
 	}
-	return fmt.Sprintf("%+.1f%% vs %s", 100*(v/base-1), ref)
+	return fmt.Sprintf("%+.1f%%", 100*(v/base-1))
 }

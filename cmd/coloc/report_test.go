@@ -55,6 +55,20 @@ func tinyData(t *testing.T) string {
 	return dir
 }
 
+// row is how the page writes these table cells in a row: numbers
+// right-aligned.
+func row(cells ...string) string {
+	var b strings.Builder
+	for _, c := range cells {
+		if _, err := strconv.ParseFloat(strings.TrimSuffix(c, "%"), 64); err == nil {
+			b.WriteString(`<td class="num">` + c + "</td>")
+		} else {
+			b.WriteString("<td>" + c + "</td>")
+		}
+	}
+	return b.String()
+}
+
 func readFile(t *testing.T, path string) string {
 	t.Helper()
 	b, err := os.ReadFile(path)
@@ -89,9 +103,9 @@ func TestReportTinyData(t *testing.T) {
 		`<meta name="generator" content="coloc report">`,
 		"<h2>Pairwise interference: tiny</h2>", "<h2>Scaling: tiny</h2>",
 		// the pairs table: 2 workloads, 2 ok, 1 suspect, 1 infeasible, min 0.6, median 0.7, max 0.8, none above 1
-		"<td>x1</td><td>2</td><td>2</td><td>1</td><td>1</td><td>0.600</td><td>0.700</td><td>0.800</td><td>0.0%</td>",
+		row("x1", "2", "2", "1", "1", "0.600", "0.700", "0.800", "0.0%"),
 		// the chosen degree: a, batch 32, degrees 1 2 4 8, chosen 4 at 300, efficiency 0.75, 0.50 at 8
-		"<td>a</td><td>x1</td><td>32</td><td>1 2 4 8</td><td>4</td><td>300</td><td>0.75</td><td>0.50</td>",
+		row("a", "x1", "32", "1 2 4 8", "4", "300", "0.75", "0.50"),
 		"pairs.arrow", "scaling.arrow", // inputs in the footer
 		// no solo table: no models, and the page says why
 		"Not computed: " + data + " has no solo table",
@@ -288,7 +302,7 @@ func TestReportCampaign(t *testing.T) {
 		t.Error("a counter without values got a figure")
 	}
 	page := readFile(t, filepath.Join(out, "index.html"))
-	for _, want := range []string{"<td>solo</td><td>s1</td><td>a</td>", "<td>pair</td><td>p1/0</td><td>a</td><td>b</td>"} {
+	for _, want := range []string{row("solo", "s1", "a"), row("pair", "p1/0", "a", "b")} {
 		if !strings.Contains(page, want) {
 			t.Errorf("runs table lacks %s", want)
 		}
