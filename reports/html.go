@@ -124,7 +124,8 @@ figcaption { font-size: 0.92rem; color: #444; }
 table { border-collapse: collapse; margin: 1rem 0; font-size: 0.92rem; display: block; max-width: 100%; overflow-x: auto; }
 caption { text-align: left; font-weight: bold; padding-bottom: 0.3rem; }
 th, td { border: 1px solid #ccc; padding: 0.25rem 0.6rem; text-align: left; }
-td.num { text-align: right; white-space: nowrap; }
+td { white-space: nowrap; }
+td.num { text-align: right; }
 footer { margin-top: 3rem; font-size: 0.85rem; color: #666; }
 footer table.inputs td { text-align: left; font-family: "Liberation Mono", monospace; font-size: 0.75rem; }
 footer table.inputs td:last-child { word-break: break-all; }

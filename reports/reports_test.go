@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"image/png"
 	"math"
 	"os"
 	"path/filepath"
@@ -236,5 +237,41 @@ func BenchmarkHeatmap26(b *testing.B) {
 		if _, err := h.Write(dir, "heat", opt); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// The cell farthest from the centre is drawn in the end colour of the
+// scale, never left blank: 0.235 = 1 - (1 - 0.235) is not exact in
+// floating point, and gonum leaves values below the minimum unfilled
+// unless told otherwise.
+func TestHeatmapExtremeCellsFilled(t *testing.T) {
+	h := &Heatmap{Rows: []string{"a"}, Cols: []string{"x", "y", "z"}, Values: [][]float64{{0.2350908814755994, 1, 0.9}}, Center: 1}
+	dir := t.TempDir()
+	if _, err := h.Write(dir, "h", Options{Width: 6, Height: 4, DPI: 50}); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(filepath.Join(dir, "h.png"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Count strongly red pixels: the low cell (a third of the map) is
+	// the palette's deepest red.
+	red := 0
+	b := img.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			r, g, bl, _ := img.At(x, y).RGBA()
+			if r > 0x9000 && g < 0x3000 && bl < 0x4000 {
+				red++
+			}
+		}
+	}
+	if red < 100 {
+		t.Errorf("%d deep red pixels: the lowest cell was not filled", red)
 	}
 }

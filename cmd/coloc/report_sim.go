@@ -223,8 +223,10 @@ func (b *reportBuilder) fitModels(md *modelData, dir string) error {
 	return nil
 }
 
+// traceName names a trace by its directory and file name without the
+// extension: "msr/ed69ec".
 func traceName(path string) string {
-	return strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	return filepath.Base(filepath.Dir(path)) + "/" + strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 }
 
 func (b *reportBuilder) jctFigure(rp *replay) (reports.Figure, error) {
