@@ -58,6 +58,9 @@ var checkOut = regexp.MustCompile(`<pre id="out">images (\d+) broken (\d+) ?([^<
 // (reduced paper set plus a campaign) rendered in headless Chromium, every
 // image of index.html loaded.
 func TestReportInBrowser(t *testing.T) {
+	if testing.Short() && os.Getenv("COLOC_REQUIRE_CHROMIUM") != "1" {
+		t.Skip("starts a browser (a few seconds); not in -short mode")
+	}
 	bin := findChromium(t)
 	base := t.TempDir()
 	cfg := reducedPaper(t, filepath.Join(base, "report"))
