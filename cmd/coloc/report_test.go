@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -393,6 +394,43 @@ func TestReportPaperSameBytes(t *testing.T) {
 		"examples/traces/physical_cluster/small_test.trace", "examples/cluster-gavel-48.yaml", "<h2>Scaling: pollux</h2>"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("index.html lacks %s", want)
+		}
+	}
+}
+
+// The report's evaluation, models spread over the CPUs, equals one
+// sequential eval.Run.
+func TestEvalParallelEqualsRun(t *testing.T) {
+	d, err := model.LoadData(gavelDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := eval.Options{Protocols: []string{"pairs"}, Fractions: []float64{0.2, 0.5}, Seeds: 2,
+		Models: []string{"mean", "bias", "linear"}, Devices: []string{"k80", "v100"}}
+	want, err := eval.Run(d, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := evalParallel(d, o, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := fmt.Sprint(got.Cells, got.Summaries, got.Warnings), fmt.Sprint(want.Cells, want.Summaries, want.Warnings); a != b {
+		t.Errorf("parallel evaluation differs from eval.Run:\n%s\n%s", a, b)
+	}
+}
+
+// BenchmarkReportPaper writes the whole paper report, as `coloc report
+// paper` does, once per op: go test -run '^$' -bench ReportPaper
+// -benchtime 1x ./cmd/coloc
+func BenchmarkReportPaper(b *testing.B) {
+	for b.Loop() {
+		cfg, err := paperConfig("../..", filepath.Join(b.TempDir(), "paper"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := writeReport(&env{stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}}, cfg, nil); err != nil {
+			b.Fatal(err)
 		}
 	}
 }
