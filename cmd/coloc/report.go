@@ -21,6 +21,55 @@ import (
 	"github.com/spf13/cobra"
 )
 
+// coloc report: the figures and index.html of report.go and report_*.go.
+// Plotting is package reports'; evaluation data come from model/eval.
+//
+// Choices where the issue and the papers are silent, with the reason:
+//
+//   - Heat maps: one per (device type, degree) with an ok pair, rows and
+//     columns the workloads of that slot in natural order ("batch size 5"
+//     before "10"); a slot whose matrix equals one already drawn cell for
+//     cell is named, not drawn again (Gavel's "_unconsolidated" single-GPU
+//     pairs copy the base type's), so the page shows no duplicate.
+//   - Scaling curves: per (workload, device type), one per-GPU batch size,
+//     the one measured at the most degrees (the smallest on ties), and at
+//     each degree the best throughput over placements: a scheduler picks
+//     the best placement it can, and mixing batch sizes would mix
+//     workloads. Curves of one model family share a figure, at most six a
+//     figure; the throughput axis is logarithmic when a figure's values
+//     span more than 30x. The chosen degree is policy.ChooseDegree's at
+//     policy.DefaultThresholds.ScalingEfficiency, the rule the policy
+//     export uses.
+//   - Predicted against measured: the held-out pairs of one split of
+//     protocol pairs (fraction 0.5, seed 1 by default), from the same fits
+//     the evaluation scores (eval.Predict), so the figures show prediction,
+//     not fit. With --models the fitted models' predictions of the data's
+//     pairs are drawn too, and called in-sample when the models' provenance
+//     names exactly the data's files.
+//   - The evaluation the report computes spreads the models over the CPUs
+//     (one eval.Run per model, joined in model order): the same cells as
+//     one eval.Run, in less time.
+//   - Models, evaluation and simulation use the first dataset with a pairs
+//     table; the others add heat maps and scaling curves only.
+//   - Policies: a policy whose builder answers sim.ErrUnavailable is named
+//     in the page and left out; models are fitted for the simulation
+//     (into OUT/models, every model, seed 1) only when a model-driven
+//     policy is available and no --models is given. Average JCT and
+//     makespan bars are relative to fifo (or the first policy without
+//     fifo), because traces differ by orders of magnitude in hours; the
+//     hours are in the tables.
+//   - Campaign counters: the first ok pair run of runs.arrow and the first
+//     ok solo run of the same workload, device type and degree (else the
+//     first ok solo run), on the first device each used: one solo and one
+//     pair run, as the issue asks, compared like for like.
+//   - The report is built in a temporary directory beside OUT and renamed
+//     into place, so OUT never holds half a report; an existing OUT is
+//     replaced only if it is empty or an earlier coloc report (its
+//     index.html says so), so a mistyped --out cannot delete other files.
+//   - The page holds no time and no absolute path of the report: the same
+//     inputs give the same bytes (the footer lists each input's SHA-256,
+//     named relative to --root for coloc report paper).
+
 // reportConfig says what a report holds. `coloc report` fills it from its
 // flags, `coloc report paper` from the shipped reference data (paperConfig).
 type reportConfig struct {

@@ -1,12 +1,12 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"math"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 
@@ -168,48 +168,68 @@ func (b *reportBuilder) evalSection(res *eval.Result, from string) (reports.Sect
 }
 
 // evalTables are the median MAE tables of coloc eval --markdown: per
-// protocol, one row per model and one column per (device, fraction), and
-// a last row naming the best model of each column.
+// protocol, one row per model and one column per (device, fraction) in the
+// order of the summaries, and a last row naming the best model (lowest
+// MAE) of each column.
 func evalTables(res *eval.Result) []reports.Table {
-	var md bytes.Buffer
-	res.WriteMarkdown(&md)
-	var out []reports.Table
-	var cur *reports.Table
-	for _, line := range strings.Split(md.String(), "\n") {
-		switch {
-		case strings.HasPrefix(line, "Protocol "):
-			out = append(out, reports.Table{Caption: strings.ReplaceAll(line, "`", "")})
-			cur = &out[len(out)-1]
-		case strings.HasPrefix(line, "|---"):
-		case strings.HasPrefix(line, "| ") && cur != nil:
-			cells := strings.Split(strings.Trim(line, "| "), " | ")
-			for i := range cells {
-				cells[i] = strings.TrimSpace(cells[i])
-			}
-			if cur.Header == nil {
-				cur.Header = cells
-				continue
-			}
-			cur.Rows = append(cur.Rows, cells)
-		}
+	type col struct {
+		dev  string
+		frac float64
 	}
-	for i := range out {
-		t := &out[i]
-		best := make([]string, len(t.Header))
-		best[0] = "best"
-		for _, r := range t.Rows {
-			for j := 1; j < len(r); j++ {
-				if strings.HasPrefix(r[j], "**") {
-					r[j] = strings.Trim(r[j], "*")
-					if best[j] != "" {
-						best[j] += ", "
-					}
-					best[j] += r[0]
+	type cell struct {
+		proto, model string
+		c            col
+	}
+	var protos []string
+	cols := map[string][]col{}
+	models := map[string][]string{}
+	val := map[cell]float64{}
+	for _, s := range res.Summaries {
+		if _, ok := cols[s.Protocol]; !ok {
+			protos = append(protos, s.Protocol)
+		}
+		c := col{s.Device, s.Fraction}
+		if !slices.Contains(cols[s.Protocol], c) {
+			cols[s.Protocol] = append(cols[s.Protocol], c)
+		}
+		if !slices.Contains(models[s.Protocol], s.Model) {
+			models[s.Protocol] = append(models[s.Protocol], s.Model)
+		}
+		val[cell{s.Protocol, s.Model, c}] = s.MAEMedian
+	}
+	var out []reports.Table
+	for _, p := range protos {
+		t := reports.Table{
+			Caption: fmt.Sprintf("Protocol %s: median MAE of normalized throughput over seeds, per device and fraction observed (the lowest of each column in the last row)", p),
+			Header:  []string{"model"},
+		}
+		best := []string{"best"}
+		for _, c := range cols[p] {
+			t.Header = append(t.Header, fmt.Sprintf("%s %g", c.dev, c.frac))
+			lo, who := math.Inf(1), ""
+			for _, m := range models[p] {
+				if v, ok := val[cell{p, m, c}]; ok && v < lo {
+					lo, who = v, m
+				} else if ok && v == lo {
+					who += ", " + m
 				}
 			}
+			best = append(best, who)
+		}
+		for _, m := range models[p] {
+			row := []string{m}
+			for _, c := range cols[p] {
+				v, ok := val[cell{p, m, c}]
+				if !ok || math.IsNaN(v) {
+					row = append(row, "")
+					continue
+				}
+				row = append(row, fmt.Sprintf("%.4f", v))
+			}
+			t.Rows = append(t.Rows, row)
 		}
 		t.Rows = append(t.Rows, best)
-		t.Caption += " (lowest of each column in the last row)"
+		out = append(out, t)
 	}
 	return out
 }
