@@ -238,6 +238,9 @@ func writeReport(e *env, cfg reportConfig, progress io.Writer) error {
 	if cfg.Out == "" {
 		return fmt.Errorf("no report directory (--out)")
 	}
+	if err := cfg.validate(); err != nil {
+		return err
+	}
 	out := filepath.Clean(cfg.Out)
 	if err := replaceable(out); err != nil {
 		return err
@@ -272,6 +275,29 @@ func writeReport(e *env, cfg reportConfig, progress io.Writer) error {
 	fmt.Fprintf(e.stdout, "wrote %s: %d figures (%s)\n", filepath.Join(out, "index.html"), b.figures, strings.Join(b.made, ", "))
 	if progress != nil {
 		fmt.Fprintf(progress, "report: done in %.1fs\n", time.Since(start).Seconds())
+	}
+	return nil
+}
+
+// validate refuses settings that would fail only after minutes of work.
+func (c reportConfig) validate() error {
+	if len(c.EvalModels) > 0 {
+		if !(c.ScatterFraction >= 0 && c.ScatterFraction < 1) {
+			return fmt.Errorf("--scatter-fraction %v: want a fraction in [0, 1)", c.ScatterFraction)
+		}
+		if c.ScatterSeed < 1 {
+			return fmt.Errorf("--scatter-seed %d: want 1 or more", c.ScatterSeed)
+		}
+		if c.EvalFile == "" && c.EvalSeeds < 1 {
+			return fmt.Errorf("--eval-seeds %d: want 1 or more", c.EvalSeeds)
+		}
+	}
+	for _, sc := range c.Scenarios {
+		for _, p := range []string{sc.Trace, sc.Cluster} {
+			if _, err := os.Stat(p); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }

@@ -177,6 +177,9 @@ func TestReportErrors(t *testing.T) {
 			"--cluster", "../../examples/cluster-gavel.yaml", "--policy", "lottery"}, `unknown policy "lottery"`},
 		{[]string{"report", "--data", data, "--out", out, "--eval", filepath.Join(data, "pairs.arrow")}, "eval"},
 		{[]string{"report", "paper", "--root", t.TempDir(), "--out", out}, "is --root the coloc repository"},
+		{[]string{"report", "--data", gavelDir, "--out", out, "--scatter-fraction", "1"}, "--scatter-fraction 1"},
+		{[]string{"report", "--data", gavelDir, "--out", out, "--eval-seeds", "0"}, "--eval-seeds 0"},
+		{[]string{"report", "--data", gavelDir, "--out", out, "--trace", "nope.trace", "--cluster", "../../examples/cluster-gavel.yaml"}, "nope.trace"},
 	}
 	for _, c := range cases {
 		_, _, err := runCmd(t, c.args...)
