@@ -20,7 +20,8 @@
 // step function through (v_i, i/n) of the sorted values; a heat map's
 // colours diverge around a centre value the caller gives (1 for
 // normalized throughput: red below, blue above), cells without a value
-// are grey. Series get the Okabe-Ito colours in order; from the ninth on,
-// colours repeat with another dash pattern and glyph, so 32 series stay
-// distinct.
+// are grey. Series get the Okabe-Ito colours in order (with Tol's wine
+// for Okabe-Ito's yellow, too light on white); from the ninth on, colours
+// repeat with another dash pattern and glyph, so 32 series stay distinct.
+// Table cells that are numbers are right-aligned, others left-aligned.
 package reports

@@ -242,9 +242,16 @@ func (b *reportBuilder) jctFigure(rp *replay) (reports.Figure, error) {
 			}
 		}
 		c.Series = append(c.Series, reports.Sample{Name: r.Policy, Values: hs})
+		for _, h := range hs {
+			c.LogX = c.LogX && h > 0 // a zero JCT cannot sit on a logarithmic axis
+		}
 	}
-	cap := fmt.Sprintf("Empirical CDF of job completion time per policy, %s (%d jobs, %s) replayed on %s (%s); logarithmic time axis.",
-		b.show(rp.sc.Trace), len(rp.trace.Jobs), rp.trace.Format, rp.topo.Name, b.show(rp.sc.Cluster))
+	axis := ""
+	if c.LogX {
+		axis = "; logarithmic time axis"
+	}
+	cap := fmt.Sprintf("Empirical CDF of job completion time per policy, %s (%d jobs, %s) replayed on %s (%s)%s.",
+		b.show(rp.sc.Trace), len(rp.trace.Jobs), rp.trace.Format, rp.topo.Name, b.show(rp.sc.Cluster), axis)
 	if same := coinciding(c.Series); same != "" {
 		cap += " Identical completion times, so one line hides the other: " + same + "."
 	}
