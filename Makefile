@@ -8,7 +8,7 @@ BIN      := bin/coloc
 # are noise for us.
 export CGO_CFLAGS ?= -O2 -g -Wno-deprecated-declarations
 
-.PHONY: build test demo vet bench clean interop-deps test-workloads
+.PHONY: build test demo paper screenshot vet bench clean interop-deps test-workloads
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/coloc
@@ -39,6 +39,19 @@ interop-deps:
 
 demo: build
 	./scripts/demo.sh $(BIN) out/demo
+
+# The paper figures from the shipped reference data.
+paper: build
+	$(BIN) report paper --out out/paper
+
+# docs/report.png: the top of the paper report in headless Chromium
+# (Debian's chromium and fonts-liberation).
+CHROMIUM ?= chromium
+screenshot: paper
+	profile=$$(mktemp -d) && $(CHROMIUM) --headless --no-sandbox --disable-gpu --disable-background-networking \
+	  --disable-component-update --disable-sync --no-first-run --user-data-dir=$$profile --hide-scrollbars \
+	  --virtual-time-budget=10000 --window-size=1000,1600 --screenshot=docs/report.png \
+	  file://$(CURDIR)/out/paper/index.html 2>/dev/null; rm -rf $$profile
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...

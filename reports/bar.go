@@ -2,6 +2,7 @@ package reports
 
 import (
 	"fmt"
+	"math"
 
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -16,6 +17,12 @@ type Bars struct {
 	YLabel     string
 	Categories []string
 	Series     []Sample // Values[j] belongs to Categories[j]
+	// SlantLabels turns the category labels by 30 degrees, for long
+	// labels that would overlap.
+	SlantLabels bool
+	// Ref draws a dashed horizontal line at this value when it is not 0,
+	// e.g. 1 for values relative to a baseline.
+	Ref float64
 }
 
 // Write draws the chart into dir as NAME.svg, NAME.png and NAME.csv
@@ -68,8 +75,21 @@ func (b *Bars) draw(dc draw.Canvas) error {
 		p.Legend.Add(s.Name, bc)
 	}
 	p.NominalX(b.Categories...)
+	if b.SlantLabels {
+		p.X.Tick.Label.Rotation = math.Pi / 6
+		p.X.Tick.Label.XAlign = draw.XRight
+		p.X.Tick.Label.YAlign = draw.YTop
+	}
 	p.X.Min, p.X.Max = -0.5, float64(len(b.Categories))-0.5
 	p.Y.Min = 0
+	if b.Ref != 0 && finite(b.Ref) {
+		ref, err := plotter.NewLine(plotter.XYs{{X: -0.5, Y: b.Ref}, {X: float64(len(b.Categories)) - 0.5, Y: b.Ref}})
+		if err != nil {
+			return err
+		}
+		ref.LineStyle = draw.LineStyle{Color: grey, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(4), vg.Points(3)}}
+		p.Add(ref)
+	}
 	render(dc, p)
 	return nil
 }

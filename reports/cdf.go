@@ -111,7 +111,7 @@ func (c *CDF) table() ([]string, [][]string) {
 // dashes gives series after the first few a dash pattern, so lines stay
 // apart in grey print.
 func dashes(i int) []vg.Length {
-	switch i % 4 {
+	switch variant(i) % 4 {
 	case 1:
 		return []vg.Length{vg.Points(5), vg.Points(2)}
 	case 2:

@@ -12,13 +12,16 @@
 // The same inputs give the same bytes. SVG text names the font
 // ("Liberation Sans", metric-compatible with Arial and Helvetica) instead
 // of embedding it, so files stay small and free of anything that varies;
-// PNG files carry no timestamp. Files are written to a temporary name and
-// renamed into place.
+// PNG files carry no timestamp. Files are written atomically
+// (internal/atomicfile).
 //
 // Choices where the data leave room: points that are NaN or infinite are
 // not drawn and appear as empty fields in the CSV; an empirical CDF is a
 // step function through (v_i, i/n) of the sorted values; a heat map's
 // colours diverge around a centre value the caller gives (1 for
 // normalized throughput: red below, blue above), cells without a value
-// are grey.
+// are grey. Series get the Okabe-Ito colours in order (with Tol's wine
+// for Okabe-Ito's yellow, too light on white); from the ninth on, colours
+// repeat with another dash pattern and glyph, so 32 series stay distinct.
+// Table cells that are numbers are right-aligned, others left-aligned.
 package reports

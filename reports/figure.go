@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/coloc-dev/coloc/internal/atomicfile"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/vg"
@@ -119,28 +120,8 @@ func write(dir, name, title string, c chart, opt Options) (Figure, error) {
 }
 
 // writeAtomic writes data to a temporary file beside path and renames it
-// into place.
-func writeAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	_, err = tmp.Write(data)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp.Name(), 0o644)
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return nil
-}
+// into place (internal/atomicfile).
+func writeAtomic(path string, data []byte) error { return atomicfile.WriteBytes(path, data) }
 
 // sans is the font of every text: Liberation Sans, which browsers render
 // with Arial or Helvetica at the same widths.
@@ -210,17 +191,22 @@ var colours = []color.Color{
 	color.RGBA{0xCC, 0x79, 0xA7, 0xFF}, // reddish purple
 	color.RGBA{0x56, 0xB4, 0xE9, 0xFF}, // sky blue
 	color.RGBA{0x00, 0x00, 0x00, 0xFF}, // black
-	color.RGBA{0xF0, 0xE4, 0x42, 0xFF}, // yellow
+	color.RGBA{0x88, 0x22, 0x55, 0xFF}, // wine (Tol), instead of Okabe-Ito's yellow, too light on white
 }
 
 func colour(i int) color.Color { return colours[i%len(colours)] }
+
+// variant shifts the dash pattern and glyph of series 8 and later, whose
+// colours repeat those of the first eight, so no two of the first 32
+// series look alike.
+func variant(i int) int { return i + i/len(colours) }
 
 var glyphs = []draw.GlyphDrawer{
 	draw.CircleGlyph{}, draw.SquareGlyph{}, draw.TriangleGlyph{},
 	draw.CrossGlyph{}, draw.PlusGlyph{}, draw.RingGlyph{}, draw.BoxGlyph{}, draw.PyramidGlyph{},
 }
 
-func glyph(i int) draw.GlyphDrawer { return glyphs[i%len(glyphs)] }
+func glyph(i int) draw.GlyphDrawer { return glyphs[variant(i)%len(glyphs)] }
 
 // grey is the colour of a missing value.
 var grey = color.RGBA{0x99, 0x99, 0x99, 0xFF}

@@ -98,9 +98,14 @@ func (h *Heatmap) draw(dc draw.Canvas) error {
 	g := grid{h}
 
 	p := newPlot(h.Title, h.XLabel, h.YLabel)
-	hm := plotter.NewHeatMap(g, divergingPalette(paletteSize))
+	pal := divergingPalette(paletteSize)
+	hm := plotter.NewHeatMap(g, pal)
 	hm.Min, hm.Max = lo, hi
 	hm.NaN = grey
+	// The extreme values are lo and hi up to rounding (centre -+ span):
+	// one a hair outside gets the end colour, not none.
+	cs := pal.Colors()
+	hm.Underflow, hm.Overflow = cs[0], cs[len(cs)-1]
 	p.Add(hm)
 	p.X.Tick.Marker = labelTicks(len(h.Cols), func(i int) string { return h.Cols[i] })
 	p.Y.Tick.Marker = labelTicks(len(h.Rows), func(i int) string { return h.Rows[len(h.Rows)-1-i] })

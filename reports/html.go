@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -18,6 +19,12 @@ type Page struct {
 	Intro    string // paragraphs separated by blank lines
 	Sections []Section
 	Footer   string // e.g. provenance: tool version, data hashes
+	// FooterTable, when set, is shown in the footer after Footer: e.g.
+	// each input file with its SHA-256.
+	FooterTable *Table
+	// Generator, when set, is the page's <meta name="generator"> content:
+	// the tool that wrote it.
+	Generator string
 }
 
 // Section is a titled part of a page: text, then figures, then tables.
@@ -59,6 +66,13 @@ func WriteIndex(dir string, p Page) error {
 
 // RenderIndex writes the page's HTML to w. Every string is escaped.
 func RenderIndex(w io.Writer, p Page) error {
+	if t := p.FooterTable; t != nil {
+		for j, r := range t.Rows {
+			if len(r) != len(t.Header) {
+				return fmt.Errorf("footer table: row %d has %d cells for %d columns", j+1, len(r), len(t.Header))
+			}
+		}
+	}
 	for _, s := range p.Sections {
 		for i, t := range s.Tables {
 			for j, r := range t.Rows {
@@ -69,6 +83,14 @@ func RenderIndex(w io.Writer, p Page) error {
 		}
 	}
 	return page.Execute(w, p)
+}
+
+// numeric reports whether a table cell is a number, possibly signed and
+// followed by a percent sign: such cells are right-aligned.
+func numeric(cell string) bool {
+	c := strings.TrimSuffix(strings.TrimSpace(cell), "%")
+	_, err := strconv.ParseFloat(c, 64)
+	return err == nil
 }
 
 // paragraphs splits text at blank lines.
@@ -84,12 +106,14 @@ func paragraphs(text string) []string {
 
 var page = template.Must(template.New("index").Funcs(template.FuncMap{
 	"paragraphs": paragraphs,
+	"numeric":    numeric,
 	"inc":        func(i int) int { return i + 1 },
 }).Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
+{{with .Generator}}<meta name="generator" content="{{.}}">
+{{end}}<meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{{.Title}}</title>
 <style>
 body { font-family: "Liberation Sans", Arial, Helvetica, sans-serif; max-width: 60rem; margin: 2rem auto; padding: 0 1rem; color: #222; line-height: 1.45; }
@@ -97,11 +121,14 @@ figure { margin: 1.5rem 0; }
 figure img { max-width: 100%; height: auto; border: 1px solid #ddd; }
 figcaption { font-size: 0.92rem; color: #444; }
 .files { white-space: nowrap; }
-table { border-collapse: collapse; margin: 1rem 0; font-size: 0.92rem; }
+table { border-collapse: collapse; margin: 1rem 0; font-size: 0.92rem; display: block; max-width: 100%; overflow-x: auto; }
 caption { text-align: left; font-weight: bold; padding-bottom: 0.3rem; }
-th, td { border: 1px solid #ccc; padding: 0.25rem 0.6rem; text-align: right; }
-th:first-child, td:first-child { text-align: left; }
+th, td { border: 1px solid #ccc; padding: 0.25rem 0.6rem; text-align: left; }
+td { white-space: nowrap; }
+td.num { text-align: right; }
 footer { margin-top: 3rem; font-size: 0.85rem; color: #666; }
+footer table.inputs td { text-align: left; font-family: "Liberation Mono", monospace; font-size: 0.75rem; }
+footer table.inputs td:last-child { word-break: break-all; }
 </style>
 </head>
 <body>
@@ -124,11 +151,20 @@ footer { margin-top: 3rem; font-size: 0.85rem; color: #666; }
 {{with .Caption}}<caption>{{.}}</caption>
 {{end}}<thead><tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr></thead>
 <tbody>
-{{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
+{{range .Rows}}<tr>{{range .}}{{if numeric .}}<td class="num">{{.}}</td>{{else}}<td>{{.}}</td>{{end}}{{end}}</tr>
 {{end}}</tbody>
 </table>
 {{end}}</section>
-{{end}}{{with .Footer}}<footer>{{.}}</footer>
+{{end}}{{if or .Footer .FooterTable}}<footer>
+{{range paragraphs .Footer}}<p>{{.}}</p>
+{{end}}{{with .FooterTable}}<table class="inputs">
+{{with .Caption}}<caption>{{.}}</caption>
+{{end}}<thead><tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr></thead>
+<tbody>
+{{range .Rows}}<tr>{{range .}}{{if numeric .}}<td class="num">{{.}}</td>{{else}}<td>{{.}}</td>{{end}}{{end}}</tr>
+{{end}}</tbody>
+</table>
+{{end}}</footer>
 {{end}}</body>
 </html>
 `))

@@ -3,6 +3,7 @@ package reports
 import (
 	"fmt"
 
+	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
@@ -26,6 +27,10 @@ type Line struct {
 	Series         []Series
 	Marks          []Mark
 	YFromZero      bool // start the y axis at 0
+	// LogY draws the y axis on a logarithmic scale (every finite value
+	// must be positive); for series that differ by orders of magnitude.
+	// YFromZero does not apply to it.
+	LogY bool
 }
 
 // Write draws the chart into dir as NAME.svg, NAME.png and NAME.csv
@@ -43,12 +48,24 @@ func (l *Line) validate() error {
 		if !finite(m.X) || !finite(m.Y) {
 			return fmt.Errorf("mark %d (%s) at (%v, %v) is not finite", i+1, m.Label, m.X, m.Y)
 		}
+		if l.LogY && m.Y <= 0 {
+			return fmt.Errorf("mark %d (%s): value %v on a logarithmic axis", i+1, m.Label, m.Y)
+		}
+	}
+	if l.LogY {
+		for _, s := range l.Series {
+			for _, y := range s.Y {
+				if finite(y) && y <= 0 {
+					return fmt.Errorf("series %q: value %v on a logarithmic axis", s.Name, y)
+				}
+			}
+		}
 	}
 	return nil
 }
 
 func (l *Line) draw(dc draw.Canvas) error {
-	return drawLines(dc, l.Title, l.XLabel, l.YLabel, l.Series, l.Marks, lineStyle{markers: true, zero: l.YFromZero})
+	return drawLines(dc, l.Title, l.XLabel, l.YLabel, l.Series, l.Marks, lineStyle{markers: true, zero: l.YFromZero && !l.LogY, logY: l.LogY})
 }
 
 func (l *Line) table() ([]string, [][]string) {
@@ -93,11 +110,16 @@ func (t *TimeSeries) table() ([]string, [][]string) {
 	return seriesTable(t.Series, t.xlabel(), colName(t.YLabel, "value"))
 }
 
-// lineStyle chooses markers on points, a y axis from 0, step lines.
-type lineStyle struct{ markers, zero, steps bool }
+// lineStyle chooses markers on points, a y axis from 0, step lines, a
+// logarithmic y axis.
+type lineStyle struct{ markers, zero, steps, logY bool }
 
 func drawLines(dc draw.Canvas, title, xl, yl string, series []Series, marks []Mark, st lineStyle) error {
 	p := newPlot(title, xl, yl)
+	if st.logY {
+		p.Y.Scale = plot.LogScale{}
+		p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+	}
 	for i, s := range series {
 		pts := points(s.X, s.Y)
 		xys := make(plotter.XYs, len(pts))

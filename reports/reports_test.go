@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"image/png"
 	"math"
 	"os"
 	"path/filepath"
@@ -50,6 +51,16 @@ func fixtures() map[string]writer {
 		"bars": &Bars{
 			Title: "Average JCT", YLabel: "avg JCT (h)", Categories: []string{"trace a", "trace b"},
 			Series: []Sample{{Name: "fifo", Values: []float64{10, 20}}, {Name: "greedy-pack", Values: []float64{8, nan}}},
+		},
+		"bars-relative": &Bars{
+			Title: "Average JCT relative to fifo", YLabel: "avg JCT / fifo's", Categories: []string{"minimize_makespan", "max_min_fairness"},
+			Series:      []Sample{{Name: "fifo", Values: []float64{1, 1}}, {Name: "greedy-pack", Values: []float64{0.9, 0.97}}},
+			SlantLabels: true, Ref: 1,
+		},
+		"line-log": &Line{
+			Title: "Throughput vs GPUs", XLabel: "GPUs", YLabel: "samples/s", LogY: true,
+			Series: []Series{{Name: "ncf", X: []float64{1, 2, 4}, Y: []float64{20000, 39000, 70000}}, {Name: "bert", X: []float64{1, 2, 4}, Y: []float64{9, 17, 30}}},
+			Marks:  []Mark{{Series: "bert", X: 2, Y: 17}},
 		},
 	}
 }
@@ -135,6 +146,8 @@ func TestFigureInputErrors(t *testing.T) {
 		{"log", &CDF{LogX: true, Series: []Sample{{Name: "a", Values: []float64{0}}}}, "c", "logarithmic"},
 		{"bad name", &CDF{Series: []Sample{{Name: "a"}}}, "../x", "figure name"},
 		{"mark", &Line{Series: []Series{{Name: "a"}}, Marks: []Mark{{X: math.NaN(), Label: "m"}}}, "m", "mark 1 (m)"},
+		{"log y", &Line{LogY: true, Series: []Series{{Name: "a", X: []float64{1}, Y: []float64{-2}}}}, "l", `series "a": value -2 on a logarithmic axis`},
+		{"log mark", &Line{LogY: true, Series: []Series{{Name: "a"}}, Marks: []Mark{{X: 1, Y: 0, Label: "m"}}}, "l", "mark 1 (m): value 0"},
 	}
 	for _, c := range cases {
 		_, err := c.w.Write(t.TempDir(), c.file, DefaultOptions)
@@ -157,7 +170,9 @@ func testPage(figs []Figure) Page {
 				Tables: []Table{{Caption: "Summary", Header: []string{"policy", "avg JCT (h)"}, Rows: [][]string{{"fifo", "1.50"}, {"<script>alert(1)</script>", "2"}}}}},
 			{Title: "Empty section"},
 		},
-		Footer: "coloc devel; data sha256 0123",
+		Footer:      "coloc devel.\n\nInputs:",
+		FooterTable: &Table{Header: []string{"file", "SHA-256"}, Rows: [][]string{{"pairs.arrow", "0123"}}},
+		Generator:   "coloc <report>",
 	}
 }
 
@@ -194,6 +209,10 @@ func TestIndexErrors(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "row 1 has 2 cells for 1 columns") {
 		t.Errorf("ragged table: %v", err)
 	}
+	err = WriteIndex(dir, Page{FooterTable: &Table{Header: []string{"a", "b"}, Rows: [][]string{{"1"}}}})
+	if err == nil || !strings.Contains(err.Error(), "footer table: row 1 has 1 cells for 2 columns") {
+		t.Errorf("ragged footer table: %v", err)
+	}
 }
 
 // BenchmarkHeatmap26 writes a 26 x 26 heat map (the size of Gavel's
@@ -218,5 +237,41 @@ func BenchmarkHeatmap26(b *testing.B) {
 		if _, err := h.Write(dir, "heat", opt); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// The cell farthest from the centre is drawn in the end colour of the
+// scale, never left blank: 0.235 = 1 - (1 - 0.235) is not exact in
+// floating point, and gonum leaves values below the minimum unfilled
+// unless told otherwise.
+func TestHeatmapExtremeCellsFilled(t *testing.T) {
+	h := &Heatmap{Rows: []string{"a"}, Cols: []string{"x", "y", "z"}, Values: [][]float64{{0.2350908814755994, 1, 0.9}}, Center: 1}
+	dir := t.TempDir()
+	if _, err := h.Write(dir, "h", Options{Width: 6, Height: 4, DPI: 50}); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(filepath.Join(dir, "h.png"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Count strongly red pixels: the low cell (a third of the map) is
+	// the palette's deepest red.
+	red := 0
+	b := img.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			r, g, bl, _ := img.At(x, y).RGBA()
+			if r > 0x9000 && g < 0x3000 && bl < 0x4000 {
+				red++
+			}
+		}
+	}
+	if red < 100 {
+		t.Errorf("%d deep red pixels: the lowest cell was not filled", red)
 	}
 }

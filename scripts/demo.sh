@@ -26,4 +26,32 @@ step "export the pairs table as CSV and Parquet"
 "$bin" datasets export --format csv "$out/data/gavel/pairs.arrow" -o "$out/pairs.csv"
 "$bin" datasets export --format parquet "$out/data/gavel/pairs.arrow" -o "$out/pairs.parquet"
 
-printf '\nDemo finished. Datasets: %s/data/{gavel,pollux}; exports: %s/pairs.{csv,parquet}\n' "$out" "$out"
+step "build the feature table"
+"$bin" features build --data "$out/data/gavel" -o "$out/features.arrow"
+
+step "fit every interference model on all measured pairs"
+"$bin" fit --data "$out/data/gavel" -o "$out/models"
+
+step "evaluate the models on held-out pairs (protocol pairs, 3 seeds)"
+"$bin" eval --data "$out/data/gavel" --device k80,p100,v100 --fractions 0.1,0.2,0.5,0.8 --seeds 3 \
+  --quiet --markdown -o "$out/eval.arrow" > "$out/eval.md"
+head -n 13 "$out/eval.md"
+
+step "export the placement policy"
+# LEAD: enable when policy export lands
+# "$bin" policy export --cluster examples/cluster.yaml --jobs examples/jobs.yaml --models "$out/models" --data "$out/data/gavel,$out/data/pollux" -o "$out/policy.json"
+echo "(not yet: coloc policy export)"
+
+step "simulate the policies on a Gavel trace (951 jobs, 48 GPUs)"
+"$bin" simulate --trace examples/traces/msr/ed69ec.trace --cluster examples/cluster-gavel-48.yaml \
+  --data "$out/data/gavel" --models "$out/models"
+
+step "write the report"
+"$bin" report --out "$out/report" --data "$out/data/gavel,$out/data/pollux" \
+  --models "$out/models" --eval "$out/eval.arrow" \
+  --trace examples/traces/msr/ed69ec.trace,examples/traces/physical_cluster/minimize_makespan.trace \
+  --cluster examples/cluster-gavel-48.yaml --scaling-device k80,p100,v100,t4
+
+printf '\nDemo finished. Datasets: %s/data/{gavel,pollux}; exports: %s/pairs.{csv,parquet};\n' "$out" "$out"
+printf 'features: %s/features.arrow; models: %s/models; evaluation: %s/eval.{arrow,md}\n' "$out" "$out" "$out"
+printf 'Report: %s/report/index.html\n' "$out"

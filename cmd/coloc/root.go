@@ -29,6 +29,7 @@ var commands = []func(*env) *cobra.Command{
 	newEvalCmd,
 	newPolicyCmd,
 	newSimulateCmd,
+	newReportCmd,
 }
 
 func newRootCmd(e *env) *cobra.Command {

@@ -21,7 +21,11 @@
 // Metrics: MAE, RMSE, MAPE, R², Spearman's rho, and the agreement of the
 // co-location decision "both normalized throughputs >= 0.8" on test pairs
 // whose two orders are both held out. Summaries are medians over seeds.
-// The result file is an Arrow table "eval" (version 1), one row per seed.
+// The result file is an Arrow table "eval" (version 1), one row per seed;
+// Read reads it back and recomputes the summaries. Predict gives the
+// per-pair view of one split (the held-out pairs with their measured and
+// predicted values), from the same fits Run scores: `coloc report` draws
+// its predicted-vs-measured figures from it.
 //
 // Choice where the issue is silent: the default devices leave out
 // "_unconsolidated" device types, whose single-GPU pairs repeat those of

@@ -1,8 +1,11 @@
 package eval
 
 import (
+	"fmt"
 	"math"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/coloc-dev/coloc/model"
@@ -121,5 +124,145 @@ func TestMetrics(t *testing.T) {
 	}
 	if r2 := score([]scored{{y: 1, p: 1}, {y: 2, p: 2}}).R2; r2 != 1 {
 		t.Errorf("R2 of exact predictions %v, want 1", r2)
+	}
+}
+
+// Predict gives the per-pair predictions of the very fits Run scores: the
+// MAE over its held-out pairs equals the cell's, for every model and
+// protocol, and its pairs are exactly the split's held-out ones.
+func TestPredictMatchesRun(t *testing.T) {
+	d, err := model.LoadData(gavel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	models := []string{"mean", "bias"}
+	// Default devices: those Predict trains cross-device on.
+	o := Options{Protocols: Protocols, Fractions: []float64{0.5}, Seeds: 2, Models: models}
+	res, err := Run(d, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for _, c := range res.Cells {
+		if c.Seed != 2 {
+			continue
+		}
+		sp := Split{Protocol: c.Protocol, Device: c.Device, Fraction: c.Fraction, Seed: c.Seed}
+		ps, err := Predict(d, []string{c.Model}, sp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ps) != c.N {
+			t.Fatalf("%s %s: %d predictions, the cell scored %d pairs", c.Model, sp, len(ps), c.N)
+		}
+		sum := 0.0
+		seen := map[[2]string]bool{}
+		checked++
+		for _, p := range ps {
+			if p.Model != c.Model || p.Device != c.Device {
+				t.Fatalf("prediction %+v is labelled for another cell", p)
+			}
+			sum += math.Abs(p.Predicted - p.Measured)
+			seen[[2]string{p.Workload, p.Partner}] = true
+		}
+		// new-job holds out A|B once for A and once for B; the others once.
+		if c.Protocol != "new-job" && len(seen) != len(ps) {
+			t.Errorf("%s %s: a held-out pair appears twice", c.Model, sp)
+		}
+		if mae := sum / float64(len(ps)); mae != c.MAE {
+			t.Errorf("%s %s: MAE of the predictions %v, cell MAE %v", c.Model, sp, mae, c.MAE)
+		}
+	}
+	if want := len(models) * len(Protocols) * 3; checked != want {
+		t.Errorf("compared %d cells, want %d (2 models, 3 protocols, 3 devices)", checked, want)
+	}
+	// Held-out pairs are not among the observed ones: 0.5 of k80's pairs
+	// are predicted, so about half of them.
+	all := 0
+	for _, ob := range d.Obs {
+		if d.Space.Slots[ob.S].String() == "k80" {
+			all++
+		}
+	}
+	ps, err := Predict(d, []string{"mean"}, Split{Protocol: "pairs", Device: "k80", Fraction: 0.5, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := all - observed(0.5, all); len(ps) != want {
+		t.Errorf("%d held-out k80 pairs, want %d of %d", len(ps), want, all)
+	}
+	for _, bad := range []Split{
+		{Protocol: "all", Device: "k80", Fraction: 0.5, Seed: 1},
+		{Protocol: "pairs", Device: "k80", Fraction: 1, Seed: 1},
+		{Protocol: "pairs", Device: "k80", Fraction: 0.5, Seed: 0},
+		{Protocol: "pairs", Device: "a100", Fraction: 0.5, Seed: 1},
+	} {
+		if _, err := Predict(d, []string{"mean"}, bad); err == nil {
+			t.Errorf("split %s accepted", bad)
+		}
+	}
+}
+
+// A result written and read back has the same cells and summaries.
+func TestResultFileRoundTrip(t *testing.T) {
+	d, err := model.LoadData(gavel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(d, Options{Protocols: []string{"pairs"}, Fractions: []float64{0.2, 0.5}, Seeds: 3,
+		Models: []string{"mean", "bias"}, Devices: []string{"k80", "v100"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "eval.arrow")
+	if err := res.Write(path); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !equalNaN(got.Cells, res.Cells) {
+		t.Errorf("cells differ after the round trip:\n got %+v\nwant %+v", got.Cells[:2], res.Cells[:2])
+	}
+	if !equalNaN(got.Summaries, res.Summaries) {
+		t.Errorf("summaries differ after the round trip:\n got %+v\nwant %+v", got.Summaries, res.Summaries)
+	}
+	if len(got.Warnings) != len(res.Warnings) || len(got.Warnings) == 0 {
+		t.Errorf("warnings %q, want %q", got.Warnings, res.Warnings)
+	}
+	// Another table is refused by name.
+	if _, err := Read(filepath.Join(gavel, "pairs.arrow")); err == nil || !strings.Contains(err.Error(), "eval") {
+		t.Errorf("reading a pairs table as a result: %v", err)
+	}
+}
+
+// equalNaN compares the printed forms, so that NaN equals NaN.
+func equalNaN(a, b any) bool { return fmt.Sprintf("%v", a) == fmt.Sprintf("%v", b) }
+
+func TestReadRefusesBadCells(t *testing.T) {
+	good := Cell{Model: "bias", Protocol: "pairs", Device: "k80", Fraction: 0.5, Seed: 1, Metrics: Metrics{N: 3, MAE: 0.1, RMSE: 0.1, MAPE: 5, NAgree: 1}}
+	cases := []struct {
+		edit func(c *Cell)
+		want string
+	}{
+		{func(c *Cell) { c.Protocol = "holdout" }, "column protocol"},
+		{func(c *Cell) { c.Fraction = 1 }, "column fraction"},
+		{func(c *Cell) { c.Seed = 0 }, "column seed"},
+		{func(c *Cell) { c.MAE = -1 }, "column mae"},
+		{func(c *Cell) { c.NAgree = 4 }, "n_agreement"},
+		{func(c *Cell) { c.Model = "" }, "column model"},
+	}
+	for _, tc := range cases {
+		c := good
+		tc.edit(&c)
+		path := filepath.Join(t.TempDir(), "eval.arrow")
+		if err := (&Result{Cells: []Cell{good, c}}).Write(path); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Read(path)
+		if err == nil || !strings.Contains(err.Error(), "row 2") || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("error %v, want row 2 and %q", err, tc.want)
+		}
 	}
 }

@@ -98,12 +98,12 @@ func Run(d *model.Data, o Options) (*Result, error) {
 		}
 		slots[i] = s
 	}
-	bySlot := map[int][]model.Obs{}
+	has := map[int]bool{}
 	for _, o := range d.Obs {
-		bySlot[o.S] = append(bySlot[o.S], o)
+		has[o.S] = true
 	}
 	for i, s := range slots {
-		if len(bySlot[s]) == 0 {
+		if !has[s] {
 			return nil, fmt.Errorf("device %s has no measured pairs", devices[i])
 		}
 	}
@@ -118,37 +118,31 @@ func Run(d *model.Data, o Options) (*Result, error) {
 	res := &Result{Warnings: d.Warnings}
 	for _, name := range o.Models {
 		for _, proto := range o.Protocols {
-			for i, s := range slots {
+			for _, dev := range devices {
 				start := time.Now()
-				var others []model.Obs
-				if proto == "cross-device" {
-					if len(slots) < 2 {
-						return nil, fmt.Errorf("cross-device needs at least two devices")
-					}
-					for _, t := range slots {
-						if t != s {
-							others = append(others, bySlot[t]...)
-						}
-					}
-				}
 				for _, f := range o.Fractions {
 					var cells []Cell
 					for seed := 1; seed <= o.Seeds; seed++ {
+						sp := Split{Protocol: proto, Device: dev, Fraction: f, Seed: seed}
+						tasks, err := splitTasks(d, sp, devices)
+						if err != nil {
+							return nil, err
+						}
 						var xs []scored
-						for _, tk := range split(proto, bySlot[s], others, devices[i], f, seed, len(d.Space.Jobs)) {
+						for _, tk := range tasks {
 							got, err := fitAndScore(d.Space, name, tk, seed)
 							if err != nil {
-								return nil, fmt.Errorf("%s, %s on %s, fraction %g, seed %d: %w", name, proto, devices[i], f, seed, err)
+								return nil, fmt.Errorf("%s, %s on %s, fraction %g, seed %d: %w", name, proto, dev, f, seed, err)
 							}
 							xs = append(xs, got...)
 						}
-						cells = append(cells, Cell{Model: name, Protocol: proto, Device: devices[i], Fraction: f, Seed: seed, Metrics: score(xs)})
+						cells = append(cells, Cell{Model: name, Protocol: proto, Device: dev, Fraction: f, Seed: seed, Metrics: score(xs)})
 					}
 					res.Cells = append(res.Cells, cells...)
 					res.Summaries = append(res.Summaries, summarise(cells))
 				}
 				if o.Progress != nil {
-					fmt.Fprintf(o.Progress, "eval: %-10s %-12s %-6s %6.2fs\n", name, proto, devices[i], time.Since(start).Seconds())
+					fmt.Fprintf(o.Progress, "eval: %-10s %-12s %-6s %6.2fs\n", name, proto, dev, time.Since(start).Seconds())
 				}
 			}
 		}
@@ -201,3 +195,8 @@ func summarise(cells []Cell) Summary {
 	s.AgreementMedian = col(func(c Cell) float64 { return c.Agreement })
 	return s
 }
+
+// DefaultDevices returns the devices Run evaluates when Options.Devices is
+// empty: the slots with measured pairs, except "_unconsolidated" device
+// types.
+func DefaultDevices(d *model.Data) []string { return defaultSlots(d) }

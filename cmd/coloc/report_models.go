@@ -1,0 +1,465 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/coloc-dev/coloc/datasets"
+	"github.com/coloc-dev/coloc/features"
+	"github.com/coloc-dev/coloc/model"
+	"github.com/coloc-dev/coloc/model/eval"
+	"github.com/coloc-dev/coloc/reports"
+)
+
+// modelData is the dataset models are evaluated and policies simulated on:
+// the first of the report's datasets with a pairs table. data is nil when
+// it has no solo table (models need solo features): why says so.
+type modelData struct {
+	dir  string
+	ds   *datasets.Dataset
+	data *model.Data
+	why  string
+}
+
+// pairsData loads the first dataset with pairs, once; nil when none has.
+func (b *reportBuilder) pairsData() (*modelData, error) {
+	if b.models != nil {
+		return b.models, nil
+	}
+	for _, dir := range b.cfg.Data {
+		ds, err := b.openData(dir)
+		if err != nil {
+			return nil, err
+		}
+		if ds.Pairs == nil {
+			continue
+		}
+		md := &modelData{dir: dir, ds: ds}
+		if ds.Solo == nil {
+			md.why = fmt.Sprintf("%s has no solo table, and the models' features come from solo measurements", b.show(dir))
+		} else if md.data, err = model.LoadData(dir); err != nil {
+			return nil, err
+		}
+		b.models = md
+		return md, nil
+	}
+	return nil, nil
+}
+
+// accuracy is the model section: the evaluation table and MAE against the
+// fraction of observed pairs, the held-out predictions of one split, and
+// the predictions of a given model directory.
+func (b *reportBuilder) accuracy() ([]reports.Section, error) {
+	md, err := b.pairsData()
+	if err != nil {
+		return nil, err
+	}
+	var secs []reports.Section
+	if md != nil && md.data == nil {
+		secs = append(secs, reports.Section{Title: "Model accuracy", Text: "Not computed: " + md.why + "."})
+		md = nil
+	}
+	res, from, err := b.evaluation(md)
+	if err != nil {
+		return nil, err
+	}
+	if res != nil {
+		sec, err := b.evalSection(res, from)
+		if err != nil {
+			return nil, err
+		}
+		secs = append(secs, sec)
+	}
+	if md != nil && len(b.cfg.EvalModels) > 0 {
+		sec, err := b.heldOutSection(md)
+		if err != nil {
+			return nil, err
+		}
+		secs = append(secs, sec)
+	}
+	if md != nil && b.cfg.Models != "" {
+		sec, err := b.fittedSection(md)
+		if err != nil {
+			return nil, err
+		}
+		secs = append(secs, sec)
+	}
+	return secs, nil
+}
+
+// evaluation reads the evaluation file or computes the evaluation; from
+// says which, for the captions.
+func (b *reportBuilder) evaluation(md *modelData) (*eval.Result, string, error) {
+	if b.cfg.EvalFile != "" {
+		res, err := eval.Read(b.cfg.EvalFile)
+		if err != nil {
+			return nil, "", err
+		}
+		if err := b.input(b.cfg.EvalFile); err != nil {
+			return nil, "", err
+		}
+		return res, "the evaluation file " + b.show(b.cfg.EvalFile), nil
+	}
+	if md == nil || len(b.cfg.EvalModels) == 0 {
+		return nil, "", nil
+	}
+	o := eval.Options{Protocols: []string{"pairs"}, Fractions: b.cfg.EvalFractions, Seeds: b.cfg.EvalSeeds,
+		Models: b.cfg.EvalModels, Devices: b.cfg.EvalDevices}
+	res, err := evalParallel(md.data, o, b.progress)
+	if err != nil {
+		return nil, "", err
+	}
+	var fr []string
+	for _, f := range o.Fractions {
+		fr = append(fr, fmt.Sprint(f))
+	}
+	return res, fmt.Sprintf("coloc eval on %s (protocol pairs, fractions %s, seeds 1 to %d)",
+		b.show(md.dir), strings.Join(fr, ", "), o.Seeds), nil
+}
+
+func (b *reportBuilder) evalSection(res *eval.Result, from string) (reports.Section, error) {
+	sec := reports.Section{
+		Title: "Model accuracy against observed pairs",
+		Text: "Median absolute error (MAE) of the predicted normalized throughput over seeds, on the pairs held out, " +
+			"against the fraction of a device's measured pairs the models observe (protocol pairs: matrix completion; " +
+			"new-job: each workload hidden in turn with its pairs; cross-device: the other devices' pairs observed too). " +
+			"Every model gets the same splits. From " + from + ".",
+	}
+	type key struct{ proto, dev string }
+	var keys []key
+	series := map[key][]reports.Series{}
+	for _, s := range res.Summaries {
+		k := key{s.Protocol, s.Device}
+		if _, ok := series[k]; !ok {
+			keys = append(keys, k)
+		}
+		ss := series[k]
+		i := len(ss) - 1
+		if i < 0 || ss[i].Name != s.Model {
+			ss = append(ss, reports.Series{Name: s.Model})
+			i = len(ss) - 1
+		}
+		ss[i].X = append(ss[i].X, s.Fraction)
+		ss[i].Y = append(ss[i].Y, s.MAEMedian)
+		series[k] = ss
+	}
+	for _, k := range keys {
+		l := &reports.Line{
+			Title:  fmt.Sprintf("MAE against observed fraction, %s, protocol %s", k.dev, k.proto),
+			XLabel: "fraction of pairs observed", YLabel: "median MAE of normalized throughput",
+			Series: series[k], YFromZero: true,
+		}
+		cap := fmt.Sprintf("Median MAE over seeds of each model's predictions of the held-out pairs on %s (protocol %s) "+
+			"against the fraction of the device's measured pairs observed. From %s.", k.dev, k.proto, from)
+		f, err := b.figure(l, figName("mae", k.proto, k.dev), cap, wideFigure)
+		if err != nil {
+			return sec, err
+		}
+		sec.Figures = append(sec.Figures, f)
+	}
+	sec.Tables = evalTables(res)
+	return sec, nil
+}
+
+// evalTables are the median MAE tables of coloc eval --markdown: per
+// protocol, one row per model and one column per (device, fraction) in the
+// order of the summaries, and a last row naming the best model (lowest
+// MAE) of each column.
+func evalTables(res *eval.Result) []reports.Table {
+	type col struct {
+		dev  string
+		frac float64
+	}
+	type cell struct {
+		proto, model string
+		c            col
+	}
+	var protos []string
+	cols := map[string][]col{}
+	models := map[string][]string{}
+	val := map[cell]float64{}
+	for _, s := range res.Summaries {
+		if _, ok := cols[s.Protocol]; !ok {
+			protos = append(protos, s.Protocol)
+		}
+		c := col{s.Device, s.Fraction}
+		if !slices.Contains(cols[s.Protocol], c) {
+			cols[s.Protocol] = append(cols[s.Protocol], c)
+		}
+		if !slices.Contains(models[s.Protocol], s.Model) {
+			models[s.Protocol] = append(models[s.Protocol], s.Model)
+		}
+		val[cell{s.Protocol, s.Model, c}] = s.MAEMedian
+	}
+	var out []reports.Table
+	for _, p := range protos {
+		t := reports.Table{
+			Caption: fmt.Sprintf("Protocol %s: median MAE of normalized throughput over seeds, per device and fraction observed (the lowest of each column in the last row)", p),
+			Header:  []string{"model"},
+		}
+		best := []string{"best"}
+		for _, c := range cols[p] {
+			t.Header = append(t.Header, fmt.Sprintf("%s %g", c.dev, c.frac))
+			lo, who := math.Inf(1), ""
+			for _, m := range models[p] {
+				if v, ok := val[cell{p, m, c}]; ok && v < lo {
+					lo, who = v, m
+				} else if ok && v == lo {
+					who += ", " + m
+				}
+			}
+			best = append(best, who)
+		}
+		for _, m := range models[p] {
+			row := []string{m}
+			for _, c := range cols[p] {
+				v, ok := val[cell{p, m, c}]
+				if !ok || math.IsNaN(v) {
+					row = append(row, "")
+					continue
+				}
+				row = append(row, fmt.Sprintf("%.4f", v))
+			}
+			t.Rows = append(t.Rows, row)
+		}
+		t.Rows = append(t.Rows, best)
+		out = append(out, t)
+	}
+	return out
+}
+
+// heldOutSection draws the predicted against measured values of the pairs
+// held out by one split of protocol pairs, per model, and the CDF of
+// absolute errors per device.
+func (b *reportBuilder) heldOutSection(md *modelData) (reports.Section, error) {
+	devices := b.cfg.EvalDevices
+	if len(devices) == 0 {
+		devices = eval.DefaultDevices(md.data)
+	}
+	var preds []eval.Prediction
+	for _, dev := range devices {
+		sp := eval.Split{Protocol: "pairs", Device: dev, Fraction: b.cfg.ScatterFraction, Seed: b.cfg.ScatterSeed}
+		ps, err := eval.Predict(md.data, b.cfg.EvalModels, sp)
+		if err != nil {
+			return reports.Section{}, err
+		}
+		preds = append(preds, ps...)
+	}
+	split := fmt.Sprintf("protocol pairs, %g of each device's measured pairs observed, seed %d", b.cfg.ScatterFraction, b.cfg.ScatterSeed)
+	sec := reports.Section{
+		Title: "Predicted against measured, held-out pairs",
+		Text: fmt.Sprintf("Each model is fit on the observed pairs of one split (%s) of %s and predicts the others; "+
+			"the figures show those held-out pairs only, so they measure prediction, not fit. One scatter per model "+
+			"(one series per device type, the dashed line is y = x) and one CDF of absolute errors per device type.",
+			split, b.show(md.dir)),
+	}
+	figs, tab, err := b.predictionFigures(preds, devices, "heldout", split+", held-out pairs of "+b.show(md.dir))
+	if err != nil {
+		return sec, err
+	}
+	sec.Figures = figs
+	sec.Tables = []reports.Table{tab}
+	return sec, nil
+}
+
+// predictionFigures draws a scatter per model and an absolute-error CDF
+// per device, and tabulates MAE per model and device.
+func (b *reportBuilder) predictionFigures(preds []eval.Prediction, devices []string, prefix, what string) ([]reports.Figure, reports.Table, error) {
+	var models []string
+	byModel := map[string]map[string]*reports.Series{}
+	errs := map[string]map[string][]float64{} // device -> model -> |error|
+	for _, p := range preds {
+		if byModel[p.Model] == nil {
+			models = append(models, p.Model)
+			byModel[p.Model] = map[string]*reports.Series{}
+		}
+		s := byModel[p.Model][p.Device]
+		if s == nil {
+			s = &reports.Series{Name: p.Device}
+			byModel[p.Model][p.Device] = s
+		}
+		s.X = append(s.X, p.Measured)
+		s.Y = append(s.Y, p.Predicted)
+		if errs[p.Device] == nil {
+			errs[p.Device] = map[string][]float64{}
+		}
+		errs[p.Device][p.Model] = append(errs[p.Device][p.Model], math.Abs(p.Predicted-p.Measured))
+	}
+	tab := reports.Table{Caption: "MAE of the pairs drawn (" + what + ")", Header: append([]string{"model"}, devices...)}
+	var figs []reports.Figure
+	for _, m := range models {
+		sc := &reports.Scatter{
+			Title:  fmt.Sprintf("Predicted against measured: %s", m),
+			XLabel: "measured normalized throughput", YLabel: "predicted normalized throughput", Diagonal: true,
+		}
+		row := []string{m}
+		n := 0
+		for _, dev := range devices {
+			if s := byModel[m][dev]; s != nil {
+				sc.Series = append(sc.Series, *s)
+				n += len(s.X)
+			}
+			row = append(row, fmt.Sprintf("%.4f", mean(errs[dev][m])))
+		}
+		tab.Rows = append(tab.Rows, row)
+		cap := fmt.Sprintf("Normalized throughput predicted by %s against the measured value, %d pairs (%s).", m, n, what)
+		f, err := b.figure(sc, figName(prefix, m), cap, wideFigure)
+		if err != nil {
+			return nil, tab, err
+		}
+		figs = append(figs, f)
+	}
+	for _, dev := range devices {
+		c := &reports.CDF{Title: "Absolute error on " + dev, XLabel: "absolute error of normalized throughput"}
+		for _, m := range models {
+			c.Series = append(c.Series, reports.Sample{Name: m, Values: errs[dev][m]})
+		}
+		cap := fmt.Sprintf("Empirical CDF of each model's absolute errors on %s: the fraction of pairs predicted within x (%s).", dev, what)
+		f, err := b.figure(c, figName(prefix, "error", dev), cap, wideFigure)
+		if err != nil {
+			return nil, tab, err
+		}
+		figs = append(figs, f)
+	}
+	return figs, tab, nil
+}
+
+func mean(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	s := 0.0
+	for _, x := range xs {
+		s += x
+	}
+	return s / float64(len(xs))
+}
+
+// fittedSection draws the predictions of the models of cfg.Models for
+// every measured pair of the data they know. When the models were fit on
+// these very files (their provenance says so), the figures show the fit,
+// not prediction, and the text says so.
+func (b *reportBuilder) fittedSection(md *modelData) (reports.Section, error) {
+	ms, err := model.LoadDir(b.cfg.Models, nil)
+	if err != nil {
+		return reports.Section{}, err
+	}
+	if err := b.input(filepath.Join(b.cfg.Models, model.IndexFile)); err != nil {
+		return reports.Section{}, err
+	}
+	same := true
+	var preds []eval.Prediction
+	skipped := 0
+	devices := b.cfg.EvalDevices
+	if len(devices) == 0 {
+		devices = eval.DefaultDevices(md.data)
+	}
+	shown := map[string]bool{}
+	for _, d := range devices {
+		shown[d] = true
+	}
+	sp := md.data.Space
+	for _, l := range ms {
+		if err := b.input(filepath.Join(b.cfg.Models, l.File.Model+".json")); err != nil {
+			return reports.Section{}, err
+		}
+		same = same && sameFiles(l.File.Provenance.Data, md.data)
+		for _, o := range md.data.Obs {
+			w, p, slot := sp.Jobs[o.A], sp.Jobs[o.B], sp.Slots[o.S].String()
+			if !shown[slot] {
+				continue
+			}
+			a, err1 := l.Frame.Job(w)
+			c, err2 := l.Frame.Job(p)
+			s, err3 := l.Frame.Slot(slot)
+			if err1 != nil || err2 != nil || err3 != nil || l.Frame.Row(a, s) == nil || l.Frame.Row(c, s) == nil {
+				skipped++
+				continue
+			}
+			preds = append(preds, eval.Prediction{Model: l.File.Model, Device: slot, Workload: w, Partner: p,
+				Measured: o.Y, Predicted: l.Model.Predict(a, c, s)})
+		}
+	}
+	kind := "predictions of measured pairs the models did not see in training"
+	if same {
+		kind = "in-sample: the models were fit on these very pairs, so the figures show how well they fit, not how well they predict"
+	}
+	sec := reports.Section{
+		Title: "Fitted models on the measured pairs",
+		Text: fmt.Sprintf("The models of %s (written by coloc fit) predict every measured pair of %s they know on %s: %s.",
+			b.show(b.cfg.Models), b.show(md.dir), strings.Join(devices, ", "), kind),
+	}
+	if skipped > 0 {
+		sec.Text += fmt.Sprintf(" %d (model, pair) predictions were left out: a job or device the model does not know.", skipped)
+	}
+	figs, tab, err := b.predictionFigures(preds, devices, "fitted", "models of "+b.show(b.cfg.Models)+"; "+strings.SplitN(kind, ":", 2)[0])
+	if err != nil {
+		return sec, err
+	}
+	sec.Figures, sec.Tables = figs, []reports.Table{tab}
+	return sec, nil
+}
+
+// sameFiles reports whether a model was fit on exactly the data's files.
+func sameFiles(fit []features.FileSum, d *model.Data) bool {
+	if len(fit) != len(d.Files) {
+		return false
+	}
+	for i := range fit {
+		if fit[i] != d.Files[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// evalParallel is eval.Run with the models spread over the CPUs: each
+// model's cells are computed by one eval.Run, and the results are joined
+// in model order, so they equal those of one sequential eval.Run.
+func evalParallel(d *model.Data, o eval.Options, progress io.Writer) (*eval.Result, error) {
+	n := len(o.Models)
+	results := make([]*eval.Result, n)
+	errs := make([]error, n)
+	var mu sync.Mutex // serialises progress lines
+	work := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < min(runtime.GOMAXPROCS(0), n); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				oi := o
+				oi.Models = o.Models[i : i+1]
+				results[i], errs[i] = eval.Run(d, oi)
+				if progress != nil && errs[i] == nil {
+					mu.Lock()
+					fmt.Fprintf(progress, "report: eval %-10s %d cells\n", o.Models[i], len(results[i].Cells))
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	for i := 0; i < n; i++ {
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+	out := &eval.Result{}
+	for i := range results {
+		if errs[i] != nil {
+			return nil, errs[i]
+		}
+		out.Cells = append(out.Cells, results[i].Cells...)
+		out.Summaries = append(out.Summaries, results[i].Summaries...)
+		if i == 0 {
+			out.Warnings = results[i].Warnings
+		}
+	}
+	return out, nil
+}
