@@ -37,14 +37,14 @@ step "evaluate the models on held-out pairs (protocol pairs, 3 seeds)"
   --quiet --markdown -o "$out/eval.arrow" > "$out/eval.md"
 head -n 13 "$out/eval.md"
 
-step "export the placement policy"
-# LEAD: enable when policy export lands
-# "$bin" policy export --cluster examples/cluster.yaml --jobs examples/jobs.yaml --models "$out/models" --data "$out/data/gavel,$out/data/pollux" -o "$out/policy.json"
-echo "(not yet: coloc policy export)"
+step "place the example job list on the example cluster and export the policy file"
+"$bin" policy export --cluster examples/cluster.yaml --jobs examples/jobs.yaml --models "$out/models" \
+  --data "$out/data/gavel" -o "$out/policy.json"
+"$bin" policy validate "$out/policy.json"
 
 step "simulate the policies on a Gavel trace (951 jobs, 48 GPUs)"
 "$bin" simulate --trace examples/traces/msr/ed69ec.trace --cluster examples/cluster-gavel-48.yaml \
-  --data "$out/data/gavel" --models "$out/models"
+  --data "$out/data/gavel" --models "$out/models" --policy fifo,random-pack,greedy-pack,coloc,similarity,oracle
 
 step "write the report"
 "$bin" report --out "$out/report" --data "$out/data/gavel,$out/data/pollux" \
@@ -53,5 +53,5 @@ step "write the report"
   --cluster examples/cluster-gavel-48.yaml --scaling-device k80,p100,v100,t4
 
 printf '\nDemo finished. Datasets: %s/data/{gavel,pollux}; exports: %s/pairs.{csv,parquet};\n' "$out" "$out"
-printf 'features: %s/features.arrow; models: %s/models; evaluation: %s/eval.{arrow,md}\n' "$out" "$out" "$out"
+printf 'features: %s/features.arrow; models: %s/models; evaluation: %s/eval.{arrow,md}; policy: %s/policy.json\n' "$out" "$out" "$out" "$out"
 printf 'Report: %s/report/index.html\n' "$out"
