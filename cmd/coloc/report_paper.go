@@ -28,7 +28,8 @@ func paperConfig(root, out string) (reportConfig, error) {
 		"replayed on the two example clusters. Each figure links its data as CSV.\n\n" +
 		"Sections: pairwise interference per GPU type; scaling curves with the parallel degree coloc chooses; " +
 		"how well each interference model predicts pairs it did not observe; and the placement policies compared " +
-		"in simulation. Policies that are not built yet are named and left out."
+		"in simulation: coloc, similarity and oracle decide with models this report fits on the reference data, " +
+		"and only the oracle reads measured co-located rates."
 	cfg.Data = []string{at("datasets/reference/gavel"), at("datasets/reference/pollux")}
 	// The base GPU types: Gavel's "_unconsolidated" types are the same
 	// jobs spread one GPU a node; their chosen degrees are in no figure.
