@@ -63,7 +63,12 @@ func TestEndToEndTinySuite(t *testing.T) {
 		t.Fatal(err)
 	}
 	po := DefaultPlanOptions
-	po.Pairs, po.Repeats, po.Degrees, po.GPUs, po.Duration, po.Overhead = "all", 1, []int{1}, 0, 4*time.Second, CPUOverhead
+	// Three repeats: one 4 s run on a shared 2-core machine moves by 10-20%
+	// from one run to the next (measured: ncf-tiny solo 35.5k-46.9k samples/s),
+	// so a normalized throughput of single runs strays past 1.2 by noise
+	// alone; the mean of three keeps the bound meaningful.
+	const repeats = 3
+	po.Pairs, po.Repeats, po.Degrees, po.GPUs, po.Duration, po.Overhead = "all", repeats, []int{1}, 0, 4*time.Second, CPUOverhead
 	plan, err := NewPlan(s, po)
 	if err != nil {
 		t.Fatal(err)
@@ -121,8 +126,12 @@ func TestEndToEndTinySuite(t *testing.T) {
 			t.Errorf("solo %s: throughput %v", r.Workload, r.Throughput)
 		}
 	}
+	for _, r := range ds.Solo.Rows {
+		t.Logf("solo %s: %.1f samples/s", r.Workload, r.Throughput)
+	}
 	rows := map[[2]string]datasets.Pair{}
 	for _, p := range ds.Pairs.Rows {
+		t.Logf("pair %s|%s: co-located %.1f samples/s, normalized %.3f", p.Workload, p.Partner, p.Colocated, p.Normalized)
 		rows[[2]string{p.Workload, p.Partner}] = p
 		if p.Status != datasets.StatusOK || !(p.Colocated > 0) || !(p.Normalized > 0 && p.Normalized <= 1.2) {
 			t.Errorf("pair %s|%s: status %s, co-located %v, normalized %v; want ok, > 0, in (0, 1.2]",
@@ -142,8 +151,8 @@ func TestEndToEndTinySuite(t *testing.T) {
 	if len(ds.Pairs.Rows) != n*n {
 		t.Errorf("%d pairs rows, want %d (n² ordered pairs)", len(ds.Pairs.Rows), n*n)
 	}
-	if len(ds.Runs.Rows) != n+n*(n+1) {
-		t.Errorf("%d runs rows, want %d", len(ds.Runs.Rows), n+n*(n+1))
+	if want := repeats * (n + n*(n+1)); len(ds.Runs.Rows) != want {
+		t.Errorf("%d runs rows, want %d", len(ds.Runs.Rows), want)
 	}
 	// The workloads' meta lines become the dataset's workloads file.
 	wl, err := datasets.ReadWorkloads(datasets.WorkloadsPath(dir))

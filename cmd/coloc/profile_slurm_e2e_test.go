@@ -259,11 +259,13 @@ func checkMerged(t *testing.T, dir string) map[string]benchmarks.RunRecord {
 		case !ok:
 			t.Errorf("run %s of the plan is missing from the merged journal", pr.ID)
 		case r.Status == datasets.StatusOK:
-		case pr.Mode == datasets.ModePair && strings.Contains(r.Error, "never in steady state at the same time"):
-			// A 4 s pair on a loaded 2-core machine (go test runs the
-			// other packages' end-to-end tests at the same time) can miss
-			// a common steady window: a measurement outcome, recorded
-			// as such, not a fault of the fleet.
+		case pr.Mode == datasets.ModePair && (strings.Contains(r.Error, "never in steady state at the same time") ||
+			strings.Contains(r.Error, "steady window too short")):
+			// The two shards run at once on the one 2-core node, so a 4 s
+			// pair may share its cores with the other shard's runs and
+			// miss a common steady window, or keep too few steps in it:
+			// a measurement outcome, recorded as such, not a fault of the
+			// fleet.
 			t.Logf("run %s: %s: %s", pr.ID, r.Status, r.Error)
 			failedPairs++
 		default:
