@@ -8,11 +8,12 @@ import (
 
 	"github.com/coloc-dev/coloc/datasets"
 	"github.com/coloc-dev/coloc/policy"
+	"github.com/coloc-dev/coloc/policy/place"
 	"github.com/coloc-dev/coloc/reports"
 )
 
 // curve is the scaling curve of one workload on one device type at one
-// per-GPU batch size: the best throughput measured at each degree.
+// per-GPU batch size (place.ScalingCurve).
 type curve struct {
 	workload, device string
 	batch            int // per-GPU batch size; 0 when unknown
@@ -28,12 +29,11 @@ func (c curve) name() string {
 	return c.workload
 }
 
-// curves reduces a scaling table to one curve per (workload, device type):
-// of the per-GPU batch sizes measured, the one measured at the most
-// degrees (the smallest on ties); at each degree, the highest throughput
-// over the rows of that batch size (placements over different numbers of
-// nodes). Curves with one degree are dropped. The chosen degree is
-// policy.ChooseDegree's at policy.DefaultThresholds.ScalingEfficiency.
+// curves reduces a scaling table to one curve per (workload, device type)
+// with place.ScalingCurve, the reduction the policy export decides on, so
+// the degree marked here is the one a policy file records. Curves with one
+// degree are dropped. The chosen degree is policy.ChooseDegree's at
+// policy.DefaultThresholds.ScalingEfficiency.
 func curves(t *datasets.ScalingTable) []curve {
 	type key struct{ w, d string }
 	rows := map[key][]datasets.Scale{}
@@ -53,33 +53,15 @@ func curves(t *datasets.ScalingTable) []curve {
 	})
 	var out []curve
 	for _, k := range keys {
-		degrees := map[int]map[int]bool{} // batch -> degrees
-		for _, r := range rows[k] {
-			if degrees[r.BatchSize] == nil {
-				degrees[r.BatchSize] = map[int]bool{}
-			}
-			degrees[r.BatchSize][r.Degree] = true
-		}
-		batch, most := 0, -1
-		for bs, ds := range degrees {
-			if len(ds) > most || len(ds) == most && bs < batch {
-				batch, most = bs, len(ds)
-			}
-		}
-		best := map[int]float64{}
-		for _, r := range rows[k] {
-			if r.BatchSize == batch && r.Throughput > best[r.Degree] {
-				best[r.Degree] = r.Throughput
-			}
-		}
-		if len(best) < 2 {
+		pts, batch := place.ScalingCurve(rows[k], 0)
+		if len(pts) < 2 {
 			continue
 		}
-		c := curve{workload: k.w, device: k.d, batch: batch, batches: len(degrees)}
-		for d, tp := range best {
-			c.points = append(c.points, policy.ScalingPoint{Degree: d, Throughput: tp})
+		batches := map[int]bool{}
+		for _, r := range rows[k] {
+			batches[r.BatchSize] = true
 		}
-		c.points = policy.ScalingPoints(c.points)
+		c := curve{workload: k.w, device: k.d, batch: batch, batches: len(batches), points: pts}
 		c.chosen, _ = policy.ChooseDegree(c.points, policy.DefaultThresholds.ScalingEfficiency, 0)
 		out = append(out, c)
 	}
