@@ -31,11 +31,11 @@ import (
 //     before "10"); a slot whose matrix equals one already drawn cell for
 //     cell is named, not drawn again (Gavel's "_unconsolidated" single-GPU
 //     pairs copy the base type's), so the page shows no duplicate.
-//   - Scaling curves: per (workload, device type), one per-GPU batch size,
-//     the one measured at the most degrees (the smallest on ties), and at
-//     each degree the best throughput over placements: a scheduler picks
-//     the best placement it can, and mixing batch sizes would mix
-//     workloads. Curves of one model family share a figure, at most six a
+//   - Scaling curves: per (workload, device type), place.ScalingCurve, the
+//     curve the policy export decides on: one per-GPU batch size, the one
+//     measured at the most degrees (the smallest on ties; mixing batch
+//     sizes would mix workloads), and at each degree the throughput on one
+//     node, or on the fewest nodes where no node ran it. Curves of one model family share a figure, at most six a
 //     figure; the throughput axis is logarithmic when a figure's values
 //     span more than 30x. The chosen degree is policy.ChooseDegree's at
 //     policy.DefaultThresholds.ScalingEfficiency, the rule the policy
