@@ -51,10 +51,9 @@ import (
 //     one eval.Run, in less time.
 //   - Models, evaluation and simulation use the first dataset with a pairs
 //     table; the others add heat maps and scaling curves only.
-//   - Policies: a policy whose builder answers sim.ErrUnavailable is named
-//     in the page and left out; models are fitted for the simulation
-//     (into OUT/models, every model, seed 1) only when a model-driven
-//     policy is available and no --models is given. Average JCT and
+//   - Policies: models are fitted for the simulation (into OUT/models,
+//     every model, seed 1) only when a model-driven policy is chosen and
+//     no --models is given. Average JCT and
 //     makespan bars are relative to fifo (or the first policy without
 //     fifo), because traces differ by orders of magnitude in hours; the
 //     hours are in the tables.
@@ -158,8 +157,7 @@ CSV) from what the flags name:
                        and with --models M the predictions of fitted models
   --trace T --cluster C  JCT CDF, average JCT, GPU utilisation and makespan per
                        policy: every trace on every cluster, with the measured
-                       rates of the first dataset with pairs; policies not
-                       available yet are listed and skipped
+                       rates of the first dataset with pairs
   --campaign DIR       counter time series of one solo and one pair run of a
                        coloc campaign (runs.arrow, samples.arrow)
 

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -51,27 +50,19 @@ func (b *reportBuilder) policies() ([]reports.Section, error) {
 	if env.Models == "" {
 		env.Models = filepath.Join(b.dir, "models") // fitted below when a policy needs it
 	}
-	// A policy whose builder answers sim.ErrUnavailable is skipped; models
-	// are fitted only when some model-driven policy is available.
+	// Models are fitted only when a model-driven policy is chosen.
 	var chosen []sim.PolicyInfo
-	skipped := map[string]string{}
 	needModels := false
 	for _, name := range b.cfg.Policies {
 		p, err := sim.Lookup(known, strings.TrimSpace(name))
 		if err != nil {
 			return nil, err
 		}
-		if !baseline[p.Name] {
-			if _, err := p.New(env); errors.Is(err, sim.ErrUnavailable) {
-				skipped[p.Name] = err.Error()
-				continue
-			}
-			needModels = true
-		}
+		needModels = needModels || !baseline[p.Name]
 		chosen = append(chosen, p)
 	}
 	if len(chosen) == 0 {
-		return nil, fmt.Errorf("no policy could be simulated: %s", strings.Join(b.cfg.Policies, ", "))
+		return nil, fmt.Errorf("no policy to simulate")
 	}
 	modelsNote := ""
 	switch {
@@ -108,11 +99,6 @@ func (b *reportBuilder) policies() ([]reports.Section, error) {
 			"arrival; GPU utilisation is busy GPU time over GPUs x makespan, a GPU being busy while it holds a job, "+
 			"so sharing does the same work on fewer busy GPUs. Randomised policies use seed %d.%s",
 			b.show(md.dir), b.cfg.Seed, modelsNote),
-	}
-	for _, name := range b.cfg.Policies {
-		if why, gone := skipped[strings.TrimSpace(name)]; gone {
-			sec.Text += fmt.Sprintf("\n\nNot shown: %s.", why)
-		}
 	}
 	for _, rp := range replays {
 		f, err := b.jctFigure(rp)

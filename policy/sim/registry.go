@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 )
@@ -33,10 +32,6 @@ type PolicyInfo struct {
 	New  Factory
 }
 
-// ErrUnavailable is wrapped by the error of a policy that is named but not
-// built yet.
-var ErrUnavailable = errors.New("not available yet")
-
 // Baselines returns the policies that need no fitted model: fifo,
 // random-pack and greedy-pack.
 func Baselines() []PolicyInfo {
@@ -48,13 +43,6 @@ func Baselines() []PolicyInfo {
 		{Name: "greedy-pack", Doc: "free GPUs first, else share with a running job, ignoring interference (Gandiva-style)",
 			New: func(e Env) (Policy, error) { return NewGreedyPack(e.Solo), nil }},
 	}
-}
-
-// Unavailable is a named policy whose builder reports ErrUnavailable.
-func Unavailable(name, doc string) PolicyInfo {
-	return PolicyInfo{Name: name, Doc: doc + " (not available yet)", New: func(Env) (Policy, error) {
-		return nil, fmt.Errorf("policy %s: %w", name, ErrUnavailable)
-	}}
 }
 
 // Lookup finds a policy by name; the error lists the known names.
