@@ -148,23 +148,17 @@ footer table.inputs td:last-child { word-break: break-all; }
 <figcaption>{{.Caption}} <span class="files">(<a href="{{.PNG}}">PNG</a>, <a href="{{.CSV}}">data as CSV</a>)</span></figcaption>
 </figure>
 {{end}}{{range $s.Tables}}<table>
-{{with .Caption}}<caption>{{.}}</caption>
-{{end}}<thead><tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr></thead>
-<tbody>
-{{range .Rows}}<tr>{{range .}}{{if numeric .}}<td class="num">{{.}}</td>{{else}}<td>{{.}}</td>{{end}}{{end}}</tr>
-{{end}}</tbody>
-</table>
-{{end}}</section>
+{{template "rows" .}}{{end}}</section>
 {{end}}{{if or .Footer .FooterTable}}<footer>
 {{range paragraphs .Footer}}<p>{{.}}</p>
 {{end}}{{with .FooterTable}}<table class="inputs">
-{{with .Caption}}<caption>{{.}}</caption>
+{{template "rows" .}}{{end}}</footer>
+{{end}}</body>
+</html>
+{{define "rows"}}{{with .Caption}}<caption>{{.}}</caption>
 {{end}}<thead><tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr></thead>
 <tbody>
 {{range .Rows}}<tr>{{range .}}{{if numeric .}}<td class="num">{{.}}</td>{{else}}<td>{{.}}</td>{{end}}{{end}}</tr>
 {{end}}</tbody>
 </table>
-{{end}}</footer>
-{{end}}</body>
-</html>
-`))
+{{end}}`))
