@@ -5,7 +5,7 @@
 // model-similarity reference set, the thresholds).
 //
 // Where it sits: datasets -> features -> model -> policy. The file is
-// written by `coloc policy export` (package policy/place computes it);
+// written by `coloc policy export` (package place computes it);
 // this package describes it (File, the contract), reads it (Load, Decode,
 // New), writes it (Encode, WriteFile) and answers a scheduler's questions
 // from it. It is pure Go and imports nothing of coloc but the standard

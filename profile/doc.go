@@ -1,157 +1,150 @@
-// Package profile holds the samplers that read hardware and host counters
-// while workloads run (NVML device, per-process and GPM counters; /proc CPU
-// time and RSS), the recorder that turns their readings into a samples
-// table, and the Nsight Compute CSV import.
+// Package benchmarks is the first stage of coloc: it reads a workload suite,
+// plans a profiling campaign (solo, pair and scale runs), runs the workloads
+// and writes what it measured as the dataset tables of package datasets
+// (runs, samples, solo, pairs, scaling), which every later stage reads.
+// `coloc profile plan` and `coloc profile run` are its commands; counters
+// come from a Monitor (the samplers of package profile) passed in.
 //
-// # Where it sits
+// # Suite and plan
 //
-// The harness (package benchmarks) runs workloads solo, in pairs and at
-// parallel degrees. For each run it calls Recorder.Start(runID, target)
-// and, when the run ends, Recorder.Stop, which hands back the rows of the
-// run's samples table (datasets.Samples) and the run's warnings. Those
-// rows end up in samples.arrow; package features summarises them into
-// per-workload features. ParseNCU's per-kernel table is meant for features
-// too.
+// A suite file (YAML, version 1; see LoadSuite) lists workloads: a command,
+// a per-GPU batch size, a precision, and whether the command speaks the
+// coloc protocol (JSON lines on stdout: meta, step, end). The plan holds,
+// for each repeat, a solo run of every workload, a scale run at every
+// degree above 1 that fits the GPUs present (degree 1 is the solo run), and
+// a run of every selected unordered pair, a workload with itself included
+// (n(n+1)/2 pairs). Repeats are interleaved (all runs of repeat 0, then of
+// repeat 1, ...) so slow drift of the machine spreads over repeats instead
+// of biasing one workload, and solo runs come first in a repeat because a
+// pair's memory check and normalization need them. Run IDs come from the
+// content ("solo.<w>.r<k>", "pair.<a>+<b>.r<k>", "scale.<w>.d<d>.r<k>"),
+// so a rerun finds the runs it did. Plan.Shard deals runs, longest
+// estimate first, to the shard with the least estimated time (LPT).
 //
-// # Samplers
+// # Running a workload
 //
-// A Sampler reads counters once per tick for a Target: the GPU indices of
-// a run and the PIDs of each workload. Detect picks what the machine has:
-// the NVML sampler when nvml.Init works, and the host sampler always; when
-// NVML is missing the reason becomes a warning and the run goes on with
-// host counters only (NullSampler stands in when there is nothing at all).
+// Each process runs in a process group of its own with CUDA_VISIBLE_DEVICES
+// set to the run's GPUs (empty on CPU), CUDA_DEVICE_ORDER=PCI_BUS_ID (so
+// CUDA numbers GPUs as NVML does, and the samplers watch the GPUs the run
+// uses) and PYTHONUNBUFFERED=1. A protocol workload gets the standard
+// arguments --device, --batch-size, --precision, --duration and --seed (the
+// repeat index); a protocol-none command runs as written. At degree k > 1
+// the command runs under `{python} DIR/logs/torchrun_compat.py --standalone
+// --nproc_per_node k`: torch's own launcher (torch.distributed.run), which
+// the binary carries and writes into the campaign, behind a fix for torch <
+// 2.0 on Python >= 3.11 (there `python -m torch.distributed.run` dies
+// before starting a worker). A run still going at its timeout (default
+// --duration plus two minutes), a run cancelled by Ctrl-C, and the partner
+// of a failed pair get SIGTERM on their process group, then SIGKILL after a
+// grace period. A non-zero exit, a timeout or a protocol workload that
+// printed no step line makes a failed run whose error holds the reason and
+// the tail of stderr ("out of memory" when stderr says so).
 //
-// The NVML sampler depends on nvml.Interface, passed in (nvml.New() in the
-// binary, go-nvml's mocks in tests). Calling NVML after a failed Init can
-// kill the process, so OpenNVML is the only function that takes the
-// interface: it calls Init first and, if that fails, returns without
-// keeping the interface anywhere. Only an opened NVMLSampler holds it, and
-// Close shuts NVML down and drops it.
+// # Warm-up and the steady window (our rule; the papers do not give one)
 //
-// At open the sampler calls every counter's NVML function once per
-// device. A function the device answers ERROR_NOT_SUPPORTED to (or that
-// the installed driver lacks) is not called again on it; its counters
-// read NaN there, and a counter no device offers is left out of Counters.
-// An error during a campaign makes the counters of that call NaN for that
-// tick and adds a warning; a tick fails (error, recorded by the Recorder,
-// which goes on) only when no call succeeded at all.
+// Let d_i be the time of step i (the difference of consecutive step
+// timestamps). The steady state starts at the first step k such that at
+// least --warmup has passed since the first step and the median of
+// d_{k-4..k} is within 10% of the median of d_{k-9..k-5} (WindowOptions:
+// Span 5, Tolerance 0.1). Medians ignore the odd slow step (garbage
+// collection, a checkpoint) that a mean would not. When no step qualifies,
+// the window starts at the first step past both --warmup and half the run,
+// and the run carries a warning. Throughput is samples/s from the window's
+// first step to its last: (samples_b - samples_a) / (t_b - t_a), with
+// samples cumulative over all ranks; a window needs at least 5 steps.
+// A protocol-none command is measured as steps × batch size / wall time,
+// start-up included.
 //
-// # Counters and units
+// A pair's two workloads start together on one GPU (time-sliced by
+// default, or under a private MPS daemon that runs for the whole campaign,
+// solo runs included, so both see the same driver path). Each measures
+// only over the window where both are steady: from the later of the two
+// steady starts to the earlier of the two last steps. The workloads' clocks
+// are put on the harness's clock first: each step line is stamped when it
+// is read, and a workload's offset is the smallest (read time - step time)
+// over its lines, the line least delayed by pipes.
 //
-// Device-wide, one row per device and tick (workload null):
+// # Values over repeats
 //
-//	gpu_util            %        time a kernel ran (NVML's sample period: 1/6 s to 1 s)
-//	mem_util            %        time device memory was read or written
-//	mem_used, mem_total bytes    device memory in use (all processes), installed
-//	sm_clock, mem_clock MHz      current clocks
-//	power               W        board power draw (NVML reports mW)
-//	temperature         C        GPU core temperature
-//	pcie_tx, pcie_rx    bytes/s  nvmlDeviceGetPcieThroughput (KiB/s x 1024)
-//	clock_event_reasons bitmask  NVML clocks event (throttle) reason bits
+// The mean over repeats comes with a 95% confidence interval from
+// Student's t with n-1 degrees of freedom (none for one repeat). A pair's
+// normalized throughput is its co-located mean over the workload's solo
+// mean on the same device type at degree 1; its interval adds the relative
+// half-widths of the two means in quadrature (first-order propagation), and
+// is unknown unless both have one. For a workload paired with itself each
+// run gives one value, the mean of its two copies, and the pairs table one
+// row. A pair none of whose runs succeeded is infeasible in pairs.arrow
+// when the memory check refused it or a copy ran out of memory; any other
+// failure leaves it out of pairs.arrow (no value is known), and runs.arrow
+// keeps the failed runs with their errors.
 //
-// Per workload, one row per workload, device and tick:
+// # Memory check
 //
-//	proc_sm_util, proc_mem_util %     GetProcessUtilization, summed over the workload's PIDs
-//	proc_mem_used               bytes GetComputeRunningProcesses, summed likewise
-//	cpu_util  %     CPU time over the tick (100 = one core)   [host sampler]
-//	cpu_time  s     utime+stime of the live processes         [host sampler]
-//	rss       bytes resident set size                          [host sampler]
+// Before a pair runs, the solo peak memories of its workloads (the largest
+// measured in an ok solo run, else the suite's memory_gb, in GiB) plus
+// 512 MiB per process for the CUDA context and allocator slack are compared
+// with the device's memory. A pair that cannot fit is recorded infeasible
+// and not run. With a peak or the device memory unknown (CPU) it runs.
 //
-// GPM, device-wide, Hopper and newer (GpmQueryDeviceSupport):
+// # The campaign directory
 //
-//	gpm_sm_util, gpm_sm_occupancy, gpm_tensor_util (any tensor op),
-//	gpm_hmma_util, gpm_dram_bw_util, gpm_fp16_util, gpm_fp32_util,
-//	gpm_fp64_util                      %
-//	gpm_pcie_tx, gpm_pcie_rx,
-//	gpm_nvlink_tx, gpm_nvlink_rx       bytes/s (NVML reports MiB/s)
+// DIR/manifest.json (format coloc.campaign, version 1) holds the hardware,
+// versions, suite hash, settings and the whole plan. DIR/runs.jsonl is the
+// journal: one line per finished run (ok, failed or infeasible), appended
+// and fsynced before the run counts as done. DIR/samples/<run>.arrow holds
+// a run's counter samples, DIR/logs/ the workloads' stderr. The tables are
+// rewritten from the journal after every run; samples.arrow, the
+// concatenation of the per-run files, only when the campaign stops.
 //
-// A bitmask is stored as float64, exact for the reason bits NVML defines
-// (all below 2^53).
+// Executing a campaign in a directory that holds the same campaign (suite
+// hash, plan hash and settings) resumes it: finished runs are skipped and a
+// run that was interrupted (it has no journal line) is redone; a last
+// journal line cut short by a crash is dropped. Another campaign is
+// refused unless Force is set, which deletes the campaign files first.
 //
-// # GPM method
+// # Fleets: shards on a cluster
 //
-// Each GPM device has two GPM samples. Every tick takes one
-// (GpmSampleGet) and computes the metrics with GpmMetricsGet over the
-// interval since the other, taken at the previous tick; the two then swap
-// roles. So every GPM value is an average over exactly one tick interval,
-// and the first tick of a run (Start calls Reset) and the tick after a
-// failed GpmSampleGet have no interval: their GPM counters are NaN. A
-// metric the device does not compute (NVLink on a PCIe board) is NaN
-// without a warning; one that worked before and fails warns.
+// A fleet runs the shards of one plan as the tasks of a cluster manager
+// (Slurm, Kubernetes): the manager chooses the nodes, coloc grows no
+// scheduler of its own. DIR/fleet.json (format coloc.fleet, version 1)
+// holds the suite (absolute path and hash), the settings, the whole plan,
+// the runs each shard owns and the flags every shard passes to `coloc
+// profile run`; SlurmScript writes the job array whose task i runs shard
+// i/n into DIR/shards/i, K8sManifest the Indexed Job whose pod of
+// completion index k runs shard k+1. A shard is an ordinary campaign
+// directory, so a task that is cancelled, killed at its time limit or
+// preempted resumes when it runs again. Shards balance estimated time
+// (Plan.Shard), and a pair run is one run: both workloads run in one task
+// on one GPU.
 //
-// nvmlDeviceGetPcieThroughput blocks 20 ms per direction and measures only
-// those 20 ms, so on GPM devices it is skipped by default (gpm_pcie_* cover
-// PCIe over the whole tick); NVMLOptions.LegacyPCIeWithGPM turns it back on.
-// Devices of a multi-GPU run are read concurrently, so a tick takes about
-// as long as one device's calls.
+// MergeFleet joins the shards into one campaign in DIR: the journal in plan
+// order, the sample files, the tables (BuildTables, as one node writes
+// them) and a manifest whose Shards say where each ran. It refuses, naming
+// the shard, a shard whose manifest has another suite hash, plan hash,
+// shard split or settings, or whose journal holds a run another shard owns,
+// and writes nothing then. It only reads the shards (so it may run while
+// they do) and rewrites everything each time (so it is idempotent). Runs
+// that no shard has finished are listed, not fatal: the campaign so far is
+// written.
 //
-// # Per-process attribution and its limits
+// Heterogeneous fleets (our choice). A fleet is one plan, and the plan
+// depends on the GPUs of a shard (the degrees), so a fleet asks for the same
+// number of GPUs everywhere; the GPU type is whatever the node has, and each
+// shard records it (Settings.DeviceType of its manifest; a run's record has
+// it too). BuildTables keeps device types apart: solo, pairs and scaling
+// rows are per device type, and a pair is normalized only by solo runs of
+// its own type, since a ratio across GPU types would measure the GPUs, not
+// the interference. A fleet whose tasks land on mixed nodes therefore holds
+// several device types but misses pairs whose solo runs ran elsewhere (a
+// warning says which). To measure the whole plan on each GPU type, write one
+// fleet per type into sub-directories of one directory, each restricted to
+// its nodes (Slurm --constraint, a Kubernetes node selector);
+// UnionCampaigns then joins their tables, keyed by device type, into the
+// parent directory. The samples stay in each fleet (run IDs repeat across
+// fleets).
 //
-// GetProcessUtilization is the only NVML view of which process used the
-// SMs, which is what separates the two workloads of a pair. The driver
-// keeps a buffer of per-process samples; the sampler asks for those newer
-// than the newest timestamp it has seen on that device, averages each
-// PID's samples and sums the workload's PIDs. Limits:
-//
-//   - The driver samples on its own period (typically 1/6 s); a tick with
-//     no new sample returns ERROR_NOT_FOUND and the proc_*_util counters
-//     are NaN for that tick, not 0. At 10 Hz expect gaps; summaries should
-//     average the non-null values.
-//   - NVML lists only processes that were busy: when new samples exist, a
-//     workload with none is recorded as 0 (it was idle).
-//   - NVML reports host PIDs; coloc must see the same PID namespace as the
-//     workloads (run it on the host or in the same container).
-//   - Under MPS the driver may report the MPS server rather than its
-//     clients; per-process values of MPS runs are then not attributable.
-//   - On MIG devices per-process utilisation is not supported (NaN).
-//
-// PIDs come from the Target, extended by the Recorder with every
-// descendant found in /proc/PID/task/TID/children (re-read once a second),
-// so torchrun workers and data-loader processes started after the run
-// began are attributed to their workload.
-//
-// Device indices in a Target are NVML indices, which follow PCI bus order.
-// CUDA numbers devices fastest-first unless CUDA_DEVICE_ORDER=PCI_BUS_ID is
-// set; the harness must set it for the workloads so the two agree.
-//
-// # Host sampler
-//
-// The host sampler reads /proc/PID/stat (utime, stime, start time) and
-// /proc/PID/statm (resident pages) under a configurable root, so tests use
-// a fake tree. CPU utilisation is the CPU time used between two ticks over
-// the wall time between them; a process is tracked by PID and start time,
-// so a reused PID is never mistaken for its predecessor, and a process
-// first seen at a tick adds to cpu_time but not yet to cpu_util. Host rows
-// go on the target's first device (device 0 on a CPU-only run), so they
-// merge with the NVML row of the same workload.
-//
-// # Recorder
-//
-// The Recorder takes a tick at Start and one every RecorderOptions.Interval
-// (100 ms by default) on its own goroutine; each tick's readings are merged
-// by (device, workload) into one row with the union of the samplers'
-// counters, NaN (null in the file) where a sampler had nothing. Warnings
-// (failed ticks, counters read as NaN and why) are kept once per distinct
-// message with how many ticks raised it. Its clock is injected, so tests
-// drive ticks by hand.
-//
-// BenchmarkTick measures a tick: with go-nvml's H200 mock and this
-// machine's /proc, a whole Recorder tick for a pair costs about 30 µs of
-// CPU, 0.03% of one core at 10 Hz (the mock answers in nanoseconds; real
-// NVML calls cost microseconds each and are not measured here).
-//
-// # Nsight Compute import
-//
-// ParseNCU reads `ncu --csv` output (details or raw page) into one row per
-// kernel launch; WriteNCU stores it as an Arrow IPC file with schema
-// metadata coloc.table=ncu_kernels, coloc.version=1 and each metric's unit
-// in field metadata (see ParseNCU for how ncu's per-value unit scaling is
-// undone). It is not one of the five dataset tables: it describes kernels,
-// not runs (a features stage can join it by kernel name).
-//
-// # Device types
-//
-// DeviceType turns NVML names into the short names of the datasets'
-// device_type columns ("NVIDIA H200" -> "h200", "Tesla V100-SXM2-16GB" ->
-// "v100"); its comment gives the rule.
+// In runs.arrow, a pair run gives one row per workload with run_id
+// "<run>/<label>"; the label is the workload name, "<name>#2" for the second
+// copy of a workload paired with itself, and is also the workload name of
+// that copy's per-process samples.
 package profile

@@ -2,97 +2,105 @@ package profile_test
 
 import (
 	"fmt"
-	"os"
+	"strings"
 	"time"
 
 	"github.com/coloc-dev/coloc/profile"
 )
 
-// manualClock is a Clock whose ticks the caller sends.
-type manualClock struct {
-	now time.Time
-	c   chan time.Time
-}
-
-func (m *manualClock) Now() time.Time                         { return m.now }
-func (m *manualClock) NewTicker(time.Duration) profile.Ticker { return m }
-func (m *manualClock) C() <-chan time.Time                    { return m.c }
-func (m *manualClock) Stop()                                  {}
-
-func must(err error) {
+// A suite of two workloads on a 2-GPU machine: solo, scale at degree 2 and
+// every pair, then the second of two shards.
+func ExampleNewPlan() {
+	suite, err := profile.ParseSuite([]byte(`
+version: 1
+name: mini
+workloads:
+  - name: cnn
+    class: cnn
+    command: ["{python}", "{suite_dir}/../workloads/cnn.py", "--model", "resnet18"]
+    batch_size: 64
+  - name: lm
+    class: rnn
+    command: ["{python}", "{suite_dir}/../workloads/rnn.py"]
+    batch_size: 32
+`), "suites/mini.yaml")
 	if err != nil {
-		panic(err)
+		fmt.Println(err)
+		return
 	}
+	o := profile.DefaultPlanOptions
+	o.Repeats, o.GPUs, o.Duration = 1, 2, 30*time.Second
+	plan, err := profile.NewPlan(suite, o)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, r := range plan.Runs {
+		fmt.Println(r.ID, r.Est)
+	}
+	fmt.Println(plan.Notes, plan.Total())
+	shard, _ := plan.Shard(2, 2)
+	fmt.Println("shard 2/2:", len(shard.Runs), "runs,", shard.Total())
+	// Output:
+	// solo.cnn.r0 35s
+	// solo.lm.r0 35s
+	// scale.cnn.d2.r0 40s
+	// scale.lm.d2.r0 40s
+	// pair.cnn+cnn.r0 35s
+	// pair.cnn+lm.r0 35s
+	// pair.lm+lm.r0 35s
+	// [degrees 4,8 skipped: 2 GPUs present] 4m15s
+	// shard 2/2: 3 runs, 1m50s
 }
 
-// A run recorded the way the harness records one: Detect the samplers
-// (here without NVML: no GPU), start the recorder on the run's target,
-// stop it and take the samples. The proc root and the clock are fakes so
-// the output is fixed; in coloc they are /proc and the wall clock.
-func ExampleRecorder() {
-	clk := &manualClock{now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC), c: make(chan time.Time)}
-	found := profile.Detect(nil, profile.DetectOptions{
-		Host: profile.HostOptions{ProcRoot: "testdata/proc", PageSize: 4096, Now: clk.Now},
-	})
-	defer found.Close()
-	fmt.Println("GPU:", found.GPUReason)
-
-	rec, err := profile.NewRecorder(found.Samplers(), profile.RecorderOptions{
-		Interval: 100 * time.Millisecond, Clock: clk, ProcRoot: "testdata/proc",
-	})
-	must(err)
-	must(rec.Start("solo-a", profile.Target{Procs: map[string][]int{"a": {101}}}))
-	clk.c <- clk.now.Add(100 * time.Millisecond) // the next tick
-	samples, warnings, err := rec.Stop()
-	must(err)
-
-	t := samples.Table()
-	for i := 0; i < t.Len(); i++ {
-		fmt.Printf("%s device %s workload %s: cpu_time %.1f s, rss %.0f MiB\n",
-			t.Column("timestamp").Format(i), t.Column("device").Format(i), t.Column("workload").Format(i),
-			t.Column("cpu_time").FloatAt(i), t.Column("rss").FloatAt(i)/(1<<20))
-	}
-	fmt.Println(len(warnings), "warnings")
-	// Output:
-	// GPU: no NVML library given
-	// 2026-03-01T12:00:00Z device 0 workload a: cpu_time 9.1 s, rss 301 MiB
-	// 2026-03-01T12:00:00.1Z device 0 workload a: cpu_time 9.1 s, rss 301 MiB
-	// 0 warnings
+// The 95% confidence interval of three measurements.
+func ExampleMeanCI() {
+	e := profile.MeanCI([]float64{410, 400, 420})
+	fmt.Printf("%.1f [%.1f, %.1f] over %d repeats\n", e.Mean, e.Low, e.High, e.N)
+	// Output: 410.0 [385.2, 434.8] over 3 repeats
 }
 
-// Nsight Compute's CSV becomes one row per kernel launch, every metric in
-// one unit.
-func ExampleParseNCU() {
-	f, err := os.Open("testdata/ncu/resnet18_h200_details.csv")
-	must(err)
-	defer f.Close()
-	tab, warnings, err := profile.ParseNCU(f, "resnet18_h200_details.csv")
-	must(err)
-	fmt.Println(tab.Format, len(tab.Kernels), "kernels,", len(tab.Metrics), "metrics,", len(warnings), "warning")
-	dur := -1
-	for j, m := range tab.Metrics {
-		if m.Name == "Duration" {
-			dur = j
-			fmt.Printf("%s [%s]\n", m.Name, m.Unit)
-		}
+// A fleet of the mini suite in three shards, as `coloc profile slurm`
+// writes it: each shard's runs and estimate, and the job array task 2
+// would run (the script's last lines).
+func ExampleSlurmScript() {
+	suite, err := profile.ParseSuite([]byte(`
+version: 1
+name: mini
+workloads:
+  - {name: cnn, class: cnn, command: ["{python}", "cnn.py"], batch_size: 64}
+  - {name: lm, class: rnn, command: ["{python}", "rnn.py"], batch_size: 32}
+`), "/shared/coloc/suites/mini.yaml")
+	if err != nil {
+		fmt.Println(err)
+		return
 	}
-	for _, k := range tab.Kernels {
-		fmt.Printf("%d %.3g s %.40s\n", k.ID, k.Values[dur], k.Name)
+	o := profile.DefaultPlanOptions
+	o.Repeats, o.GPUs, o.Degrees, o.Duration = 1, 1, []int{1}, 30*time.Second
+	plan, _ := profile.NewPlan(suite, o)
+	set := profile.FleetSettings{Device: "cuda", GPUs: 1, DurationS: 30, WarmupS: 5, Share: "timeslice"}
+	fleet, err := profile.NewFleet("mini", suite, plan, 3, set, []string{"--device", "cuda", "--gpus", "1", "--duration", "30s"})
+	if err != nil {
+		fmt.Println(err)
+		return
 	}
+	for _, sh := range fleet.Plan.Shards {
+		fmt.Println(sh.Index, sh.Runs, sh.EstS)
+	}
+	fleet.Slurm = &profile.SlurmOptions{JobName: "coloc-mini", Constraint: "h200",
+		Coloc: "/shared/bin/coloc", Suite: fleet.Suite.Path, Python: "python3"}
+	script, err := profile.SlurmScript("/shared/camp/mini", fleet)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	lines := strings.Split(strings.TrimSpace(script), "\n")
+	fmt.Println(strings.Join(lines[len(lines)-3:], "\n"))
 	// Output:
-	// details 3 kernels, 20 metrics, 1 warning
-	// Duration [s]
-	// 0 3.01e-06 s void at::native::vectorized_elementwise_
-	// 1 0.00123 s sm90_xmma_gemm_f16f16_f16f32_f32_tn_n_ti
-	// 2 2.43e-05 s void cudnn::bn_fw_tr_1C11_kernel_NCHW<fl
-}
-
-func ExampleDeviceType() {
-	for _, name := range []string{"NVIDIA H200", "Tesla V100-SXM2-16GB", "NVIDIA GeForce RTX 3090"} {
-		fmt.Println(profile.DeviceType(name))
-	}
-	// Output:
-	// h200
-	// v100
-	// rtx3090
+	// 1 [solo.cnn.r0 pair.cnn+lm.r0] 70
+	// 2 [solo.lm.r0 pair.lm+lm.r0] 70
+	// 3 [pair.cnn+cnn.r0] 35
+	// exec /shared/bin/coloc profile run --suite /shared/coloc/suites/mini.yaml \
+	//     --python python3 --device cuda --gpus 1 --duration 30s \
+	//     --out /shared/camp/mini/shards/"$shard" --shard "$shard/3"
 }

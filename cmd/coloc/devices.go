@@ -9,7 +9,7 @@ import (
 
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
 	"github.com/coloc-dev/coloc/datasets"
-	"github.com/coloc-dev/coloc/profile"
+	"github.com/coloc-dev/coloc/profile/sampler"
 	"github.com/spf13/cobra"
 )
 
@@ -39,7 +39,7 @@ The type column is the name used for device_type in every dataset table
   coloc devices --json | jq -r '.gpu.devices[].type'`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			found := profile.Detect(newNVML(), profile.DetectOptions{})
+			found := sampler.Detect(newNVML(), sampler.DetectOptions{})
 			defer found.Close()
 			if asJSON {
 				return writeDevicesJSON(e.stdout, found)
@@ -61,7 +61,7 @@ type counterJSON struct {
 func countersJSON(cs []datasets.Counter) []counterJSON {
 	out := make([]counterJSON, len(cs))
 	for i, c := range cs {
-		out[i] = counterJSON{c.Name, c.Unit, profile.CounterDoc(c.Name)}
+		out[i] = counterJSON{c.Name, c.Unit, sampler.CounterDoc(c.Name)}
 	}
 	return out
 }
@@ -72,7 +72,7 @@ type devicesJSON struct {
 	GPU     struct {
 		Available bool           `json:"available"`
 		Reason    string         `json:"reason,omitempty"`
-		System    profile.System `json:"system"`
+		System    sampler.System `json:"system"`
 		Devices   []deviceJSON   `json:"devices"`
 	} `json:"gpu"`
 	Host struct {
@@ -83,11 +83,11 @@ type devicesJSON struct {
 }
 
 type deviceJSON struct {
-	profile.Device
+	sampler.Device
 	Counters []counterJSON `json:"counters"`
 }
 
-func writeDevicesJSON(w io.Writer, found *profile.Detection) error {
+func writeDevicesJSON(w io.Writer, found *sampler.Detection) error {
 	var doc devicesJSON
 	doc.Version = 1
 	doc.GPU.Available = found.NVML != nil
@@ -108,7 +108,7 @@ func writeDevicesJSON(w io.Writer, found *profile.Detection) error {
 	return enc.Encode(doc)
 }
 
-func writeDevicesText(w io.Writer, found *profile.Detection) error {
+func writeDevicesText(w io.Writer, found *sampler.Detection) error {
 	if found.NVML == nil {
 		fmt.Fprintf(w, "GPUs: none. %s.\nGPU counters will not be recorded; host counters will.\n", found.GPUReason)
 	} else {
@@ -140,7 +140,7 @@ func writeDevicesText(w io.Writer, found *profile.Detection) error {
 		fmt.Fprintln(w, "Host counters (/proc), per workload, always recorded:")
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		for _, c := range found.Host.Counters() {
-			fmt.Fprintf(tw, "  %s\t%s\t%s\n", c.Name, c.Unit, profile.CounterDoc(c.Name))
+			fmt.Fprintf(tw, "  %s\t%s\t%s\n", c.Name, c.Unit, sampler.CounterDoc(c.Name))
 		}
 		tw.Flush()
 	}
@@ -155,7 +155,7 @@ func writeDevicesText(w io.Writer, found *profile.Detection) error {
 
 // writeGPUCounters lists each counter of the NVML sampler with the devices
 // that offer it ("all" when every device does).
-func writeGPUCounters(w io.Writer, found *profile.Detection) {
+func writeGPUCounters(w io.Writer, found *sampler.Detection) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, c := range found.NVML.Counters() {
 		var on []string
@@ -171,7 +171,7 @@ func writeGPUCounters(w io.Writer, found *profile.Detection) {
 		if len(on) == len(found.Devices) {
 			devs = "all"
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", c.Name, c.Unit, devs, profile.CounterDoc(c.Name))
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", c.Name, c.Unit, devs, sampler.CounterDoc(c.Name))
 	}
 	tw.Flush()
 }

@@ -8,7 +8,7 @@ import (
 
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
 	"github.com/NVIDIA/go-nvml/pkg/nvml/mock"
-	"github.com/coloc-dev/coloc/profile/nvmlfake"
+	"github.com/coloc-dev/coloc/profile/sampler/nvmlfake"
 )
 
 // withNVML makes `coloc devices` see lib instead of the machine's driver.

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/coloc-dev/coloc/benchmarks"
+	"github.com/coloc-dev/coloc/profile"
 	"github.com/spf13/cobra"
 )
 
@@ -37,7 +37,7 @@ func (f *fleetFlags) register(cmd *cobra.Command, gpusFlag, gpusHelp string) {
 
 // fleet builds the fleet: the plan for f.gpus GPUs per shard (none on CPU),
 // split into f.shards shards. gpusFlag names the GPU flag in messages.
-func (f *fleetFlags) fleet(cmd *cobra.Command, gpusFlag string) (*benchmarks.Fleet, string, error) {
+func (f *fleetFlags) fleet(cmd *cobra.Command, gpusFlag string) (*profile.Fleet, string, error) {
 	if err := f.rf.check(); err != nil {
 		return nil, "", err
 	}
@@ -72,9 +72,9 @@ func (f *fleetFlags) fleet(cmd *cobra.Command, gpusFlag string) (*benchmarks.Fle
 		args = append(args, "--gpus", strconv.Itoa(f.gpus))
 	}
 	args = append(append(args, f.pf.args()...), f.rf.args()...)
-	set := benchmarks.FleetSettings{Device: device, GPUs: f.gpus, DurationS: f.pf.duration.Seconds(),
+	set := profile.FleetSettings{Device: device, GPUs: f.gpus, DurationS: f.pf.duration.Seconds(),
 		WarmupS: f.rf.warmup.Seconds(), Share: f.rf.share}
-	fl, err := benchmarks.NewFleet(filepath.Base(dir), s, plan, f.shards, set, args)
+	fl, err := profile.NewFleet(filepath.Base(dir), s, plan, f.shards, set, args)
 	if err != nil {
 		return nil, "", err
 	}
@@ -82,7 +82,7 @@ func (f *fleetFlags) fleet(cmd *cobra.Command, gpusFlag string) (*benchmarks.Fle
 }
 
 // describeFleet is the summary both commands print.
-func describeFleet(f *benchmarks.Fleet) string {
+func describeFleet(f *profile.Fleet) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "fleet %s: suite %s, %d runs on %s", f.Name, f.Suite.Name, len(f.Plan.Runs), f.Settings.Device)
 	if f.Settings.GPUs > 0 {

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/coloc-dev/coloc/benchmarks"
 	"github.com/coloc-dev/coloc/datasets"
 	"github.com/coloc-dev/coloc/profile"
+	"github.com/coloc-dev/coloc/profile/sampler"
 )
 
 // machine is what `coloc profile` found on this machine: the hardware for
@@ -18,9 +18,9 @@ import (
 // samplers a run is recorded with. Close releases the samplers (it shuts
 // NVML down).
 type machine struct {
-	hw        benchmarks.Hardware
+	hw        profile.Hardware
 	kind      string // "cuda" or "cpu"
-	detection *profile.Detection
+	detection *sampler.Detection
 }
 
 // openMachine detects this machine's GPUs through NVML (newNVML, the one
@@ -28,7 +28,7 @@ type machine struct {
 // --device: cuda when a GPU is found, else cpu, unless the flag says which.
 // On a CPU run NVML is not opened at all.
 func openMachine(device string) (*machine, error) {
-	m := &machine{hw: benchmarks.Hardware{CPU: cpuModel()}}
+	m := &machine{hw: profile.Hardware{CPU: cpuModel()}}
 	m.hw.Host, _ = os.Hostname()
 	switch device {
 	case "", "cuda", "cpu":
@@ -39,11 +39,11 @@ func openMachine(device string) (*machine, error) {
 	if device == "cpu" {
 		lib = nil
 	}
-	d := profile.Detect(lib, profile.DetectOptions{NoGPU: device == "cpu"})
+	d := sampler.Detect(lib, sampler.DetectOptions{NoGPU: device == "cpu"})
 	m.detection = d
-	var gpus []benchmarks.Device
+	var gpus []profile.Device
 	for _, dev := range d.Devices {
-		gpus = append(gpus, benchmarks.Device{Index: dev.Index, Type: dev.Type, Name: dev.Name, UUID: dev.UUID, MemoryBytes: dev.MemoryTotal})
+		gpus = append(gpus, profile.Device{Index: dev.Index, Type: dev.Type, Name: dev.Name, UUID: dev.UUID, MemoryBytes: dev.MemoryTotal})
 	}
 	m.hw.Driver, m.hw.CUDA = d.System.Driver, d.System.CUDADriver
 	switch {
@@ -55,7 +55,7 @@ func openMachine(device string) (*machine, error) {
 		m.hw.Devices = gpus
 	default:
 		m.kind = "cpu"
-		m.hw.Devices = []benchmarks.Device{{Index: 0, Type: "cpu", Name: m.hw.CPU}}
+		m.hw.Devices = []profile.Device{{Index: 0, Type: "cpu", Name: m.hw.CPU}}
 	}
 	return m, nil
 }
@@ -65,8 +65,8 @@ func openMachine(device string) (*machine, error) {
 func (m *machine) warnings() []string { return m.detection.Warnings }
 
 // monitor returns a recorder of every sampler found, ticking every interval.
-func (m *machine) monitor(interval time.Duration) (benchmarks.Monitor, error) {
-	rec, err := profile.NewRecorder(m.detection.Samplers(), profile.RecorderOptions{Interval: interval})
+func (m *machine) monitor(interval time.Duration) (profile.Monitor, error) {
+	rec, err := sampler.NewRecorder(m.detection.Samplers(), sampler.RecorderOptions{Interval: interval})
 	if err != nil {
 		return nil, err
 	}
@@ -76,13 +76,13 @@ func (m *machine) monitor(interval time.Duration) (benchmarks.Monitor, error) {
 // Close releases the samplers.
 func (m *machine) Close() error { return m.detection.Close() }
 
-// recorderMonitor is the profile.Recorder behind the harness's Monitor.
+// recorderMonitor is the sampler.Recorder behind the harness's Monitor.
 type recorderMonitor struct {
-	rec      *profile.Recorder
+	rec      *sampler.Recorder
 	startErr error
 }
 
-func (r *recorderMonitor) Start(runID string, t profile.Target) {
+func (r *recorderMonitor) Start(runID string, t sampler.Target) {
 	r.startErr = r.rec.Start(runID, t)
 }
 
@@ -111,7 +111,7 @@ func (r *recorderMonitor) Stop() (*datasets.Table, []string) {
 // indices NVML does not show but as many GPUs as entries are shown, the
 // node's devices were renumbered for the job (a device cgroup) and those
 // shown are taken. The note says what was chosen ("" when cvd is unset).
-func selectGPUs(found []benchmarks.Device, n int, cvd string, set bool) ([]benchmarks.Device, string, error) {
+func selectGPUs(found []profile.Device, n int, cvd string, set bool) ([]profile.Device, string, error) {
 	if n < 0 {
 		return nil, "", fmt.Errorf("--gpus %d: want 0 (all) or more", n)
 	}
@@ -131,7 +131,7 @@ func selectGPUs(found []benchmarks.Device, n int, cvd string, set bool) ([]bench
 		for _, e := range entries {
 			idx, err := strconv.Atoi(e)
 			allInts = allInts && err == nil
-			var d *benchmarks.Device
+			var d *profile.Device
 			for k := range found {
 				if err == nil && found[k].Index == idx || err != nil && strings.HasPrefix(e, "GPU-") && strings.HasPrefix(found[k].UUID, e) {
 					d = &found[k]
@@ -141,7 +141,7 @@ func selectGPUs(found []benchmarks.Device, n int, cvd string, set bool) ([]bench
 			switch {
 			case d == nil && unknown == "":
 				unknown = e
-			case d != nil && slices.ContainsFunc(vis, func(v benchmarks.Device) bool { return v.Index == d.Index }):
+			case d != nil && slices.ContainsFunc(vis, func(v profile.Device) bool { return v.Index == d.Index }):
 				return nil, "", fmt.Errorf("CUDA_VISIBLE_DEVICES=%q names GPU %s twice", cvd, e)
 			case d != nil:
 				vis = append(vis, *d)
@@ -167,7 +167,7 @@ func selectGPUs(found []benchmarks.Device, n int, cvd string, set bool) ([]bench
 	return vis, note, nil
 }
 
-func deviceIndices(ds []benchmarks.Device) string {
+func deviceIndices(ds []profile.Device) string {
 	s := make([]string, len(ds))
 	for i, d := range ds {
 		s[i] = strconv.Itoa(d.Index)

@@ -4,17 +4,17 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/coloc-dev/coloc/benchmarks"
+	"github.com/coloc-dev/coloc/profile"
 )
 
 func TestSelectGPUs(t *testing.T) {
-	four := []benchmarks.Device{
+	four := []profile.Device{
 		{Index: 0, Type: "h200", UUID: "GPU-aaaa0000"}, {Index: 1, Type: "h200", UUID: "GPU-bbbb1111"},
 		{Index: 2, Type: "h200", UUID: "GPU-cccc2222"}, {Index: 3, Type: "h200", UUID: "GPU-dddd3333"},
 	}
 	tests := []struct {
 		name     string
-		found    []benchmarks.Device
+		found    []profile.Device
 		n        int
 		cvd      string
 		set      bool

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/coloc-dev/coloc/profile"
+	"github.com/coloc-dev/coloc/profile/sampler"
 	"github.com/spf13/cobra"
 )
 
@@ -44,14 +44,14 @@ coloc.version=1. It is written atomically.`,
 				return err
 			}
 			defer f.Close()
-			tab, warnings, err := profile.ParseNCU(f, args[0])
+			tab, warnings, err := sampler.ParseNCU(f, args[0])
 			if err != nil {
 				return err
 			}
 			if len(tab.Kernels) == 0 {
 				return fmt.Errorf("%s: no kernel in the file (did ncu profile anything?)", args[0])
 			}
-			if err := profile.WriteNCU(out, tab, args[0]); err != nil {
+			if err := sampler.WriteNCU(out, tab, args[0]); err != nil {
 				return err
 			}
 			for _, w := range warnings {

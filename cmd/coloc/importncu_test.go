@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/coloc-dev/coloc/profile"
+	"github.com/coloc-dev/coloc/profile/sampler"
 )
 
 // importNCU runs `coloc profile import-ncu` through its constructor (the
@@ -25,7 +25,7 @@ func importNCU(args ...string) (stdout, stderr string, err error) {
 }
 
 func TestImportNCU(t *testing.T) {
-	in := filepath.Join("..", "..", "profile", "testdata", "ncu", "resnet18_h200_details.csv")
+	in := filepath.Join("..", "..", "profile", "sampler", "testdata", "ncu", "resnet18_h200_details.csv")
 	out := filepath.Join(t.TempDir(), "kernels.arrow")
 	stdout, stderr, err := importNCU(in, "-o", out)
 	if err != nil {
@@ -37,7 +37,7 @@ func TestImportNCU(t *testing.T) {
 	if !strings.Contains(stderr, "warning: ") || !strings.Contains(stderr, "Function Cache Configuration has text values") {
 		t.Errorf("stderr %q lacks the text-metric warning", stderr)
 	}
-	tab, err := profile.ReadNCU(out)
+	tab, err := sampler.ReadNCU(out)
 	if err != nil {
 		t.Fatal(err)
 	}

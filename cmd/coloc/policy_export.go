@@ -8,9 +8,9 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/coloc-dev/coloc/place"
+	"github.com/coloc-dev/coloc/place/cluster"
 	"github.com/coloc-dev/coloc/policy"
-	"github.com/coloc-dev/coloc/policy/cluster"
-	"github.com/coloc-dev/coloc/policy/place"
 	"github.com/spf13/cobra"
 )
 

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/coloc-dev/coloc/benchmarks"
+	"github.com/coloc-dev/coloc/profile"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 )
@@ -57,7 +57,7 @@ func (f *planFlags) register(cmd *cobra.Command) {
 
 // registerPlan registers the flags that choose the runs, all but --shard.
 func (f *planFlags) registerPlan(cmd *cobra.Command) {
-	d := benchmarks.DefaultPlanOptions
+	d := profile.DefaultPlanOptions
 	fl := cmd.Flags()
 	fl.StringVar(&f.suite, "suite", "", "suite file (YAML, version 1), e.g. benchmarks/suites/tiny.yaml")
 	fl.StringVar(&f.pairs, "pairs", d.Pairs, "pair runs: all, none, fraction:F (a seeded random subset) or a list a+b,c+d")
@@ -71,8 +71,8 @@ func (f *planFlags) registerPlan(cmd *cobra.Command) {
 
 // plan loads the suite and builds the whole plan for gpus devices (a CPU
 // campaign when there are none).
-func (f *planFlags) plan(gpus int) (*benchmarks.Suite, *benchmarks.Plan, error) {
-	s, err := benchmarks.LoadSuite(f.suite)
+func (f *planFlags) plan(gpus int) (*profile.Suite, *profile.Plan, error) {
+	s, err := profile.LoadSuite(f.suite)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -80,17 +80,17 @@ func (f *planFlags) plan(gpus int) (*benchmarks.Suite, *benchmarks.Plan, error) 
 	if err != nil {
 		return nil, nil, fmt.Errorf("--degrees: %w", err)
 	}
-	o := benchmarks.DefaultPlanOptions
+	o := profile.DefaultPlanOptions
 	o.Pairs, o.Degrees, o.Duration, o.Repeats, o.GPUs, o.Seed = f.pairs, degrees, f.duration, f.repeats, gpus, f.seed
 	if gpus == 0 {
-		o.Overhead = benchmarks.CPUOverhead
+		o.Overhead = profile.CPUOverhead
 	}
-	p, err := benchmarks.NewPlan(s, o)
+	p, err := profile.NewPlan(s, o)
 	if err != nil {
 		return nil, nil, err
 	}
 	if f.shard != "" {
-		if _, _, err := benchmarks.ParseShard(f.shard); err != nil {
+		if _, _, err := profile.ParseShard(f.shard); err != nil {
 			return nil, nil, err
 		}
 	}

@@ -5,14 +5,14 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/coloc-dev/coloc/benchmarks"
+	"github.com/coloc-dev/coloc/profile"
 	"github.com/spf13/cobra"
 )
 
 func newProfileK8sCmd(e *env) *cobra.Command {
 	var (
 		ff           fleetFlags
-		ko           = benchmarks.DefaultK8sOptions
+		ko           = profile.DefaultK8sOptions
 		nodeSelector []string
 	)
 	cmd := &cobra.Command{
@@ -64,22 +64,22 @@ Slurm.`,
 			}
 			ko.Python = ff.rf.python
 			if ko.JobName == "" {
-				ko.JobName = benchmarks.K8sJobName(f.Name)
+				ko.JobName = profile.K8sJobName(f.Name)
 			}
 			f.K8s = &ko
-			manifest, err := benchmarks.K8sManifest(f)
+			manifest, err := profile.K8sManifest(f)
 			if err != nil {
 				return err
 			}
-			if err := benchmarks.PrepareFleet(dir, f); err != nil {
+			if err := profile.PrepareFleet(dir, f); err != nil {
 				return err
 			}
-			path := filepath.Join(dir, benchmarks.K8sManifestName)
+			path := filepath.Join(dir, profile.K8sManifestName)
 			if err := writeFile(path, manifest); err != nil {
 				return err
 			}
 			fmt.Fprint(e.stdout, describeFleet(f))
-			fmt.Fprintf(e.stdout, "wrote %s and %s\nrun it with:\n  kubectl apply -f %s\n", filepath.Join(dir, benchmarks.FleetFile), path, path)
+			fmt.Fprintf(e.stdout, "wrote %s and %s\nrun it with:\n  kubectl apply -f %s\n", filepath.Join(dir, profile.FleetFile), path, path)
 			return nil
 		},
 	}

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/coloc-dev/coloc/benchmarks"
+	"github.com/coloc-dev/coloc/profile"
 	"github.com/spf13/cobra"
 )
 
@@ -48,17 +48,17 @@ scaling tables is written into DIR (the samples stay in each fleet).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir := args[0]
-			if _, err := os.Stat(filepath.Join(dir, benchmarks.FleetFile)); errors.Is(err, fs.ErrNotExist) {
-				subs, err := benchmarks.FleetDirs(dir)
+			if _, err := os.Stat(filepath.Join(dir, profile.FleetFile)); errors.Is(err, fs.ErrNotExist) {
+				subs, err := profile.FleetDirs(dir)
 				if err != nil {
 					return err
 				}
 				if len(subs) == 0 {
-					return fmt.Errorf("%s holds no %s, nor sub-directories that do: not a fleet campaign (coloc profile slurm or k8s writes one)", dir, benchmarks.FleetFile)
+					return fmt.Errorf("%s holds no %s, nor sub-directories that do: not a fleet campaign (coloc profile slurm or k8s writes one)", dir, profile.FleetFile)
 				}
 				return mergeFleets(e.stdout, e.stderr, dir, subs)
 			}
-			res, err := benchmarks.MergeFleet(dir)
+			res, err := profile.MergeFleet(dir)
 			if err != nil {
 				return err
 			}
@@ -76,7 +76,7 @@ scaling tables is written into DIR (the samples stay in each fleet).`,
 func mergeFleets(stdout, stderr io.Writer, dir string, subs []string) error {
 	missing := 0
 	for _, sub := range subs {
-		res, err := benchmarks.MergeFleet(sub)
+		res, err := profile.MergeFleet(sub)
 		if err != nil {
 			return err
 		}
@@ -84,7 +84,7 @@ func mergeFleets(stdout, stderr io.Writer, dir string, subs []string) error {
 		fmt.Fprintln(stdout)
 		missing += len(res.Missing)
 	}
-	tables, err := benchmarks.UnionCampaigns(dir, subs)
+	tables, err := profile.UnionCampaigns(dir, subs)
 	if err != nil {
 		return err
 	}
@@ -101,7 +101,7 @@ func mergeFleets(stdout, stderr io.Writer, dir string, subs []string) error {
 
 // printMerge reports a merge: the shards, the counts, the failed and
 // missing runs and how to run the missing ones.
-func printMerge(stdout, stderr io.Writer, dir string, res *benchmarks.MergeResult) {
+func printMerge(stdout, stderr io.Writer, dir string, res *profile.MergeResult) {
 	f := res.Fleet
 	for _, w := range res.Warnings {
 		fmt.Fprintln(stderr, "warning:", w)
@@ -144,10 +144,10 @@ func printMerge(stdout, stderr io.Writer, dir string, res *benchmarks.MergeResul
 	switch {
 	case f.Slurm != nil:
 		fmt.Fprintf(stdout, "when no task of these shards is still queued or running, resubmit them (they resume):\n  sbatch --array=%s %s\n",
-			list, filepath.Join(dir, benchmarks.SlurmScriptName))
+			list, filepath.Join(dir, profile.SlurmScriptName))
 	case f.K8s != nil:
 		fmt.Fprintf(stdout, "shards %s are unfinished: when the Job has given up on them, run their pods again (they resume), e.g. kubectl replace --force -f %s\n",
-			list, filepath.Join(dir, benchmarks.K8sManifestName))
+			list, filepath.Join(dir, profile.K8sManifestName))
 	default:
 		fmt.Fprintf(stdout, "shards %s are unfinished\n", list)
 	}

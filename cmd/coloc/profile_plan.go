@@ -7,8 +7,8 @@ import (
 	"io"
 	"text/tabwriter"
 
-	"github.com/coloc-dev/coloc/benchmarks"
 	"github.com/coloc-dev/coloc/datasets"
+	"github.com/coloc-dev/coloc/profile"
 	"github.com/spf13/cobra"
 )
 
@@ -45,7 +45,7 @@ are dealt longest first to the shard with the least time so far.`,
 			}
 			p := full
 			if pf.shard != "" {
-				i, n, _ := benchmarks.ParseShard(pf.shard)
+				i, n, _ := profile.ParseShard(pf.shard)
 				if p, err = full.Shard(i, n); err != nil {
 					return err
 				}
@@ -62,22 +62,22 @@ are dealt longest first to the shard with the least time so far.`,
 	return cmd
 }
 
-func writePlanJSON(w io.Writer, s *benchmarks.Suite, full, p *benchmarks.Plan, shard string) error {
+func writePlanJSON(w io.Writer, s *profile.Suite, full, p *profile.Plan, shard string) error {
 	v := struct {
-		Suite     string                  `json:"suite"`
-		SuiteHash string                  `json:"suite_hash"`
-		PlanHash  string                  `json:"plan_hash"`
-		Shard     string                  `json:"shard,omitempty"`
-		EstS      float64                 `json:"estimated_s"`
-		Notes     []string                `json:"notes,omitempty"`
-		Runs      []benchmarks.PlannedRun `json:"runs"`
+		Suite     string               `json:"suite"`
+		SuiteHash string               `json:"suite_hash"`
+		PlanHash  string               `json:"plan_hash"`
+		Shard     string               `json:"shard,omitempty"`
+		EstS      float64              `json:"estimated_s"`
+		Notes     []string             `json:"notes,omitempty"`
+		Runs      []profile.PlannedRun `json:"runs"`
 	}{s.Name, s.Hash(), full.Hash(), shard, p.Total().Seconds(), p.Notes, p.Runs}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
 }
 
-func writePlanText(w io.Writer, s *benchmarks.Suite, full, p *benchmarks.Plan, shard string, gpus int) error {
+func writePlanText(w io.Writer, s *profile.Suite, full, p *profile.Plan, shard string, gpus int) error {
 	bw := bufio.NewWriter(w)
 	modes := map[string]int{}
 	for _, r := range p.Runs {

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/coloc-dev/coloc/benchmarks"
 	"github.com/coloc-dev/coloc/datasets"
+	"github.com/coloc-dev/coloc/profile"
 	"github.com/spf13/cobra"
 )
 
@@ -96,13 +96,13 @@ redone. A directory holding another suite, plan or settings is refused
 			if err != nil {
 				return err
 			}
-			ro := benchmarks.DefaultRunOptions
+			ro := profile.DefaultRunOptions
 			ro.Python, ro.DeviceKind, ro.Devices, ro.Duration = rf.python, kind, hw.Devices, pf.duration
 			ro.Window.MinWarmup, ro.Timeout, ro.Share = rf.warmup, rf.timeout, rf.share
-			c := &benchmarks.Campaign{
+			c := &profile.Campaign{
 				Dir: out, Suite: s, Plan: plan, Shard: pf.shard, Hardware: hw, Force: force,
-				Runner:   &benchmarks.Runner{Suite: s, Options: ro, Monitor: mon},
-				Progress: benchmarks.NewProgress(e.stdout, isTerminal(e.stdout)),
+				Runner:   &profile.Runner{Suite: s, Options: ro, Monitor: mon},
+				Progress: profile.NewProgress(e.stdout, isTerminal(e.stdout)),
 			}
 			if rf.share == datasets.ShareMPS {
 				if kind != "cuda" {
@@ -112,7 +112,7 @@ redone. A directory holding another suite, plan or settings is refused
 				for i, d := range hw.Devices {
 					ids[i] = strconv.Itoa(d.Index)
 				}
-				if c.MPS, err = benchmarks.NewMPS("", strings.Join(ids, ",")); err != nil {
+				if c.MPS, err = profile.NewMPS("", strings.Join(ids, ",")); err != nil {
 					return err
 				}
 			}
@@ -151,9 +151,9 @@ type runFlags struct {
 
 func (f *runFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
-	fl.DurationVar(&f.warmup, "warmup", benchmarks.DefaultWindowOptions.MinWarmup, "least training time discarded as warm-up at the start of each run")
+	fl.DurationVar(&f.warmup, "warmup", profile.DefaultWindowOptions.MinWarmup, "least training time discarded as warm-up at the start of each run")
 	fl.DurationVar(&f.interval, "interval", 100*time.Millisecond, "counter sampling interval")
-	fl.StringVar(&f.python, "python", benchmarks.DefaultRunOptions.Python, "Python interpreter that replaces {python} in suite commands")
+	fl.StringVar(&f.python, "python", profile.DefaultRunOptions.Python, "Python interpreter that replaces {python} in suite commands")
 	fl.StringVar(&f.share, "share", datasets.ShareTimeSlice, "how a pair shares its GPU: timeslice, or mps (CUDA MPS; needs nvidia-cuda-mps-control)")
 	fl.DurationVar(&f.timeout, "timeout", 0, "kill a run that takes longer than this (default --duration + 2m)")
 }

@@ -8,14 +8,14 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/coloc-dev/coloc/benchmarks"
+	"github.com/coloc-dev/coloc/profile"
 	"github.com/spf13/cobra"
 )
 
 func newProfileSlurmCmd(e *env) *cobra.Command {
 	var (
 		ff     fleetFlags
-		so     benchmarks.SlurmOptions
+		so     profile.SlurmOptions
 		coloc  string
 		submit bool
 	)
@@ -93,19 +93,19 @@ and merge that directory: see the examples.`,
 				so.JobName = "coloc-" + f.Name
 			}
 			f.Slurm = &so
-			script, err := benchmarks.SlurmScript(dir, f)
+			script, err := profile.SlurmScript(dir, f)
 			if err != nil {
 				return err
 			}
-			if err := benchmarks.PrepareFleet(dir, f); err != nil {
+			if err := profile.PrepareFleet(dir, f); err != nil {
 				return err
 			}
-			path := filepath.Join(dir, benchmarks.SlurmScriptName)
+			path := filepath.Join(dir, profile.SlurmScriptName)
 			if err := writeExecutable(path, script); err != nil {
 				return err
 			}
 			fmt.Fprint(e.stdout, describeFleet(f))
-			fmt.Fprintf(e.stdout, "wrote %s and %s\n", filepath.Join(dir, benchmarks.FleetFile), path)
+			fmt.Fprintf(e.stdout, "wrote %s and %s\n", filepath.Join(dir, profile.FleetFile), path)
 			if !submit {
 				fmt.Fprintf(e.stdout, "submit with:\n  sbatch %s\nthen merge with:\n  coloc profile merge %s\n", path, dir)
 				return nil

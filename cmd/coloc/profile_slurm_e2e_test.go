@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/coloc-dev/coloc/benchmarks"
 	"github.com/coloc-dev/coloc/datasets"
+	"github.com/coloc-dev/coloc/profile"
 )
 
 // The Slurm end-to-end tests submit the tiny suite (PyTorch on CPU) as a
@@ -157,7 +157,7 @@ func (s *slurmFleet) submit() string {
 // sbatch submits the fleet's script with extra arguments (--array=i).
 func (s *slurmFleet) sbatch(args ...string) string {
 	s.t.Helper()
-	args = append(append([]string{"--parsable"}, args...), filepath.Join(s.dir, benchmarks.SlurmScriptName))
+	args = append(append([]string{"--parsable"}, args...), filepath.Join(s.dir, profile.SlurmScriptName))
 	out, err := exec.Command("sbatch", args...).CombinedOutput()
 	if err != nil {
 		s.t.Fatalf("sbatch %s: %v: %s", strings.Join(args, " "), err, out)
@@ -213,7 +213,7 @@ func (s *slurmFleet) dumpLogs() {
 }
 
 // journal reads the records of a journal, in file order.
-func journal(t *testing.T, path string) []benchmarks.RunRecord {
+func journal(t *testing.T, path string) []profile.RunRecord {
 	t.Helper()
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
@@ -223,11 +223,11 @@ func journal(t *testing.T, path string) []benchmarks.RunRecord {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var out []benchmarks.RunRecord
+	var out []profile.RunRecord
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 1<<22)
 	for sc.Scan() {
-		var r benchmarks.RunRecord
+		var r profile.RunRecord
 		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
 			t.Fatalf("%s: %v", path, err)
 		}
@@ -239,13 +239,13 @@ func journal(t *testing.T, path string) []benchmarks.RunRecord {
 // checkMerged checks that the merged campaign of the fleet in dir holds
 // every run of the plan exactly once and valid tables, and returns its
 // journal by run ID.
-func checkMerged(t *testing.T, dir string) map[string]benchmarks.RunRecord {
+func checkMerged(t *testing.T, dir string) map[string]profile.RunRecord {
 	t.Helper()
-	f, err := benchmarks.ReadFleet(dir)
+	f, err := profile.ReadFleet(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	recs := map[string]benchmarks.RunRecord{}
+	recs := map[string]profile.RunRecord{}
 	for _, r := range journal(t, filepath.Join(dir, "runs.jsonl")) {
 		if _, dup := recs[r.RunID]; dup {
 			t.Errorf("run %s twice in the merged journal", r.RunID)
@@ -343,7 +343,7 @@ func TestSlurmFleetResubmit(t *testing.T) {
 	}
 	s.wait(id)
 	before := journal(t, shard1)
-	f, err := benchmarks.ReadFleet(s.dir)
+	f, err := profile.ReadFleet(s.dir)
 	if err != nil {
 		t.Fatal(err)
 	}

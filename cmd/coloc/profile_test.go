@@ -6,12 +6,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/coloc-dev/coloc/benchmarks"
 	"github.com/coloc-dev/coloc/datasets"
-	"github.com/coloc-dev/coloc/profile/nvmlfake"
+	"github.com/coloc-dev/coloc/profile"
+	"github.com/coloc-dev/coloc/profile/sampler/nvmlfake"
 )
 
-const fakeSuite = "../../benchmarks/testdata/fake.yaml"
+const fakeSuite = "../../profile/testdata/fake.yaml"
 
 func TestProfilePlan(t *testing.T) {
 	out, _, err := runCmd(t, "profile", "plan", "--suite", fakeSuite, "--gpus", "2", "--repeats", "1", "--duration", "10s")
@@ -29,7 +29,7 @@ func TestProfilePlan(t *testing.T) {
 
 func TestProfileRun(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "camp")
-	python, _ := filepath.Abs("../../benchmarks/testdata/fakepython.sh")
+	python, _ := filepath.Abs("../../profile/testdata/fakepython.sh")
 	args := []string{"profile", "run", "--suite", fakeSuite, "--out", dir, "--device", "cpu", "--python", python,
 		"--duration", "1s", "--warmup", "0s", "--repeats", "1", "--pairs", "fast+slow,plain+plain", "--degrees", "1"}
 	out, stderr, err := runCmd(t, args...)
@@ -94,8 +94,8 @@ func TestProfileRunOnFakeH200(t *testing.T) {
 	withNVML(t, nvmlfake.NewH200(2).Server)
 	tmp := t.TempDir()
 	dir := filepath.Join(tmp, "camp")
-	python, _ := filepath.Abs("../../benchmarks/testdata/fakepython.sh")
-	script, _ := filepath.Abs("../../benchmarks/testdata/fake.sh")
+	python, _ := filepath.Abs("../../profile/testdata/fakepython.sh")
+	script, _ := filepath.Abs("../../profile/testdata/fake.sh")
 	// One workload that lives 1 s of real time, so that several ticks of
 	// 20 ms see it (GPM and CPU% need two samples).
 	suite := filepath.Join(tmp, "suite.yaml")
@@ -106,7 +106,7 @@ func TestProfileRunOnFakeH200(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
-	man, err := benchmarks.ReadManifest(filepath.Join(dir, "manifest.json"))
+	man, err := profile.ReadManifest(filepath.Join(dir, "manifest.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

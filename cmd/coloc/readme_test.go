@@ -9,7 +9,7 @@ import (
 // TestReadmeSchemaInSync keeps README's table columns equal to what
 // `coloc datasets schema` prints, so the docs match the code.
 func TestReadmeSchemaInSync(t *testing.T) {
-	b, err := os.ReadFile("../../README.md")
+	b, err := os.ReadFile("../../docs/datasets.md")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"github.com/coloc-dev/coloc/datasets"
+	"github.com/coloc-dev/coloc/place"
 	"github.com/coloc-dev/coloc/policy"
-	"github.com/coloc-dev/coloc/policy/place"
 	"github.com/coloc-dev/coloc/reports"
 )
 

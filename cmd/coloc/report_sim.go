@@ -9,9 +9,9 @@ import (
 	"strings"
 
 	"github.com/coloc-dev/coloc/model"
-	"github.com/coloc-dev/coloc/policy/cluster"
-	"github.com/coloc-dev/coloc/policy/sim"
+	"github.com/coloc-dev/coloc/place/cluster"
 	"github.com/coloc-dev/coloc/reports"
+	"github.com/coloc-dev/coloc/sim"
 )
 
 // replay is the outcome of one scenario: a result per policy run.

@@ -8,18 +8,18 @@ import (
 	"time"
 
 	"github.com/coloc-dev/coloc/datasets"
+	"github.com/coloc-dev/coloc/place"
+	"github.com/coloc-dev/coloc/place/cluster"
+	"github.com/coloc-dev/coloc/place/jobs"
 	"github.com/coloc-dev/coloc/policy"
-	"github.com/coloc-dev/coloc/policy/cluster"
-	"github.com/coloc-dev/coloc/policy/jobs"
-	"github.com/coloc-dev/coloc/policy/online"
-	"github.com/coloc-dev/coloc/policy/place"
-	"github.com/coloc-dev/coloc/policy/sim"
+	"github.com/coloc-dev/coloc/sim"
+	"github.com/coloc-dev/coloc/sim/policies"
 	"github.com/spf13/cobra"
 )
 
 // simPolicies lists the policies `coloc simulate` knows, in --help order.
 func simPolicies() []sim.PolicyInfo {
-	return append(sim.Baselines(), online.Policies()...)
+	return append(sim.Baselines(), policies.Policies()...)
 }
 
 type simulateFlags struct {

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/coloc-dev/coloc/policy/sim"
+	"github.com/coloc-dev/coloc/sim"
 )
 
 // `coloc simulate --policy similarity` reads the similarity model of

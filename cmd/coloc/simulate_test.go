@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/coloc-dev/coloc/policy/sim"
+	"github.com/coloc-dev/coloc/sim"
 )
 
 func simulateArgs(extra ...string) []string {

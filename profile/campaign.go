@@ -1,0 +1,355 @@
+package profile
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/coloc-dev/coloc/datasets"
+	"github.com/coloc-dev/coloc/internal/version"
+)
+
+// Sharer sets up GPU sharing for a campaign (MPS); Start returns the
+// environment the workloads need.
+type Sharer interface {
+	Start() (env []string, err error)
+	Stop() error
+}
+
+// Campaign runs a plan into a directory: DIR/manifest.json, the journal
+// DIR/runs.jsonl, per-run sample files DIR/samples/<run>.arrow, stderr logs
+// DIR/logs/, and the tables runs, samples, solo, pairs (and scaling) .arrow.
+// Executing it again resumes: finished runs are skipped.
+type Campaign struct {
+	Dir string
+	// Name is the campaign's name in the tables; default the base name of
+	// Dir.
+	Name  string
+	Suite *Suite
+	// Plan is the whole plan; Shard ("i/n", "" for all) selects the runs
+	// this directory executes. Tables cover every finished run in the
+	// journal, so the journals of all shards merged into one directory give
+	// the tables of the whole plan.
+	Plan     *Plan
+	Shard    string
+	Runner   *Runner
+	Hardware Hardware
+	// MPS is started before the first run and stopped after the last when
+	// the runner's Share is mps.
+	MPS Sharer
+	// Force discards a directory holding another campaign instead of
+	// refusing it.
+	Force    bool
+	Progress Progress
+}
+
+// Summary is what an Execute did.
+type Summary struct {
+	Planned, Skipped, Ran  int
+	OK, Failed, Infeasible int
+	Tables                 *Tables
+	Warnings               []string
+}
+
+// ErrInterrupted is wrapped by Execute's error when its context was
+// cancelled; every finished run is kept.
+var ErrInterrupted = errors.New("interrupted")
+
+// Execute runs every run of the plan (or shard) that the journal does not
+// hold yet, then writes the tables. A workload that fails makes a failed
+// run and the campaign goes on; cancelling ctx kills the running workloads,
+// keeps every finished run, writes the tables and returns an error wrapping
+// ErrInterrupted.
+func (c *Campaign) Execute(ctx context.Context) (*Summary, error) {
+	todo := c.Plan
+	if c.Shard != "" {
+		i, n, err := ParseShard(c.Shard)
+		if err != nil {
+			return nil, err
+		}
+		if todo, err = c.Plan.Shard(i, n); err != nil {
+			return nil, err
+		}
+	}
+	if c.Name == "" {
+		abs, err := filepath.Abs(c.Dir)
+		if err != nil {
+			return nil, err
+		}
+		c.Name = filepath.Base(abs)
+	}
+	man, err := c.prepare()
+	if err != nil {
+		return nil, err
+	}
+	j, recs, warns, err := OpenJournal(filepath.Join(c.Dir, journalName))
+	if err != nil {
+		return nil, err
+	}
+	defer j.Close()
+	sum := &Summary{Planned: len(todo.Runs), Warnings: warns}
+	var pending []PlannedRun
+	for _, pr := range todo.Runs {
+		if recs[pr.ID] != nil {
+			sum.Skipped++
+		} else {
+			pending = append(pending, pr)
+		}
+	}
+	prog := c.Progress
+	if prog == nil {
+		prog = nopProgress{}
+	}
+	if len(pending) > 0 && c.Runner.Options.Share == datasets.ShareMPS {
+		if c.MPS == nil {
+			return nil, errors.New("--share mps: no MPS control for this device")
+		}
+		env, err := c.MPS.Start()
+		if err != nil {
+			return nil, err
+		}
+		defer func() {
+			if err := c.MPS.Stop(); err != nil {
+				sum.Warnings = append(sum.Warnings, fmt.Sprintf("stopping MPS: %v", err))
+			}
+		}()
+		c.Runner.Env = append(c.Runner.Env, env...)
+	}
+	prog.Begin(pending, sum.Skipped)
+	var runErr error
+	for i, pr := range pending {
+		prog.Start(i, pr)
+		rec, err := c.runOne(ctx, pr, recs)
+		if err != nil {
+			if ctx.Err() != nil {
+				runErr = fmt.Errorf("%w after %d of %d runs (run %s was stopped and will be redone): rerun the same command to resume",
+					ErrInterrupted, sum.Skipped+sum.Ran, sum.Planned, pr.ID)
+			} else {
+				runErr = err
+			}
+			break
+		}
+		if err := j.Append(rec); err != nil {
+			runErr = err
+			break
+		}
+		recs[pr.ID] = rec
+		sum.Ran++
+		if err := c.writeTables(man, recs, false); err != nil {
+			runErr = err
+			break
+		}
+		prog.Done(i, pr, rec)
+	}
+	if err := c.writeTables(man, recs, true); err != nil && runErr == nil {
+		runErr = err
+	}
+	sum.Tables = BuildTables(c.Name, c.Suite, c.Plan, recs)
+	sum.Warnings = append(sum.Warnings, sum.Tables.Warnings...)
+	for _, pr := range todo.Runs {
+		if r := recs[pr.ID]; r != nil {
+			switch r.Status {
+			case datasets.StatusOK:
+				sum.OK++
+			case datasets.StatusInfeasible:
+				sum.Infeasible++
+			default:
+				sum.Failed++
+			}
+			for _, w := range r.Warnings {
+				sum.Warnings = append(sum.Warnings, r.RunID+": "+w)
+			}
+		}
+	}
+	prog.End(sum)
+	return sum, runErr
+}
+
+// prepare creates or checks the directory and writes the manifest.
+func (c *Campaign) prepare() (*Manifest, error) {
+	o := c.Runner.Options
+	man := &Manifest{
+		Format: ManifestFormat, Version: ManifestVersion, Campaign: c.Name, Tool: version.String(),
+		Created: time.Now().UTC(),
+		Suite:   ManifestSuite{Name: c.Suite.Name, Path: c.Suite.Path, Hash: c.Suite.Hash()},
+		Settings: Settings{
+			Device: o.DeviceKind, DeviceType: o.Devices[0].Type, DurationS: o.Duration.Seconds(),
+			WarmupS: o.Window.MinWarmup.Seconds(), Share: o.Share,
+		},
+		Hardware: c.Hardware,
+		Plan: ManifestPlan{Hash: c.Plan.Hash(), Shard: c.Shard, EstS: c.Plan.Total().Seconds(),
+			Notes: c.Plan.Notes, Runs: c.Plan.Runs},
+	}
+	if _, err := os.Stat(filepath.Join(c.Dir, FleetFile)); err == nil {
+		return nil, fmt.Errorf("%s holds a fleet (%s): its campaign is merged from its shards by coloc profile merge, and a merge would drop runs made here; run a shard instead (--out %s --shard i/n)",
+			c.Dir, FleetFile, filepath.Join(c.Dir, ShardsDir, "i"))
+	}
+	path := filepath.Join(c.Dir, "manifest.json")
+	old, err := ReadManifest(path)
+	discard := false
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		if !c.Force {
+			return nil, fmt.Errorf("%w (pass --force to discard the directory's campaign files)", err)
+		}
+		discard = true
+	default:
+		if d := man.differences(old); len(d) > 0 {
+			if !c.Force {
+				return nil, fmt.Errorf("%s holds another campaign: %s; rerun with its settings, choose another --out, or pass --force to discard its runs and start over",
+					c.Dir, strings.Join(d, "; "))
+			}
+			discard = true
+		} else {
+			man.Created, man.Campaign = old.Created, old.Campaign
+			c.Name = old.Campaign
+		}
+	}
+	if discard {
+		if err := removeCampaign(c.Dir); err != nil {
+			return nil, err
+		}
+	}
+	for _, d := range []string{c.Dir, filepath.Join(c.Dir, samplesDir), filepath.Join(c.Dir, logsDir)} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return nil, err
+		}
+	}
+	c.Runner.LogDir = filepath.Join(c.Dir, logsDir)
+	if c.Runner.Options.Launcher == "" {
+		launcher, err := writeLauncher(c.Runner.LogDir)
+		if err != nil {
+			return nil, err
+		}
+		c.Runner.Options.Launcher = launcher
+	}
+	return man, writeManifest(path, man)
+}
+
+// runOne runs pr, or records it infeasible, and stores its samples.
+func (c *Campaign) runOne(ctx context.Context, pr PlannedRun, recs map[string]*RunRecord) (*RunRecord, error) {
+	if pr.Mode == datasets.ModePair {
+		if rec := c.memoryCheck(pr, recs); rec != nil {
+			return rec, nil
+		}
+	}
+	rec, samples, err := c.Runner.Run(ctx, pr)
+	if err != nil {
+		return nil, err
+	}
+	if samples != nil && samples.Len() > 0 {
+		rel := filepath.Join(samplesDir, pr.ID+".arrow")
+		if err := datasets.Write(filepath.Join(c.Dir, rel), samples); err != nil {
+			rec.Warnings = append(rec.Warnings, fmt.Sprintf("samples not kept: %v", err))
+		} else {
+			rec.Samples = rel
+		}
+	}
+	return rec, nil
+}
+
+// writeTables writes the tables of the finished runs and the manifest;
+// final also gathers the per-run sample files into samples.arrow (too
+// costly to redo after every run).
+func (c *Campaign) writeTables(man *Manifest, recs map[string]*RunRecord, final bool) error {
+	if _, err := writeTables(c.Dir, c.Name, c.Suite, c.Plan, recs, final); err != nil {
+		return err
+	}
+	man.Updated = time.Now().UTC()
+	man.tally(c.Plan, recs)
+	if err := writeWorkloads(c.Dir, man); err != nil {
+		return err
+	}
+	return writeManifest(filepath.Join(c.Dir, "manifest.json"), man)
+}
+
+// writeTables writes the tables of the records recs of plan into dir (the
+// samples table too when withSamples: it concatenates the per-run files of
+// dir/samples) and returns them.
+func writeTables(dir, name string, s *Suite, plan *Plan, recs map[string]*RunRecord, withSamples bool) (*Tables, error) {
+	t := BuildTables(name, s, plan, recs)
+	tables := t.List()
+	if withSamples {
+		st, err := gatherSamples(dir, plan, recs)
+		if err != nil {
+			return nil, err
+		}
+		if st != nil {
+			tables = append(tables, st)
+		}
+	}
+	if err := datasets.WriteDir(dir, tables...); err != nil {
+		return nil, fmt.Errorf("campaign %s: %w", dir, err)
+	}
+	return t, nil
+}
+
+// tally counts the finished runs of plan by status into m.Progress and
+// takes the torch version and each workload's meta line from the records.
+func (m *Manifest) tally(plan *Plan, recs map[string]*RunRecord) {
+	m.Progress = ManifestProgress{}
+	for _, pr := range plan.Runs {
+		r := recs[pr.ID]
+		if r == nil {
+			continue
+		}
+		m.Progress.Finished++
+		switch r.Status {
+		case datasets.StatusOK:
+			m.Progress.OK++
+		case datasets.StatusInfeasible:
+			m.Progress.Infeasible++
+		default:
+			m.Progress.Failed++
+		}
+		for _, s := range r.Sides {
+			if s.Meta == nil {
+				continue
+			}
+			if m.Torch == "" {
+				m.Torch = s.Meta.Torch
+			}
+			if m.Workloads == nil {
+				m.Workloads = map[string]*Meta{}
+			}
+			if m.Workloads[s.Workload] == nil && r.Mode == datasets.ModeSolo {
+				m.Workloads[s.Workload] = s.Meta
+			}
+		}
+	}
+}
+
+// writeWorkloads writes dir's workloads file from the meta lines tallied
+// into m (nothing when no workload printed one).
+func writeWorkloads(dir string, m *Manifest) error {
+	if len(m.Workloads) == 0 {
+		return nil
+	}
+	return datasets.WriteWorkloads(datasets.WorkloadsPath(dir), workloadsOf(m))
+}
+
+// workloadsOf turns the meta lines the workloads printed in their solo
+// runs into the dataset's workloads file, from which features are built.
+// The protocol's flops_per_sample counts forward and backward passes, taken
+// as three forward passes; the file holds the forward FLOPs.
+func workloadsOf(man *Manifest) []datasets.WorkloadMeta {
+	var out []datasets.WorkloadMeta
+	for name, m := range man.Workloads {
+		wm := datasets.WorkloadMeta{
+			Workload: name, Model: m.Model, Class: m.Class, Params: float64(m.Params),
+			Layers: m.Layers, BatchSize: m.BatchSize, Precision: m.Precision,
+			Source: "meta line of its solo run in campaign " + man.Campaign,
+		}
+		if m.FlopsPerSample != nil {
+			wm.ForwardFLOPs = *m.FlopsPerSample / 3
+		}
+		out = append(out, wm)
+	}
+	return out
+}

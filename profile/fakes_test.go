@@ -1,0 +1,94 @@
+package profile
+
+import (
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/coloc-dev/coloc/datasets"
+	"github.com/coloc-dev/coloc/profile/sampler"
+)
+
+// The fakes of the harness tests: workloads are testdata/fake.sh (a shell
+// script that speaks the protocol with synthetic step times, or crashes,
+// runs out of memory, hangs, ignores the protocol) started through
+// testdata/fakepython.sh, which stands in for Python and torchrun.
+
+func testdata(t *testing.T) string {
+	t.Helper()
+	dir, err := filepath.Abs("testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// fake is a workload running fake.sh in the given mode.
+func fake(name, mode string, args ...string) Workload {
+	return Workload{
+		Name: name, Class: "other", BatchSize: 4, Precision: "fp32", Protocol: ProtocolColoc,
+		Command: append([]string{PlaceholderPython, "{suite_dir}/fake.sh", mode}, args...),
+	}
+}
+
+func fakeSuite(t *testing.T, ws ...Workload) *Suite {
+	dir := testdata(t)
+	return &Suite{Name: "fake", Path: filepath.Join(dir, "fake.yaml"), Dir: dir, Workloads: ws}
+}
+
+// fakeOptions run on "cpu" with window options that suit fake.sh's 40
+// synthetic steps of 0.05 s, and short kill timings.
+func fakeOptions(t *testing.T) RunOptions {
+	o := DefaultRunOptions
+	o.Python = filepath.Join(testdata(t), "fakepython.sh")
+	o.DeviceKind = "cpu"
+	o.Devices = []Device{{Index: 0, Type: "cpu"}}
+	o.Duration = time.Second
+	o.Window = WindowOptions{MinWarmup: 0, Span: 5, Tolerance: 0.1, MinSteps: 5}
+	o.Timeout = 30 * time.Second
+	o.KillGrace = 200 * time.Millisecond
+	return o
+}
+
+// fakeMonitor records what it was asked to sample and returns one sample
+// row per process and one device-wide row.
+type fakeMonitor struct {
+	mu      sync.Mutex
+	started []string
+	targets []sampler.Target
+	runID   string
+	target  sampler.Target
+}
+
+func (m *fakeMonitor) Start(runID string, t sampler.Target) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.started = append(m.started, runID)
+	m.targets = append(m.targets, t)
+	m.runID, m.target = runID, t
+}
+
+func (m *fakeMonitor) Stop() (*datasets.Table, []string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s := datasets.NewSamples([]datasets.Counter{{Name: "util", Unit: "%"}})
+	at := time.Unix(1700000000, 0)
+	s.Append(m.runID, 0, "", at, []float64{50})
+	for name := range m.target.Procs {
+		s.Append(m.runID, 0, name, at, []float64{25})
+	}
+	return s.Table(), []string{"fake monitor: 1 tick"}
+}
+
+func (m *fakeMonitor) pids() [][]int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out [][]int
+	for _, t := range m.targets {
+		for _, p := range t.Procs {
+			out = append(out, p)
+		}
+	}
+	return out
+}

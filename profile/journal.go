@@ -1,0 +1,165 @@
+package profile
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"time"
+
+	"github.com/coloc-dev/coloc/datasets"
+)
+
+// JournalVersion is the version of the records in runs.jsonl.
+const JournalVersion = 1
+
+// RunRecord is one finished run: a line of the journal runs.jsonl. A run is
+// finished when it has a value, failed, or was found infeasible; a run
+// interrupted by the user has no record and is redone on resume.
+type RunRecord struct {
+	Version    int       `json:"version"`
+	RunID      string    `json:"run_id"`
+	Mode       string    `json:"mode"`
+	Degree     int       `json:"degree"`
+	Repeat     int       `json:"repeat"`
+	DeviceType string    `json:"device_type"`
+	DeviceIDs  string    `json:"device_ids"`
+	Share      string    `json:"share_mode"`
+	Start      time.Time `json:"start"`
+	End        time.Time `json:"end"`
+	// Status is ok when every side is, infeasible when the run was not
+	// started for lack of memory, else failed.
+	Status string       `json:"status"`
+	Error  string       `json:"error,omitempty"`
+	Sides  []SideRecord `json:"sides"`
+	// Samples is the run's sample file relative to the campaign directory,
+	// "" when the monitor returned none.
+	Samples  string   `json:"samples,omitempty"`
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// SideRecord is what one workload of a run did. Throughput is in samples/s
+// over the steady window; nil fields are unknown.
+type SideRecord struct {
+	Workload   string   `json:"workload"`
+	Label      string   `json:"label"`
+	Status     string   `json:"status"`
+	Throughput *float64 `json:"throughput,omitempty"`
+	WindowS    *float64 `json:"window_s,omitempty"`
+	StepTime   *float64 `json:"step_time_s,omitempty"`
+	Steps      int64    `json:"steps"`
+	PeakMemory *float64 `json:"peak_memory_bytes,omitempty"`
+	WallS      float64  `json:"wall_s"`
+	Error      string   `json:"error,omitempty"`
+	Meta       *Meta    `json:"meta,omitempty"`
+}
+
+// settle sets the run's status and error from its sides.
+func (r *RunRecord) settle() {
+	r.Version = JournalVersion
+	r.Status, r.Error = datasets.StatusOK, ""
+	for _, s := range r.Sides {
+		if s.Status != datasets.StatusOK {
+			r.Status = s.Status
+			if r.Error == "" {
+				r.Error = s.Label + ": " + s.Error
+			}
+		}
+	}
+}
+
+// Journal is the append-only file of finished runs. Each record is one
+// JSON line, written and fsynced before the run counts as done, so a crash
+// loses at most the run in progress.
+type Journal struct {
+	path string
+	f    *os.File
+}
+
+// OpenJournal opens (creating it if needed) the journal at path and returns
+// the records in it, by run ID (a later record of a run replaces an earlier
+// one). A last line cut short by a crash is dropped and cut from the file;
+// a bad line anywhere else is an error naming its line.
+func OpenJournal(path string) (*Journal, map[string]*RunRecord, []string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, nil, err
+	}
+	recs, keep, warns, err := parseJournal(path, data)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if keep < len(data) {
+		if err := f.Truncate(int64(keep)); err != nil {
+			f.Close()
+			return nil, nil, nil, err
+		}
+	}
+	if _, err := f.Seek(int64(keep), 0); err != nil {
+		f.Close()
+		return nil, nil, nil, err
+	}
+	return &Journal{path: path, f: f}, recs, warns, nil
+}
+
+// ReadJournal returns the records of the journal at path like OpenJournal,
+// without changing the file: a shard still running may be appending to it.
+// A missing file holds no records.
+func ReadJournal(path string) (map[string]*RunRecord, []string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, err
+	}
+	recs, _, warns, err := parseJournal(path, data)
+	return recs, warns, err
+}
+
+// parseJournal reads the records of data, the content of the journal at
+// path, and returns the length of its complete lines.
+func parseJournal(path string, data []byte) (map[string]*RunRecord, int, []string, error) {
+	var warns []string
+	keep := len(data)
+	if keep > 0 && data[keep-1] != '\n' {
+		keep = bytes.LastIndexByte(data, '\n') + 1
+		warns = append(warns, fmt.Sprintf("%s: dropped an unfinished last record (%d bytes) left by an interrupted write", path, len(data)-keep))
+	}
+	recs := map[string]*RunRecord{}
+	for n, line := range bytes.Split(data[:keep], []byte{'\n'}) {
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		var r RunRecord
+		if err := json.Unmarshal(line, &r); err != nil {
+			return nil, 0, nil, fmt.Errorf("%s:%d: %v", path, n+1, err)
+		}
+		if r.Version != JournalVersion {
+			return nil, 0, nil, fmt.Errorf("%s:%d: journal record version %d is not known to this coloc (it reads version %d)", path, n+1, r.Version, JournalVersion)
+		}
+		if r.RunID == "" {
+			return nil, 0, nil, fmt.Errorf("%s:%d: record without run_id", path, n+1)
+		}
+		recs[r.RunID] = &r
+	}
+	return recs, keep, warns, nil
+}
+
+// Append writes one record and syncs it to disk.
+func (j *Journal) Append(r *RunRecord) error {
+	b, err := json.Marshal(r)
+	if err != nil {
+		return fmt.Errorf("journal %s: run %s: %w", j.path, r.RunID, err)
+	}
+	if _, err := j.f.Write(append(b, '\n')); err != nil {
+		return fmt.Errorf("journal %s: %w", j.path, err)
+	}
+	return j.f.Sync()
+}
+
+// Close closes the journal file.
+func (j *Journal) Close() error { return j.f.Close() }

@@ -1,0 +1,198 @@
+package profile
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Manifest format and version: manifest.json of a campaign directory.
+const (
+	ManifestFormat  = "coloc.campaign"
+	ManifestVersion = 1
+)
+
+// Hardware is what a campaign ran on.
+type Hardware struct {
+	Host    string   `json:"host,omitempty"`
+	CPU     string   `json:"cpu,omitempty"`
+	Devices []Device `json:"devices"`
+	Driver  string   `json:"driver_version,omitempty"`
+	CUDA    string   `json:"cuda_version,omitempty"`
+}
+
+// Settings are the options that decide what a run measures. A campaign
+// directory is resumed only with equal settings.
+type Settings struct {
+	Device     string  `json:"device"`      // cuda or cpu
+	DeviceType string  `json:"device_type"` // e.g. h200, cpu
+	DurationS  float64 `json:"duration_s"`
+	WarmupS    float64 `json:"warmup_s"`
+	Share      string  `json:"share_mode"`
+}
+
+// Manifest describes a campaign directory: what was planned, on what, with
+// which tool. It is rewritten (atomically) after every run.
+type Manifest struct {
+	Format    string           `json:"format"`
+	Version   int              `json:"version"`
+	Campaign  string           `json:"campaign"`
+	Tool      string           `json:"tool_version"`
+	Created   time.Time        `json:"created"`
+	Updated   time.Time        `json:"updated"`
+	Suite     ManifestSuite    `json:"suite"`
+	Settings  Settings         `json:"settings"`
+	Hardware  Hardware         `json:"hardware"`
+	Torch     string           `json:"torch_version,omitempty"`
+	Workloads map[string]*Meta `json:"workloads,omitempty"` // the meta line of each workload
+	Plan      ManifestPlan     `json:"plan"`
+	Progress  ManifestProgress `json:"progress"`
+	// Shards, in a campaign merged from the shards of a fleet (see
+	// MergeFleet), say where each shard ran; Hardware is then the first
+	// shard's and Settings.DeviceType lists every device type, sorted and
+	// comma-separated.
+	Shards []ManifestShard `json:"shards,omitempty"`
+}
+
+// ManifestShard is one shard of a merged campaign.
+type ManifestShard struct {
+	Shard      string    `json:"shard"` // i/n
+	Dir        string    `json:"dir"`   // relative to the campaign directory
+	DeviceType string    `json:"device_type,omitempty"`
+	Hardware   *Hardware `json:"hardware,omitempty"` // nil: the shard has not started
+	Finished   int       `json:"finished"`
+}
+
+// ManifestSuite identifies the suite of a campaign.
+type ManifestSuite struct {
+	Name string `json:"name"`
+	Path string `json:"path"`
+	Hash string `json:"hash"`
+}
+
+// ManifestPlan is the whole plan of a campaign and the shard this
+// directory runs ("" for all of it).
+type ManifestPlan struct {
+	Hash  string       `json:"hash"`
+	Shard string       `json:"shard,omitempty"`
+	EstS  float64      `json:"estimated_s"`
+	Notes []string     `json:"notes,omitempty"`
+	Runs  []PlannedRun `json:"runs"`
+}
+
+// ManifestProgress counts the finished runs by status.
+type ManifestProgress struct {
+	Finished   int `json:"finished"`
+	OK         int `json:"ok"`
+	Failed     int `json:"failed"`
+	Infeasible int `json:"infeasible"`
+}
+
+// ReadManifest reads and checks a campaign's manifest.json.
+func ReadManifest(path string) (*Manifest, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var m Manifest
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if m.Format != ManifestFormat {
+		return nil, fmt.Errorf("%s: not a coloc campaign manifest (format %q, want %q)", path, m.Format, ManifestFormat)
+	}
+	if m.Version != ManifestVersion {
+		return nil, fmt.Errorf("%s: campaign manifest version %d is not known to this coloc (it reads version %d)", path, m.Version, ManifestVersion)
+	}
+	return &m, nil
+}
+
+// writeManifest writes m to path atomically.
+func writeManifest(path string, m *Manifest) error {
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeFileAtomic(path, append(b, '\n'))
+}
+
+// writeFileAtomic writes data to a temporary file beside path, syncs it and
+// renames it into place.
+func writeFileAtomic(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
+}
+
+// differences lists what makes old a different campaign from m: another
+// suite, plan or settings. Hardware, tool version and shard may change
+// (resuming on a replaced node, with a newer build, or merging the journals
+// of the shards of one plan).
+func (m *Manifest) differences(old *Manifest) []string {
+	var d []string
+	if old.Suite.Hash != m.Suite.Hash {
+		d = append(d, fmt.Sprintf("suite %s changed (hash %s, now %s)", m.Suite.Name, short(old.Suite.Hash), short(m.Suite.Hash)))
+	}
+	if old.Plan.Hash != m.Plan.Hash {
+		d = append(d, fmt.Sprintf("plan changed (%d runs, now %d; --pairs, --degrees and --repeats must match)", len(old.Plan.Runs), len(m.Plan.Runs)))
+	}
+	if old.Settings != m.Settings {
+		d = append(d, fmt.Sprintf("settings changed (%s, now %s)", old.Settings, m.Settings))
+	}
+	return d
+}
+
+func (s Settings) String() string {
+	return fmt.Sprintf("device %s (%s), duration %gs, warmup %gs, share %s", s.Device, s.DeviceType, s.DurationS, s.WarmupS, s.Share)
+}
+
+func short(h string) string {
+	h = strings.TrimPrefix(h, "sha256:")
+	if len(h) > 12 {
+		h = h[:12]
+	}
+	return h
+}
+
+// campaignFiles are the files and directories a campaign owns in its
+// directory; --force removes them and nothing else.
+var campaignFiles = []string{"manifest.json", journalName, samplesDir, logsDir,
+	"runs.arrow", "samples.arrow", "solo.arrow", "pairs.arrow", "scaling.arrow"}
+
+const (
+	journalName = "runs.jsonl"
+	samplesDir  = "samples"
+	logsDir     = "logs"
+)
+
+// removeCampaign deletes the campaign files of dir.
+func removeCampaign(dir string) error {
+	for _, name := range campaignFiles {
+		if err := os.RemoveAll(filepath.Join(dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,162 @@
+package profile
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+)
+
+// Meta is the first protocol line of a workload: what it trains.
+type Meta struct {
+	Model          string         `json:"model"`
+	Class          string         `json:"class"`
+	Params         int64          `json:"params"`
+	FlopsPerSample *float64       `json:"flops_per_sample"`
+	Layers         map[string]int `json:"layers,omitempty"`
+	BatchSize      int            `json:"batch_size"`
+	Precision      string         `json:"precision"`
+	Device         string         `json:"device"`
+	WorldSize      int            `json:"world_size"`
+	Torch          string         `json:"torch"`
+}
+
+// Step is one step line. Time is the workload's clock (time.monotonic()
+// seconds); Recv is when the harness read the line, in seconds since the run
+// started. Samples is cumulative over all ranks.
+type Step struct {
+	Step    int64
+	Samples int64
+	Time    float64
+	Recv    float64
+}
+
+// End is the last protocol line of a normal exit.
+type End struct {
+	Steps           int64    `json:"steps"`
+	Samples         int64    `json:"samples"`
+	Time            float64  `json:"time"`
+	PeakMemoryBytes *float64 `json:"peak_memory_bytes"`
+}
+
+// maxKeptIgnored bounds the ignored lines quoted in warnings.
+const maxKeptIgnored = 3
+
+// Stream collects the protocol lines of one workload process as they
+// arrive. It is not safe for concurrent use: one goroutine feeds it, and it
+// is read after that goroutine is done.
+type Stream struct {
+	Meta  *Meta
+	Steps []Step
+	End   *End
+	// Ignored counts lines that were not protocol lines (not JSON, unknown
+	// type, malformed or out of order); the first few are kept for warnings.
+	Ignored     int
+	ignoredText []string
+}
+
+// Line parses one stdout line read at recv seconds since the run started.
+// Lines that are not protocol lines are counted, never fatal.
+func (s *Stream) Line(line []byte, recv float64) {
+	line = bytes.TrimSpace(line)
+	if len(line) == 0 {
+		return
+	}
+	var head struct {
+		Type string `json:"type"`
+	}
+	if line[0] != '{' || json.Unmarshal(line, &head) != nil {
+		s.ignore(line, "not JSON")
+		return
+	}
+	switch head.Type {
+	case "meta":
+		var m Meta
+		if err := json.Unmarshal(line, &m); err != nil {
+			s.ignore(line, err.Error())
+			return
+		}
+		if s.Meta == nil {
+			s.Meta = &m
+		}
+	case "step":
+		var v struct {
+			Step    *int64   `json:"step"`
+			Samples *int64   `json:"samples"`
+			Time    *float64 `json:"time"`
+		}
+		if err := json.Unmarshal(line, &v); err != nil || v.Step == nil || v.Samples == nil || v.Time == nil {
+			s.ignore(line, "step line needs step, samples and time")
+			return
+		}
+		st := Step{Step: *v.Step, Samples: *v.Samples, Time: *v.Time, Recv: recv}
+		if n := len(s.Steps); n > 0 {
+			prev := s.Steps[n-1]
+			if st.Time < prev.Time || st.Samples < prev.Samples || st.Step <= prev.Step {
+				s.ignore(line, "goes backwards")
+				return
+			}
+		}
+		s.Steps = append(s.Steps, st)
+	case "end":
+		var e End
+		if err := json.Unmarshal(line, &e); err != nil {
+			s.ignore(line, err.Error())
+			return
+		}
+		s.End = &e
+	default:
+		s.ignore(line, fmt.Sprintf("unknown type %q", head.Type))
+	}
+}
+
+func (s *Stream) ignore(line []byte, why string) {
+	s.Ignored++
+	if len(s.ignoredText) < maxKeptIgnored {
+		if len(line) > 80 {
+			line = append(line[:77:77], "..."...)
+		}
+		s.ignoredText = append(s.ignoredText, fmt.Sprintf("%q (%s)", line, why))
+	}
+}
+
+// Warnings describes the ignored lines and a missing end line.
+func (s *Stream) Warnings() []string {
+	var out []string
+	if s.Ignored > 0 {
+		w := fmt.Sprintf("%d stdout lines ignored (not protocol lines), e.g. ", s.Ignored)
+		for i, t := range s.ignoredText {
+			if i > 0 {
+				w += ", "
+			}
+			w += t
+		}
+		out = append(out, w)
+	}
+	if len(s.Steps) > 0 && s.Meta == nil {
+		out = append(out, "no meta line")
+	}
+	return out
+}
+
+// PeakMemory returns the end line's peak device memory in bytes, or false.
+func (s *Stream) PeakMemory() (float64, bool) {
+	if s.End == nil || s.End.PeakMemoryBytes == nil {
+		return 0, false
+	}
+	return *s.End.PeakMemoryBytes, true
+}
+
+// Offset maps the workload's clock onto the run's: Time + Offset ≈ Recv.
+// It is the smallest Recv - Time over the steps, the reading least delayed
+// by pipes and scheduling, so two workloads on one host (whose clocks may
+// have different origins) can be compared. It is 0 without steps.
+func (s *Stream) Offset() float64 {
+	if len(s.Steps) == 0 {
+		return 0
+	}
+	off := s.Steps[0].Recv - s.Steps[0].Time
+	for _, st := range s.Steps[1:] {
+		off = min(off, st.Recv-st.Time)
+	}
+	return off
+}

@@ -1,0 +1,128 @@
+package sampler
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/NVIDIA/go-nvml/pkg/nvml"
+	"github.com/coloc-dev/coloc/datasets"
+)
+
+// Device describes one GPU as NVML reported it when the sampler opened.
+type Device struct {
+	Index int    `json:"index"` // NVML index (PCI bus order)
+	Name  string `json:"name"`  // e.g. "NVIDIA H200"
+	UUID  string `json:"uuid"`
+	// Type is the normalized device type name used in the datasets'
+	// device_type columns (see DeviceType), e.g. "h200".
+	Type              string `json:"type"`
+	MemoryTotal       uint64 `json:"memory_total_bytes"`
+	Architecture      string `json:"architecture"`       // e.g. "hopper"
+	ComputeCapability string `json:"compute_capability"` // e.g. "9.0"
+	System            System `json:"system"`
+	// GPM says whether the device offers GPM metrics (Hopper and newer).
+	GPM bool `json:"gpm"`
+	// Counters are the counters this device offers, device-wide ones first.
+	Counters []datasets.Counter `json:"counters"`
+	// Unsupported lists the NVML calls (or "GPM") the device answered
+	// ERROR_NOT_SUPPORTED to; their counters read NaN on it.
+	Unsupported []string `json:"unsupported,omitempty"`
+	// Notes are problems met at open (a probe that failed otherwise).
+	Notes []string `json:"notes,omitempty"`
+}
+
+func describeDevice(h nvml.Device, i int) Device {
+	d := Device{Index: i}
+	if v, r := h.GetName(); r == nvml.SUCCESS {
+		d.Name = v
+	}
+	if v, r := h.GetUUID(); r == nvml.SUCCESS {
+		d.UUID = v
+	}
+	if m, r := h.GetMemoryInfo(); r == nvml.SUCCESS {
+		d.MemoryTotal = m.Total
+	}
+	if a, r := h.GetArchitecture(); r == nvml.SUCCESS {
+		d.Architecture = archName(a)
+	}
+	if major, minor, r := h.GetCudaComputeCapability(); r == nvml.SUCCESS {
+		d.ComputeCapability = fmt.Sprintf("%d.%d", major, minor)
+	}
+	d.Type = DeviceType(d.Name)
+	return d
+}
+
+func archName(a nvml.DeviceArchitecture) string {
+	switch a {
+	case nvml.DEVICE_ARCH_KEPLER:
+		return "kepler"
+	case nvml.DEVICE_ARCH_MAXWELL:
+		return "maxwell"
+	case nvml.DEVICE_ARCH_PASCAL:
+		return "pascal"
+	case nvml.DEVICE_ARCH_VOLTA:
+		return "volta"
+	case nvml.DEVICE_ARCH_TURING:
+		return "turing"
+	case nvml.DEVICE_ARCH_AMPERE:
+		return "ampere"
+	case nvml.DEVICE_ARCH_ADA:
+		return "ada"
+	case nvml.DEVICE_ARCH_HOPPER:
+		return "hopper"
+	case nvml.DEVICE_ARCH_BLACKWELL:
+		return "blackwell"
+	case nvml.DEVICE_ARCH_RUBIN:
+		return "rubin"
+	}
+	return "unknown"
+}
+
+// brandWords are dropped from a device name before it becomes a type.
+var brandWords = map[string]bool{"nvidia": true, "tesla": true, "geforce": true, "quadro": true}
+
+// specWord matches a word that starts the form-factor or memory part of a
+// name: "80GB", "141GB", "HBM3e", "PCIe", "SXM5", "NVL", "MIG".
+var specWord = regexp.MustCompile(`^(\d+gb|hbm\d*e?|pcie|sxm\d*|nvl|mig|dgxs|max-q|mobile|laptop)$`)
+
+// DeviceType turns an NVML device name into the short type name the
+// datasets use, so measurements of one model from different boards and
+// drivers group together:
+//
+//  1. lower-case the name and split it into words;
+//  2. drop the brand words nvidia, tesla, geforce and quadro;
+//  3. cut each word at its first '-' ("v100-sxm2-16gb" -> "v100") and stop
+//     at that word;
+//  4. stop before the first form-factor or memory word (80gb, hbm3e, pcie,
+//     sxm5, nvl, ...);
+//  5. join what is left without spaces.
+//
+// "NVIDIA H200" -> "h200", "Tesla V100-SXM2-16GB" -> "v100", "NVIDIA
+// A100-SXM4-80GB" -> "a100", "NVIDIA H100 80GB HBM3" -> "h100", "NVIDIA
+// GeForce RTX 3090" -> "rtx3090", "Quadro RTX 6000" -> "rtx6000". Form
+// factors of one model (H100 PCIe and SXM) share a type; a campaign that
+// must keep them apart names the type itself. An empty or all-brand name
+// gives "unknown".
+func DeviceType(name string) string {
+	var kept []string
+	for _, w := range strings.Fields(strings.ToLower(name)) {
+		if brandWords[w] {
+			continue
+		}
+		if specWord.MatchString(w) {
+			break
+		}
+		if i := strings.IndexByte(w, '-'); i >= 0 {
+			if i > 0 {
+				kept = append(kept, w[:i])
+			}
+			break
+		}
+		kept = append(kept, w)
+	}
+	if len(kept) == 0 {
+		return "unknown"
+	}
+	return strings.Join(kept, "")
+}

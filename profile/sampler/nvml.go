@@ -1,0 +1,260 @@
+package sampler
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"sync"
+
+	"github.com/NVIDIA/go-nvml/pkg/nvml"
+	"github.com/coloc-dev/coloc/datasets"
+)
+
+// NVMLOptions configures the NVML sampler. The zero value is the default
+// (DefaultNVMLOptions).
+type NVMLOptions struct {
+	// NoGPM turns GPM metrics off even on devices that offer them.
+	NoGPM bool
+	// LegacyPCIeWithGPM also reads pcie_tx and pcie_rx with
+	// nvmlDeviceGetPcieThroughput on devices that have GPM. That call
+	// blocks 20 ms per direction, so by default it is used only on devices
+	// without GPM, where it is the only PCIe counter; GPM devices report
+	// gpm_pcie_tx and gpm_pcie_rx instead.
+	LegacyPCIeWithGPM bool
+}
+
+// DefaultNVMLOptions are the options OpenNVML uses: GPM where offered, the
+// blocking PCIe counters only where GPM is not.
+var DefaultNVMLOptions = NVMLOptions{}
+
+// System describes the driver NVML talks to.
+type System struct {
+	Driver     string `json:"driver"`      // e.g. 550.54.15
+	CUDADriver string `json:"cuda_driver"` // highest CUDA version the driver supports, e.g. 12.4
+	NVML       string `json:"nvml"`        // NVML library version
+}
+
+// NVMLSampler reads device, per-process and GPM counters through NVML. It
+// exists only once nvml.Init has succeeded, and it is the only holder of
+// the nvml.Interface it was opened with: no code path can call NVML after
+// a failed Init. Use it from one goroutine (it reads a run's devices
+// concurrently itself).
+type NVMLSampler struct {
+	lib      nvml.Interface // nil once closed
+	opts     NVMLOptions
+	sys      System
+	devs     []*nvmlDevice // by NVML index
+	counters []datasets.Counter
+
+	mu       sync.Mutex // guards warnings (devices are read concurrently)
+	warnings []string
+	dropped  int
+}
+
+// maxPendingWarnings bounds the warnings a sampler keeps between two
+// Warnings calls, so a sampler nobody drains cannot grow without bound.
+const maxPendingWarnings = 1000
+
+// OpenNVML initialises NVML through lib (nvml.New() in the binary, a mock
+// in tests), finds every device and probes which counters each one offers.
+// A counter that no device offers is left out of Counters; one that some
+// devices lack reads as NaN there. On error, NVML is shut down again (when
+// Init had succeeded) and lib is not kept.
+func OpenNVML(lib nvml.Interface, opts NVMLOptions) (*NVMLSampler, error) {
+	if r := lib.Init(); r != nvml.SUCCESS {
+		return nil, &InitError{Ret: r}
+	}
+	s, err := openDevices(lib, opts)
+	if err != nil {
+		lib.Shutdown()
+		return nil, err
+	}
+	return s, nil
+}
+
+func openDevices(lib nvml.Interface, opts NVMLOptions) (*NVMLSampler, error) {
+	s := &NVMLSampler{lib: lib, opts: opts}
+	if v, r := lib.SystemGetDriverVersion(); r == nvml.SUCCESS {
+		s.sys.Driver = v
+	}
+	if v, r := lib.SystemGetNVMLVersion(); r == nvml.SUCCESS {
+		s.sys.NVML = v
+	}
+	if v, r := lib.SystemGetCudaDriverVersion(); r == nvml.SUCCESS {
+		s.sys.CUDADriver = fmt.Sprintf("%d.%d", v/1000, v%1000/10)
+	}
+	n, r := lib.DeviceGetCount()
+	if r != nvml.SUCCESS {
+		return nil, fmt.Errorf("NVML device count: %s", retName(r))
+	}
+	if n == 0 {
+		return nil, ErrNoDevices
+	}
+	ext := lib.Extensions()
+	has := func(symbol string) bool { return ext.LookupSymbol(symbol) == nil }
+	offered := map[string]bool{}
+	for i := 0; i < n; i++ {
+		h, r := lib.DeviceGetHandleByIndex(i)
+		if r != nvml.SUCCESS {
+			return nil, fmt.Errorf("NVML device %d: handle: %s", i, retName(r))
+		}
+		d := openDevice(lib, h, i, opts, has)
+		for _, c := range d.info.Counters {
+			offered[c.Name] = true
+		}
+		s.devs = append(s.devs, d)
+	}
+	for _, c := range allNVMLCounters() {
+		if offered[c.Name] {
+			s.counters = append(s.counters, c)
+		}
+	}
+	col := make(map[string]int, len(s.counters))
+	for i, c := range s.counters {
+		col[c.Name] = i
+	}
+	for _, d := range s.devs {
+		d.bind(col)
+	}
+	return s, nil
+}
+
+// Name implements Sampler.
+func (s *NVMLSampler) Name() string { return "nvml" }
+
+// Counters implements Sampler: the counters at least one device offers, in
+// a fixed order (device, per-process, GPM).
+func (s *NVMLSampler) Counters() []datasets.Counter { return s.counters }
+
+// System returns the driver versions found at open.
+func (s *NVMLSampler) System() System { return s.sys }
+
+// Devices describes every device found at open, by NVML index.
+func (s *NVMLSampler) Devices() []Device {
+	out := make([]Device, len(s.devs))
+	for i, d := range s.devs {
+		out[i] = d.info
+		out[i].System = s.sys
+	}
+	return out
+}
+
+// Sample implements Sampler. It returns one device-wide reading per target
+// device and one reading per workload and device (proc_* counters). A call
+// that fails leaves its counters NaN and adds a warning; the tick fails
+// (error) only when no call succeeded on any device, or a target device
+// does not exist.
+func (s *NVMLSampler) Sample(t Target) ([]Reading, error) {
+	if s.lib == nil {
+		return nil, errClosed
+	}
+	devs := make([]*nvmlDevice, len(t.Devices))
+	for i, idx := range t.Devices {
+		if idx < 0 || idx >= len(s.devs) {
+			return nil, fmt.Errorf("device %d: no such device (NVML found %d)", idx, len(s.devs))
+		}
+		if slices.Contains(t.Devices[:i], idx) {
+			return nil, fmt.Errorf("device %d is listed twice in the target", idx)
+		}
+		devs[i] = s.devs[idx]
+	}
+	workloads := sortedWorkloads(t.Procs)
+	out := make([][]Reading, len(devs))
+	ok := make([]bool, len(devs))
+	if len(devs) == 1 {
+		out[0], ok[0] = devs[0].sample(s, t.Procs, workloads)
+	} else {
+		var wg sync.WaitGroup
+		for i, d := range devs {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				out[i], ok[i] = d.sample(s, t.Procs, workloads)
+			}()
+		}
+		wg.Wait()
+	}
+	var readings []Reading
+	anyOK := len(devs) == 0
+	for i := range devs {
+		readings = append(readings, out[i]...)
+		anyOK = anyOK || ok[i]
+	}
+	if !anyOK {
+		return nil, fmt.Errorf("every NVML call failed on devices %v (see warnings)", t.Devices)
+	}
+	return readings, nil
+}
+
+// Reset implements Resetter: the next tick takes fresh GPM baselines, so no
+// GPM interval spans two runs. Process-utilisation timestamps are kept:
+// NVML returns samples newer than the last one seen, whenever that was.
+func (s *NVMLSampler) Reset() {
+	for _, d := range s.devs {
+		if d.gpm != nil {
+			d.gpm.have = false
+		}
+	}
+}
+
+// Warnings implements Warner.
+func (s *NVMLSampler) Warnings() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	w := s.warnings
+	if s.dropped > 0 {
+		w = append(w, fmt.Sprintf("%d more warnings dropped (nobody read them)", s.dropped))
+	}
+	s.warnings, s.dropped = nil, 0
+	return w
+}
+
+func (s *NVMLSampler) warnf(format string, args ...any) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.warnings) >= maxPendingWarnings {
+		s.dropped++
+		return
+	}
+	s.warnings = append(s.warnings, fmt.Sprintf(format, args...))
+}
+
+// Close frees the GPM samples and shuts NVML down. The sampler cannot be
+// used afterwards; a second Close does nothing.
+func (s *NVMLSampler) Close() error {
+	if s.lib == nil {
+		return nil
+	}
+	for _, d := range s.devs {
+		if d.gpm != nil {
+			for _, g := range d.gpm.samples {
+				s.lib.GpmSampleFree(g)
+			}
+		}
+	}
+	r := s.lib.Shutdown()
+	s.lib = nil
+	if r != nvml.SUCCESS {
+		return fmt.Errorf("NVML shutdown: %s", retName(r))
+	}
+	return nil
+}
+
+func sortedWorkloads(procs map[string][]int) []string {
+	names := make([]string, 0, len(procs))
+	for w := range procs {
+		names = append(names, w)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// nanSlice returns n NaNs.
+func nanSlice(n int) []float64 {
+	v := make([]float64, n)
+	for i := range v {
+		v[i] = math.NaN()
+	}
+	return v
+}

@@ -1,0 +1,56 @@
+package sampler
+
+import (
+	"github.com/coloc-dev/coloc/datasets"
+)
+
+// Target is what one sampling tick looks at: the devices a run uses and the
+// processes of each workload running on them.
+type Target struct {
+	// Devices are the GPU indices of the run (empty on a CPU-only run).
+	Devices []int
+	// Procs maps a workload name to the PIDs of its processes (all members
+	// of its process group, torchrun workers included).
+	Procs map[string][]int
+}
+
+// Reading is what one sampler read at one tick for one device, or for one
+// workload's processes on one device.
+type Reading struct {
+	Device   int
+	Workload string    // "" for a device-wide reading
+	Values   []float64 // aligned with the sampler's Counters(); NaN = not read
+}
+
+// Sampler reads hardware or host counters. Implementations: NVML (device,
+// per-process and GPM counters), host (/proc CPU time and RSS), and a null
+// sampler for machines without a GPU. A Sampler is used from one goroutine.
+type Sampler interface {
+	// Name identifies the sampler in logs and manifests ("nvml", "host").
+	Name() string
+	// Counters lists the columns this sampler fills, with units. The list
+	// is fixed for the sampler's lifetime.
+	Counters() []datasets.Counter
+	// Sample reads the counters once. A counter that could not be read is
+	// NaN in its Reading; an error means the whole tick failed and is
+	// recorded as a warning by the caller, which goes on sampling.
+	Sample(t Target) ([]Reading, error)
+	// Close releases the sampler's resources.
+	Close() error
+}
+
+// Resetter is implemented by samplers that keep state between ticks (CPU
+// times, GPM baseline samples). The Recorder calls Reset when a run starts,
+// so no interval spans two runs: the first tick of a run reads such rates
+// as NaN.
+type Resetter interface {
+	Reset()
+}
+
+// Warner is implemented by samplers that can say why a counter read as NaN
+// (an NVML call that failed, a workload with no live process). Warnings
+// returns the messages gathered since the last call and forgets them; the
+// Recorder calls it after every tick.
+type Warner interface {
+	Warnings() []string
+}

@@ -1,0 +1,221 @@
+package profile
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/coloc-dev/coloc/datasets"
+)
+
+// Tables are the dataset tables a campaign writes, built from its journal.
+type Tables struct {
+	Runs    *datasets.RunsTable
+	Solo    *datasets.SoloTable
+	Pairs   *datasets.Pairs
+	Scaling *datasets.ScalingTable // nil when the plan has no scale runs
+	// Warnings say what could not be tabulated (a pair without a solo
+	// value) and why.
+	Warnings []string
+}
+
+// List returns the tables to write, runs first.
+func (t *Tables) List() []*datasets.Table {
+	out := []*datasets.Table{t.Runs.Table(), t.Solo.Table(), t.Pairs.Table()}
+	if t.Scaling != nil {
+		out = append(out, t.Scaling.Table())
+	}
+	return out
+}
+
+// BuildTables tabulates the records of a campaign, in plan order. Records
+// of runs not in the plan are ignored. source is "coloc:<campaign>".
+//
+// Values are kept apart by the device type each run recorded, so the
+// records of shards that ran on different GPU types (a heterogeneous fleet)
+// give one solo, pairs and scaling row per device type; a pair is
+// normalized by the solo value of the same device type only.
+func BuildTables(campaign string, s *Suite, plan *Plan, recs map[string]*RunRecord) *Tables {
+	source := "coloc:" + campaign
+	t := &Tables{
+		Runs:  &datasets.RunsTable{ThroughputUnit: datasets.UnitSamplesPerS},
+		Solo:  &datasets.SoloTable{ThroughputUnit: datasets.UnitSamplesPerS},
+		Pairs: &datasets.Pairs{ThroughputUnit: datasets.UnitSamplesPerS},
+	}
+	type key struct {
+		w, dev string
+		d      int
+	}
+	tput := map[key][]float64{}
+	step := map[key][]float64{}
+	peak := map[key]float64{}
+	var soloOrder []key
+	var pairOrder []pairKey
+	pairRecs := map[pairKey][]*RunRecord{}
+	hasScale := false
+	for _, pr := range plan.Runs {
+		hasScale = hasScale || pr.Mode == datasets.ModeScale
+		r := recs[pr.ID]
+		if r == nil {
+			continue
+		}
+		t.Runs.Rows = append(t.Runs.Rows, runRows(campaign, r)...)
+		switch r.Mode {
+		case datasets.ModePair:
+			k := pairKey{pr.Workloads[0], pr.Workloads[1], r.DeviceType}
+			if pairRecs[k] == nil {
+				pairOrder = append(pairOrder, k)
+			}
+			pairRecs[k] = append(pairRecs[k], r)
+		default:
+			side := r.Sides[0]
+			if side.Status != datasets.StatusOK {
+				continue
+			}
+			k := key{side.Workload, r.DeviceType, r.Degree}
+			if tput[k] == nil {
+				soloOrder = append(soloOrder, k)
+			}
+			tput[k] = append(tput[k], *side.Throughput)
+			step[k] = append(step[k], *side.StepTime)
+			if side.PeakMemory != nil {
+				peak[k] = max(peak[k], *side.PeakMemory)
+			}
+		}
+	}
+	solo := map[string]map[string]Estimate{} // device type -> workload -> degree-1 value
+	for _, k := range soloOrder {
+		w, _ := s.Workload(k.w)
+		e := MeanCI(tput[k])
+		if k.d == 1 {
+			if solo[k.dev] == nil {
+				solo[k.dev] = map[string]Estimate{}
+			}
+			solo[k.dev][k.w] = e
+		}
+		pm := math.NaN()
+		if v, ok := peak[k]; ok {
+			pm = v
+		}
+		t.Solo.Rows = append(t.Solo.Rows, datasets.Solo{
+			Workload: k.w, DeviceType: k.dev, Degree: k.d, BatchSize: w.BatchSize,
+			Throughput: e.Mean, CILow: e.Low, CIHigh: e.High, Repeats: e.N,
+			PeakMemory: pm, Source: source,
+		})
+		if hasScale {
+			if t.Scaling == nil {
+				t.Scaling = &datasets.ScalingTable{ThroughputUnit: datasets.UnitSamplesPerS}
+			}
+			t.Scaling.Rows = append(t.Scaling.Rows, datasets.Scale{
+				Workload: k.w, DeviceType: k.dev, Degree: k.d, Nodes: 1, BatchSize: w.BatchSize,
+				Throughput: e.Mean, StepTime: MeanCI(step[k]).Mean, SyncTime: math.NaN(), Source: source,
+			})
+		}
+	}
+	for _, k := range pairOrder {
+		rows, warn := pairRows(k, pairRecs[k], solo[k.dev], source)
+		t.Pairs.Rows = append(t.Pairs.Rows, rows...)
+		if warn != "" {
+			t.Warnings = append(t.Warnings, warn)
+		}
+	}
+	return t
+}
+
+// pairKey is an unordered pair (names in suite order) on one device type.
+type pairKey struct {
+	a, b, dev string
+}
+
+// runRows is a run's rows of the runs table: one, or one per side of a
+// pair, whose run_id is "<run>/<label>".
+func runRows(campaign string, r *RunRecord) []datasets.Run {
+	var out []datasets.Run
+	for i, s := range r.Sides {
+		row := datasets.Run{
+			Campaign: campaign, RunID: r.RunID, Mode: r.Mode, Workload: s.Workload,
+			DeviceType: r.DeviceType, DeviceIDs: r.DeviceIDs, Degree: r.Degree, ShareMode: r.Share,
+			Repeat: r.Repeat, Start: r.Start, End: r.End, Steps: s.Steps,
+			Throughput: val(s.Throughput), WindowS: val(s.WindowS), PeakMemory: val(s.PeakMemory),
+			Status: s.Status, Error: s.Error,
+		}
+		if r.Mode == datasets.ModePair {
+			row.RunID = r.RunID + "/" + s.Label
+			row.Partner = r.Sides[1-i].Workload
+		}
+		out = append(out, row)
+	}
+	return out
+}
+
+// pairRows gives the ordered rows of one unordered pair from its runs: both
+// orders (one for a workload with itself), with the mean over repeats and a
+// propagated CI. A pair none of whose runs succeeded is infeasible when one
+// was refused by the memory check or ran out of memory, and absent (its
+// runs say why) otherwise.
+func pairRows(pk pairKey, recs []*RunRecord, solo map[string]Estimate, source string) ([]datasets.Pair, string) {
+	k, devType := [2]string{pk.a, pk.b}, pk.dev
+	self := k[0] == k[1]
+	var co [2][]float64
+	infeasible := false
+	for _, r := range recs {
+		if r.Status != datasets.StatusOK {
+			infeasible = infeasible || r.Status == datasets.StatusInfeasible || ranOutOfMemory(r)
+			continue
+		}
+		a, b := *r.Sides[0].Throughput, *r.Sides[1].Throughput
+		if self {
+			a = (a + b) / 2
+			b = a
+		}
+		co[0] = append(co[0], a)
+		co[1] = append(co[1], b)
+	}
+	order := [][2]int{{0, 1}, {1, 0}}
+	if self {
+		order = order[:1]
+	}
+	var rows []datasets.Pair
+	for _, o := range order {
+		w, p := k[o[0]], k[o[1]]
+		row := datasets.Pair{Workload: w, Partner: p, DeviceType: devType, Degree: 1, Source: source,
+			Solo: math.NaN(), Colocated: math.NaN(), Normalized: math.NaN(), NormLow: math.NaN(), NormHigh: math.NaN()}
+		se, haveSolo := solo[w]
+		if haveSolo {
+			row.Solo = se.Mean
+		}
+		switch {
+		case len(co[o[0]]) == 0 && infeasible:
+			row.Status = datasets.StatusInfeasible
+		case len(co[o[0]]) == 0:
+			return nil, ""
+		case !haveSolo:
+			return nil, fmt.Sprintf("pair %s+%s: left out of pairs: no solo value of %s on %s to normalize by", k[0], k[1], w, devType)
+		default:
+			ce := MeanCI(co[o[0]])
+			n := Ratio(ce, se)
+			row.Colocated, row.Normalized = ce.Mean, ce.Mean/se.Mean
+			row.NormLow, row.NormHigh, row.Repeats = n.Low, n.High, ce.N
+			row.Status = datasets.StatusOK
+		}
+		rows = append(rows, row)
+	}
+	return rows, ""
+}
+
+// ranOutOfMemory reports whether a side of r failed for lack of memory.
+func ranOutOfMemory(r *RunRecord) bool {
+	for _, s := range r.Sides {
+		if strings.HasPrefix(s.Error, "out of memory") {
+			return true
+		}
+	}
+	return false
+}
+
+func val(p *float64) float64 {
+	if p == nil {
+		return math.NaN()
+	}
+	return *p
+}
