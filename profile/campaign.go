@@ -52,8 +52,11 @@ type Campaign struct {
 type Summary struct {
 	Planned, Skipped, Ran  int
 	OK, Failed, Infeasible int
-	Tables                 *Tables
-	Warnings               []string
+	// Unsettled counts the ok runs with a side whose step time never
+	// settled.
+	Unsettled int
+	Tables    *Tables
+	Warnings  []string
 }
 
 // ErrInterrupted is wrapped by Execute's error when its context was
@@ -156,6 +159,9 @@ func (c *Campaign) Execute(ctx context.Context) (*Summary, error) {
 			switch r.Status {
 			case datasets.StatusOK:
 				sum.OK++
+				if r.Unsettled() {
+					sum.Unsettled++
+				}
 			case datasets.StatusInfeasible:
 				sum.Infeasible++
 			default:

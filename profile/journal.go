@@ -12,8 +12,10 @@ import (
 	"github.com/coloc-dev/coloc/datasets"
 )
 
-// JournalVersion is the version of the records in runs.jsonl.
-const JournalVersion = 1
+// JournalVersion is the version of the records in runs.jsonl. Version 2
+// added the settled flag, spread and window of each side; version-1
+// records still read (their sides count as settled, window unknown).
+const JournalVersion = 2
 
 // RunRecord is one finished run: a line of the journal runs.jsonl. A run is
 // finished when it has a value, failed, or was found infeasible; a run
@@ -54,6 +56,35 @@ type SideRecord struct {
 	WallS      float64  `json:"wall_s"`
 	Error      string   `json:"error,omitempty"`
 	Meta       *Meta    `json:"meta,omitempty"`
+	// Settled is false when the side's step time never settled and its
+	// value was measured over the best window available; Spread is then
+	// the value's relative uncertainty (see unsettledSpread). Both are nil
+	// unless the side is ok.
+	Settled *bool    `json:"settled,omitempty"`
+	Spread  *float64 `json:"spread,omitempty"`
+	// WindowFrom and WindowTo bound the measuring window in seconds since
+	// the run's Start; nil unless ok.
+	WindowFrom *float64 `json:"window_from_s,omitempty"`
+	WindowTo   *float64 `json:"window_to_s,omitempty"`
+}
+
+// Unsettled reports whether the side is ok but its step time never
+// settled.
+func (s *SideRecord) Unsettled() bool {
+	return s.Status == datasets.StatusOK && s.Settled != nil && !*s.Settled
+}
+
+// Unsettled reports whether the run is ok and a side of it unsettled.
+func (r *RunRecord) Unsettled() bool {
+	if r.Status != datasets.StatusOK {
+		return false
+	}
+	for i := range r.Sides {
+		if r.Sides[i].Unsettled() {
+			return true
+		}
+	}
+	return false
 }
 
 // settle sets the run's status and error from its sides.
@@ -138,8 +169,8 @@ func parseJournal(path string, data []byte) (map[string]*RunRecord, int, []strin
 		if err := json.Unmarshal(line, &r); err != nil {
 			return nil, 0, nil, fmt.Errorf("%s:%d: %v", path, n+1, err)
 		}
-		if r.Version != JournalVersion {
-			return nil, 0, nil, fmt.Errorf("%s:%d: journal record version %d is not known to this coloc (it reads version %d)", path, n+1, r.Version, JournalVersion)
+		if r.Version != JournalVersion && r.Version != 1 {
+			return nil, 0, nil, fmt.Errorf("%s:%d: journal record version %d is not known to this coloc (it reads versions 1 and %d)", path, n+1, r.Version, JournalVersion)
 		}
 		if r.RunID == "" {
 			return nil, 0, nil, fmt.Errorf("%s:%d: record without run_id", path, n+1)

@@ -115,8 +115,12 @@ func (p *progress) End(s *Summary) {
 	if p.bar {
 		fmt.Fprint(p.w, "\r\033[K")
 	}
-	fmt.Fprintf(p.w, "%d runs: %d ok, %d failed, %d infeasible, %d skipped (done before); took %s\n",
-		s.Planned, s.OK, s.Failed, s.Infeasible, s.Skipped, round(p.now().Sub(p.start)))
+	unsettled := ""
+	if s.Unsettled > 0 {
+		unsettled = fmt.Sprintf(" (%d unsettled)", s.Unsettled)
+	}
+	fmt.Fprintf(p.w, "%d runs: %d ok%s, %d failed, %d infeasible, %d skipped (done before); took %s\n",
+		s.Planned, s.OK, unsettled, s.Failed, s.Infeasible, s.Skipped, round(p.now().Sub(p.start)))
 }
 
 // eta is the time the pending runs should still take: their estimate
@@ -157,7 +161,11 @@ func outcome(rec *RunRecord) string {
 	}
 	var parts []string
 	for _, s := range rec.Sides {
-		parts = append(parts, fmt.Sprintf("%s %.4g samples/s", s.Label, *s.Throughput))
+		v := fmt.Sprintf("%s %.4g samples/s", s.Label, *s.Throughput)
+		if s.Unsettled() {
+			v += fmt.Sprintf(" ±%.0f%% (step time never settled)", 100*val0(s.Spread))
+		}
+		parts = append(parts, v)
 	}
 	return "ok, " + strings.Join(parts, ", ")
 }

@@ -51,6 +51,18 @@ func TestHostSamplerReadsFakeProc(t *testing.T) {
 	if len(h.Warnings()) != 0 {
 		t.Error("Warnings did not forget what it returned")
 	}
+	// A workload seen alive before that has ended is the expected end of a
+	// run (the side of a pair that ends first): NaN, no warning.
+	rs, err = h.Sample(Target{Procs: map[string][]int{"a": {999}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs) != 1 || !math.IsNaN(rs[0].Values[2]) {
+		t.Errorf("ended workload read %+v, want NaN", rs)
+	}
+	if w := h.Warnings(); len(w) != 0 {
+		t.Errorf("warnings %q after a workload ended, want none", w)
+	}
 }
 
 // writeProc writes the stat and statm of a fake process.
