@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/coloc-dev/coloc/datasets"
@@ -66,6 +67,9 @@ type SideRecord struct {
 	// the run's Start; nil unless ok.
 	WindowFrom *float64 `json:"window_from_s,omitempty"`
 	WindowTo   *float64 `json:"window_to_s,omitempty"`
+	// Log is the file that holds the side's whole stderr, "" when none
+	// was kept.
+	Log string `json:"log,omitempty"`
 }
 
 // Unsettled reports whether the side is ok but its step time never
@@ -94,16 +98,37 @@ func (r *RunRecord) settle() {
 	for _, s := range r.Sides {
 		if s.Status != datasets.StatusOK {
 			r.Status = s.Status
-			if r.Error == "" {
-				r.Error = s.Label + ": " + s.Error
-			}
 		}
+	}
+	if c := r.Cause(); c != nil {
+		r.Error = c.Label + ": " + c.Error
 	}
 }
 
+// Cause is the side that made the run fail: the first side that is not ok
+// other than one stopped because its partner failed; nil for an ok run.
+func (r *RunRecord) Cause() *SideRecord {
+	var first *SideRecord
+	for i := range r.Sides {
+		s := &r.Sides[i]
+		if s.Status == datasets.StatusOK {
+			continue
+		}
+		if first == nil {
+			first = s
+		}
+		if !strings.HasPrefix(s.Error, partnerFailed) && !strings.HasPrefix(s.Error, stoppedForPartner) {
+			return s
+		}
+	}
+	return first
+}
+
 // Journal is the append-only file of finished runs. Each record is one
-// JSON line, written and fsynced before the run counts as done, so a crash
-// loses at most the run in progress.
+// JSON line, written whole by one write(2) on a file opened O_APPEND and
+// fsynced before the run counts as done, so a crash loses at most the run
+// in progress and leaves at most a torn last line, which the next open
+// drops.
 type Journal struct {
 	path string
 	f    *os.File
@@ -122,18 +147,13 @@ func OpenJournal(path string) (*Journal, map[string]*RunRecord, []string, error)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
-	if err != nil {
-		return nil, nil, nil, err
-	}
 	if keep < len(data) {
-		if err := f.Truncate(int64(keep)); err != nil {
-			f.Close()
+		if err := os.Truncate(path, int64(keep)); err != nil {
 			return nil, nil, nil, err
 		}
 	}
-	if _, err := f.Seek(int64(keep), 0); err != nil {
-		f.Close()
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
 		return nil, nil, nil, err
 	}
 	return &Journal{path: path, f: f}, recs, warns, nil

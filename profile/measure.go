@@ -138,11 +138,17 @@ func failPartners(sides []SideRecord) bool {
 	}
 	for i := range sides {
 		if sides[i].Status != datasets.StatusFailed {
-			sides[i].fail(fmt.Sprintf("partner %s failed", bad.Label))
+			sides[i].fail(fmt.Sprintf("%s%s failed", partnerFailed, bad.Label))
 		}
 	}
 	return true
 }
+
+// The errors of a side that failed only because its partner did.
+const (
+	partnerFailed     = "partner "
+	stoppedForPartner = "stopped by the harness when its partner failed"
+)
 
 // failure says why a process's run cannot give a value, "" when it can.
 func failure(w Workload, e *Exit) string {
@@ -154,7 +160,7 @@ func failure(w Workload, e *Exit) string {
 	case e.TimedOut:
 		return fmt.Sprintf("timed out after %.0fs and was killed%s", e.Wall, tail)
 	case e.Stopped:
-		return "stopped by the harness when its partner failed"
+		return stoppedForPartner
 	case e.Err != nil && e.OOM:
 		return fmt.Sprintf("out of memory (%v)%s", e.Err, tail)
 	case e.Err != nil:

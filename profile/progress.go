@@ -153,11 +153,7 @@ func (p *progress) draw() {
 // outcome is a one-line summary of a run.
 func outcome(rec *RunRecord) string {
 	if rec.Status != datasets.StatusOK {
-		msg := rec.Error
-		if i := strings.IndexByte(msg, '\n'); i >= 0 {
-			msg = msg[:i] + " ..."
-		}
-		return rec.Status + ": " + msg
+		return rec.Status + ": " + FailureLine(rec)
 	}
 	var parts []string
 	for _, s := range rec.Sides {
@@ -168,6 +164,29 @@ func outcome(rec *RunRecord) string {
 		parts = append(parts, v)
 	}
 	return "ok, " + strings.Join(parts, ", ")
+}
+
+// FailureLine says in one line why a run failed or was infeasible: the
+// side that caused it, its error, the last meaningful line of its stderr
+// (the exception of a Python traceback, say) and the path of its whole
+// stderr.
+func FailureLine(rec *RunRecord) string {
+	c := rec.Cause()
+	if c == nil {
+		return strings.TrimSpace(rec.Error)
+	}
+	msg, tail, _ := strings.Cut(c.Error, "; stderr:\n")
+	if i := strings.IndexByte(msg, '\n'); i >= 0 {
+		msg = msg[:i] + " ..."
+	}
+	line := c.Label + ": " + msg
+	if last := lastLine(tail); last != "" && !strings.Contains(msg, last) {
+		line += ": " + last
+	}
+	if c.Log != "" {
+		line += " (log: " + c.Log + ")"
+	}
+	return line
 }
 
 func round(d time.Duration) time.Duration {

@@ -16,9 +16,12 @@
 #       noproto   plain text on stdout, exit 0
 #       silent    prints nothing, exit 0 (a protocol: none command)
 #       longline  a 2 MiB line on stdout, then like ok
+#       once F    crashes when file F does not exist (creating it), else
+#                 like ok: a failure that a retry mends
 #       drift     meta, N steps each 10% slower than the one before, end
 #                 (a step time that never settles)
 mode=$1; shift
+if [ "$mode" = once ]; then marker=$1; shift; fi
 steps=40; dt=0.05; warm=0; peak=null; bs=1; sleep=0; params=10
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -47,6 +50,16 @@ steps() { # steps N: N step lines, the first $warm slow
 	}'
 }
 case $mode in
+once)
+	if [ ! -e "$marker" ]; then
+		: > "$marker"
+		echo "RuntimeError: fails the first time" >&2
+		exit 1
+	fi
+	meta
+	steps "$steps"
+	echo "{\"type\":\"end\",\"steps\":$steps,\"samples\":$((steps * bs)),\"time\":2000,\"peak_memory_bytes\":$peak}"
+	;;
 longline)
 	head -c 2097152 /dev/zero | tr '\0' x
 	echo
