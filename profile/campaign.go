@@ -65,6 +65,8 @@ type Summary struct {
 	Unsettled int
 	Tables    *Tables
 	Warnings  []string
+	// Records are the finished runs of the plan (or shard), by run ID.
+	Records map[string]*RunRecord
 }
 
 // ErrInterrupted is wrapped by Execute's error when its context was
@@ -180,8 +182,10 @@ func (c *Campaign) Execute(ctx context.Context) (*Summary, error) {
 	}
 	sum.Tables = BuildTables(c.Name, c.Suite, c.Plan, recs)
 	sum.Warnings = append(sum.Warnings, sum.Tables.Warnings...)
+	sum.Records = map[string]*RunRecord{}
 	for _, pr := range todo.Runs {
 		if r := recs[pr.ID]; r != nil {
+			sum.Records[pr.ID] = r
 			switch r.Status {
 			case datasets.StatusOK:
 				sum.OK++

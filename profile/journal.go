@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -169,6 +170,12 @@ func ReadJournal(path string) (map[string]*RunRecord, []string, error) {
 	}
 	recs, _, warns, err := parseJournal(path, data)
 	return recs, warns, err
+}
+
+// ReadCampaignJournal returns the records of the journal of the campaign
+// in dir, like ReadJournal.
+func ReadCampaignJournal(dir string) (map[string]*RunRecord, []string, error) {
+	return ReadJournal(filepath.Join(dir, journalName))
 }
 
 // parseJournal reads the records of data, the content of the journal at
