@@ -93,6 +93,10 @@ func evaluate(wls []Workload, exits []*Exit, pair bool, o WindowOptions, warns [
 			settled = false
 			m, err = Measure(e.Stream.Steps, e.Stream.Offset(), wholeFrom, wholeTo, 1)
 		}
+		if err != nil && pair {
+			s.fail("the two workloads did not run together for two of its steps (one ended first; raise --duration): " + err.Error())
+			continue
+		}
 		if err != nil {
 			s.fail(err.Error())
 			continue

@@ -407,3 +407,53 @@ func TestSlurmFleetResubmit(t *testing.T) {
 		t.Errorf("%s does not say the shard resumed after %d runs (%v):\n%s", log, len(before), err, b)
 	}
 }
+
+// TestOneNodeShards follows docs/profiling.md's recipe for all the GPUs of
+// one node without Slurm: the fleet's script run once per shard, side by
+// side, then merged. On the fake suite and CPU, so it needs neither Slurm
+// nor torch.
+func TestOneNodeShards(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds coloc: skipped with -short")
+	}
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash")
+	}
+	coloc := buildColoc(t)
+	dir := filepath.Join(t.TempDir(), "node")
+	python, _ := filepath.Abs("../../profile/testdata/fakepython.sh")
+	suite, _ := filepath.Abs(fakeSuite)
+	out, stderr, err := runCmd(t, "profile", "slurm", "--suite", suite, "--out", dir, "--shards", "2", "--device", "cpu",
+		"--gpus-per-node", "0", "--python", python, "--coloc", coloc, "--duration", "1s", "--warmup", "0s",
+		"--repeats", "1", "--pairs", "fast+slow,fast+fast,plain+plain", "--degrees", "1")
+	if err != nil {
+		t.Fatalf("profile slurm: %v\n%s%s", err, out, stderr)
+	}
+	var cmds []*exec.Cmd
+	for i := 1; i <= 2; i++ {
+		c := exec.Command(bash, filepath.Join(dir, profile.SlurmScriptName))
+		c.Env = append(os.Environ(), fmt.Sprintf("SLURM_ARRAY_TASK_ID=%d", i))
+		var b bytes.Buffer
+		c.Stdout, c.Stderr = &b, &b
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		cmds = append(cmds, c)
+		t.Cleanup(func() {
+			if t.Failed() {
+				t.Logf("shard %d:\n%s", i, b.String())
+			}
+		})
+	}
+	for i, c := range cmds {
+		if err := c.Wait(); err != nil {
+			t.Errorf("shard %d: %v", i+1, err)
+		}
+	}
+	merged, _, err := runCmd(t, "profile", "merge", dir)
+	if err != nil {
+		t.Fatalf("profile merge: %v\n%s", err, merged)
+	}
+	checkMerged(t, dir)
+}

@@ -56,9 +56,6 @@ type HostSampler struct {
 	prev     map[procKey]uint64 // CPU ticks per process at the previous tick
 	prevAt   time.Time
 	warnings []string
-	// alive holds the workloads seen with a live process since Reset: one
-	// of them found with none is a workload that ended, not a problem.
-	alive map[string]bool
 }
 
 // procKey names a process across ticks: a PID plus its start time, so a
@@ -100,9 +97,9 @@ func (h *HostSampler) Counters() []datasets.Counter { return hostCounters }
 //     (its CPU time before the tick is not known to fall in the interval);
 //   - rss: resident set size.
 //
-// A workload none of whose processes is alive reads NaN. That is the
-// expected end of a workload (in a pair, the side that ends first) when it
-// was seen alive before; a workload never seen alive adds a warning.
+// A workload none of whose processes is alive reads NaN, without a
+// warning: that is how a workload ends (in a pair, the side that ends
+// first), and a run whose workload never lived says so in its own record.
 // An unreadable proc root fails the tick.
 func (h *HostSampler) Sample(t Target) ([]Reading, error) {
 	now := h.opts.Now()
@@ -142,15 +139,7 @@ func (h *HostSampler) Sample(t Target) ([]Reading, error) {
 			}
 		}
 		v := nanSlice(len(hostCounters))
-		if live == 0 {
-			if !h.alive[w] {
-				h.warnings = append(h.warnings, fmt.Sprintf("workload %s: none of its %d processes is alive (cpu_util, cpu_time, rss read as NaN)", w, len(t.Procs[w])))
-			}
-		} else {
-			if h.alive == nil {
-				h.alive = map[string]bool{}
-			}
-			h.alive[w] = true
+		if live > 0 {
 			hz := float64(h.opts.ClockTicks)
 			v[1] = float64(total) / hz
 			v[2] = float64(rss) * float64(h.opts.PageSize)
@@ -167,7 +156,6 @@ func (h *HostSampler) Sample(t Target) ([]Reading, error) {
 // Reset implements Resetter: the next tick starts a new CPU interval.
 func (h *HostSampler) Reset() {
 	clear(h.prev)
-	clear(h.alive)
 	h.prevAt = time.Time{}
 }
 
