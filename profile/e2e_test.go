@@ -181,6 +181,7 @@ func TestEndToEndTinySuite(t *testing.T) {
 			if strings.TrimSpace(r.Error) == "" {
 				t.Errorf("run %s failed without a reason", pr.ID)
 			}
+			t.Logf("run %s failed: %s", pr.ID, FailureLine(r))
 		default:
 			t.Errorf("run %s has status %q", pr.ID, r.Status)
 		}
