@@ -77,7 +77,7 @@ func evaluate(wls []Workload, exits []*Exit, pair bool, o WindowOptions, warns [
 				StepTime:   e.Wall / float64(w.Steps),
 				From:       0,
 				To:         e.Wall,
-			}, 0)
+			}, true, 0)
 			if pair {
 				warns = append(warns, fmt.Sprintf("%s: protocol none, measured by wall time over its whole run, start-up included", e.Label))
 			}
@@ -105,7 +105,7 @@ func evaluate(wls []Workload, exits []*Exit, pair bool, o WindowOptions, warns [
 		if !settled {
 			spread = unsettledSpread(e.Stream.Steps, e.Stream.Offset(), m, o.Tolerance)
 		}
-		s.set(m, spread)
+		s.set(m, settled, spread)
 	}
 	failPartners(sides)
 	return sides, warns
@@ -190,13 +190,12 @@ func (s *SideRecord) fail(msg string) {
 	s.Settled, s.Spread, s.WindowFrom, s.WindowTo = nil, nil, nil, nil
 }
 
-// set records a measurement; spread > 0 marks it unsettled with that
-// relative uncertainty.
-func (s *SideRecord) set(m Measurement, spread float64) {
+// set records a measurement; an unsettled one carries its relative
+// uncertainty spread.
+func (s *SideRecord) set(m Measurement, settled bool, spread float64) {
 	s.Status = datasets.StatusOK
 	s.Throughput, s.WindowS, s.StepTime = &m.Throughput, &m.WindowS, &m.StepTime
 	s.WindowFrom, s.WindowTo = &m.From, &m.To
-	settled := spread == 0
 	s.Settled = &settled
 	if !settled {
 		s.Spread = &spread
