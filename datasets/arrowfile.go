@@ -351,7 +351,7 @@ func tableFromSchema(s *arrow.Schema, name string, want kindCheck) (*Table, erro
 	if !ok {
 		return nil, fmt.Errorf("%s: table %s has no %q in its schema metadata", name, k, MetaVersion)
 	}
-	if v, err := strconv.Atoi(vs); err != nil || (v != version && !readsVersion(k, v)) {
+	if v, err := strconv.Atoi(vs); err != nil || (v != version && !(version == KindVersion(k) && readsOlder(k, v))) {
 		return nil, fmt.Errorf("%s: table %s has schema version %q; this coloc reads version %d: %w", name, k, vs, version, ErrVersion)
 	}
 	t := &Table{Kind: k}

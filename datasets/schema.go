@@ -26,10 +26,10 @@ func KindVersion(k Kind) int {
 	return Version
 }
 
-// readsVersion reports whether this package reads tables of kind k at
-// schema version v.
-func readsVersion(k Kind, v int) bool {
-	return v == KindVersion(k) || (k == KindRuns && v == 1)
+// readsOlder reports whether this package still reads dataset tables of
+// kind k at an older schema version v (runs at version 1).
+func readsOlder(k Kind, v int) bool {
+	return k == KindRuns && v == 1
 }
 
 // Schema metadata keys. Every file carries both; a file without them is not
