@@ -8,20 +8,59 @@ BIN      := bin/coloc
 # are noise for us.
 export CGO_CFLAGS ?= -O2 -g -Wno-deprecated-declarations
 
-.PHONY: build test demo paper screenshot vet bench clean interop-deps test-workloads
+.PHONY: build test demo paper screenshot vet bench clean interop-deps test-workloads toolchain test-optional
 
-build:
+# toolchain says what is missing before a build fails obscurely: Go on
+# PATH, and the C compiler cgo needs for go-nvml (without it the build
+# fails with "undefined: Return" in go-nvml).
+toolchain:
+	@command -v $(GO) >/dev/null 2>&1 || { echo "coloc needs Go 1.26 or later on PATH (e.g. export PATH=/usr/local/go/bin:\$$PATH); GO=$(GO) was not found"; exit 1; }
+	@cc=$$($(GO) env CC); [ "$$($(GO) env CGO_ENABLED)" = 1 ] && command -v "$${cc%% *}" >/dev/null 2>&1 || { \
+	  echo "coloc needs a C compiler for cgo (the NVML bindings, go-nvml): '$$cc' was not found or cgo is disabled (CGO_ENABLED=$$($(GO) env CGO_ENABLED)); install one (apt-get install gcc) and keep CGO_ENABLED=1"; exit 1; }
+
+build: toolchain
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/coloc
 
 vet:
 	$(GO) vet ./...
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
 
-# The interop test reads our Arrow files with apache-arrow under node; its
-# package is installed here (npm ci) when node is present.
-test: vet interop-deps
-	$(GO) test -count=1 -p 1 ./...
-	@$(MAKE) --no-print-directory test-workloads
+# `make test` runs vet, then every package's tests one package at a time,
+# then the workload scripts' tests; it goes on past a failure, names every
+# part that failed at the end and exits non-zero if any did. Each package
+# has its own time limit with headroom: the end-to-end packages (profile:
+# the tiny suite on PyTorch CPU, about 3 min on a busy 2-core machine;
+# cmd/coloc: the Slurm fleet and the browser test) TEST_TIMEOUT_E2E, every
+# other (each well under a minute) TEST_TIMEOUT. The interop test reads our
+# Arrow files with apache-arrow under node; its package is installed here
+# (npm ci) when node is present. Last it says which optional parts were
+# skipped because their tools are missing.
+TEST_TIMEOUT     ?= 10m
+TEST_TIMEOUT_E2E ?= 20m
+E2E_PKGS         := github.com/coloc-dev/coloc/profile github.com/coloc-dev/coloc/cmd/coloc
+test: toolchain interop-deps
+	@failed=""; \
+	$(MAKE) --no-print-directory vet || failed="$$failed vet"; \
+	for pkg in $$($(GO) list ./...); do \
+	  case " $(E2E_PKGS) " in *" $$pkg "*) to=$(TEST_TIMEOUT_E2E) ;; *) to=$(TEST_TIMEOUT) ;; esac; \
+	  $(GO) test -count=1 -timeout $$to $$pkg || failed="$$failed $$pkg"; \
+	done; \
+	$(MAKE) --no-print-directory test-workloads || failed="$$failed test-workloads"; \
+	$(MAKE) --no-print-directory test-optional; \
+	if [ -n "$$failed" ]; then echo "make test: FAILED:$$failed"; exit 1; fi; \
+	echo "make test: every part passed"
+
+# test-optional names the optional parts of the tests whose tools are
+# missing here, so their tests skipped (the COLOC_REQUIRE_* variables of
+# .ci/run turn those skips into failures).
+test-optional:
+	@skipped=""; nl='\n'; \
+	$(PYTHON_TORCH) -c 'import torch' >/dev/null 2>&1 || skipped="$$skipped$$nl  torch: $(PYTHON_TORCH) cannot import torch (the end-to-end and workload script tests)"; \
+	command -v node >/dev/null 2>&1 || skipped="$$skipped$$nl  node: not found (the apache-arrow interop test)"; \
+	command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || skipped="$$skipped$$nl  chromium: not found (the report browser test)"; \
+	sinfo -h -o %T 2>/dev/null | grep -Eq '^(idle|mixed|allocated)$$' || skipped="$$skipped$$nl  slurm: no Slurm node answers sinfo (the fleet end-to-end tests)"; \
+	if [ -n "$$skipped" ]; then printf 'make test: optional parts skipped:%b\n' "$$skipped"; \
+	else echo "make test: no optional part skipped"; fi
 
 # The workload scripts' own tests need PyTorch (Debian's python3-torch).
 PYTHON_TORCH ?= /usr/bin/python3

@@ -329,10 +329,10 @@ func readerSize(r io.ReaderAt) (int64, error) {
 // version this build reads for it.
 type kindCheck func(kind string) (Kind, int, error)
 
-// datasetKind accepts the five dataset tables, at Version.
+// datasetKind accepts the five dataset tables, at KindVersion.
 func datasetKind(kind string) (Kind, int, error) {
 	k, err := ParseKind(kind)
-	return k, Version, err
+	return k, KindVersion(k), err
 }
 
 // tableFromSchema checks the schema metadata (table kind and version) and
@@ -351,11 +351,11 @@ func tableFromSchema(s *arrow.Schema, name string, want kindCheck) (*Table, erro
 	if !ok {
 		return nil, fmt.Errorf("%s: table %s has no %q in its schema metadata", name, k, MetaVersion)
 	}
-	if v, err := strconv.Atoi(vs); err != nil || v != version {
+	if v, err := strconv.Atoi(vs); err != nil || (v != version && !(version == KindVersion(k) && readsOlder(k, v))) {
 		return nil, fmt.Errorf("%s: table %s has schema version %q; this coloc reads version %d: %w", name, k, vs, version, ErrVersion)
 	}
 	t := &Table{Kind: k}
-	if version != Version {
+	if version != KindVersion(k) {
 		t.Version = version
 	}
 	for i, key := range md.Keys() {

@@ -8,24 +8,32 @@ import (
 // Run is one execution of a workload: solo, as one side of a pair, or at a
 // parallel degree. Throughput, WindowS and PeakMemory are NaN when unknown;
 // Throughput is known exactly when Status is ok.
+//
+// Settled is SettledYes when the step time settled before the measuring
+// window, SettledNo when it never did (the value was measured over the best
+// window available and is less certain), "" when unknown (a failed run, or
+// a version-1 file). WindowStart and WindowEnd bound the measuring window
+// on the wall clock; zero when unknown.
 type Run struct {
-	Campaign   string
-	RunID      string
-	Mode       string // ModeSolo, ModePair, ModeScale
-	Workload   string
-	Partner    string // pair runs only
-	DeviceType string
-	DeviceIDs  string // comma-separated indices
-	Degree     int
-	ShareMode  string
-	Repeat     int
-	Start, End time.Time
-	Steps      int64
-	Throughput float64
-	WindowS    float64
-	PeakMemory float64
-	Status     string
-	Error      string
+	Campaign               string
+	RunID                  string
+	Mode                   string // ModeSolo, ModePair, ModeScale
+	Workload               string
+	Partner                string // pair runs only
+	DeviceType             string
+	DeviceIDs              string // comma-separated indices
+	Degree                 int
+	ShareMode              string
+	Repeat                 int
+	Start, End             time.Time
+	Steps                  int64
+	Throughput             float64
+	WindowS                float64
+	PeakMemory             float64
+	Status                 string
+	Error                  string
+	Settled                string
+	WindowStart, WindowEnd time.Time
 }
 
 // RunsTable is the typed view of a runs table.
@@ -61,6 +69,13 @@ func RunsFrom(t *Table) (*RunsTable, error) {
 			PeakMemory: r.float("peak_memory", i),
 			Status:     r.str("status", i),
 			Error:      r.str("error", i),
+			Settled:    r.str("settled", i),
+		}
+		if c := t.Column("window_start"); c != nil && !c.IsNull(i) {
+			out.Rows[i].WindowStart = time.Unix(0, c.Int[i]).UTC()
+		}
+		if c := t.Column("window_end"); c != nil && !c.IsNull(i) {
+			out.Rows[i].WindowEnd = time.Unix(0, c.Int[i]).UTC()
 		}
 	}
 	return out, nil
@@ -93,6 +108,9 @@ func (rt *RunsTable) Table() *Table {
 	pm := w.floats("peak_memory", UnitBytes, n)
 	ss := w.strs("status", UnitNone, n)
 	er := w.strs("error", UnitNone, n)
+	se := w.strs("settled", UnitNone, n)
+	wa := w.times("window_start", n)
+	wb := w.times("window_end", n)
 	for _, r := range rt.Rows {
 		cm.AppendString(r.Campaign, false)
 		id.AppendString(r.RunID, false)
@@ -112,6 +130,9 @@ func (rt *RunsTable) Table() *Table {
 		pm.AppendFloat(r.PeakMemory)
 		ss.AppendString(r.Status, false)
 		er.AppendString(r.Error, r.Error == "")
+		se.AppendString(r.Settled, r.Settled == "")
+		wa.AppendInt(r.WindowStart.UnixNano(), r.WindowStart.IsZero())
+		wb.AppendInt(r.WindowEnd.UnixNano(), r.WindowEnd.IsZero())
 	}
 	return t
 }

@@ -6,10 +6,31 @@ import (
 	"strings"
 )
 
-// Version is the schema version of every table this package writes. It is
-// stored in each file's schema metadata under MetaVersion; a file of any
-// other version is refused by name (see ErrVersion).
+// Version is the schema version of the tables this package writes, the
+// runs table aside (RunsVersion). It is stored in each file's schema
+// metadata under MetaVersion; a file of any other version is refused by
+// name (see ErrVersion).
 const Version = 1
+
+// RunsVersion is the schema version of the runs table. Version 2 added the
+// columns settled, window_start and window_end; a version-1 runs file still
+// reads (those columns absent: unknown).
+const RunsVersion = 2
+
+// KindVersion is the schema version this package writes for tables of kind
+// k.
+func KindVersion(k Kind) int {
+	if k == KindRuns {
+		return RunsVersion
+	}
+	return Version
+}
+
+// readsOlder reports whether this package still reads dataset tables of
+// kind k at an older schema version v (runs at version 1).
+func readsOlder(k Kind, v int) bool {
+	return k == KindRuns && v == 1
+}
 
 // Schema metadata keys. Every file carries both; a file without them is not
 // a coloc table.
@@ -186,6 +207,12 @@ const (
 	StatusSuspect    = "suspect"
 )
 
+// Values of the runs table's settled column.
+const (
+	SettledYes = "true"
+	SettledNo  = "false"
+)
+
 // Modes of a run.
 const (
 	ModeSolo  = "solo"
@@ -223,6 +250,9 @@ var specs = map[Kind]*Spec{
 			{Name: "peak_memory", Type: Float, Units: []string{UnitBytes}, Nullable: true, Min: zero(), Doc: "peak device memory of the workload"},
 			{Name: "status", Type: String, Required: true, Enum: []string{StatusOK, StatusFailed, StatusInfeasible}},
 			{Name: "error", Type: String, Required: true, Nullable: true, Doc: "why a run failed or was infeasible"},
+			{Name: "settled", Type: String, Nullable: true, Enum: []string{SettledYes, SettledNo}, Doc: "whether the step time settled before the window (version 2); null unless status is ok"},
+			{Name: "window_start", Type: Time, Units: []string{UnitNanoseconds}, Nullable: true, Doc: "start of the measuring window (version 2)"},
+			{Name: "window_end", Type: Time, Units: []string{UnitNanoseconds}, Nullable: true, Doc: "end of the measuring window (version 2)"},
 		},
 	},
 	KindSamples: {
@@ -296,7 +326,7 @@ var specs = map[Kind]*Spec{
 func Describe(k Kind) string {
 	s := specs[k]
 	var b strings.Builder
-	fmt.Fprintf(&b, "table %s (version %d), key (%s)\n", k, Version, strings.Join(s.Key, ", "))
+	fmt.Fprintf(&b, "table %s (version %d), key (%s)\n", k, KindVersion(k), strings.Join(s.Key, ", "))
 	for _, c := range s.Columns {
 		req := "optional"
 		if c.Required {

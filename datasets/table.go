@@ -15,7 +15,8 @@ import (
 type Table struct {
 	Kind Kind
 	// Version is the schema version of a table of another kind (see
-	// WriteOther); 0 for the five dataset tables, which are at Version.
+	// WriteOther); 0 for the five dataset tables, which are at
+	// KindVersion(Kind).
 	Version int
 	// Meta holds schema metadata beyond the table name and version
 	// (e.g. "coloc.source"), kept on read and written back.
@@ -42,7 +43,7 @@ type Column struct {
 
 func (t *Table) version() int {
 	if t.Version == 0 {
-		return Version
+		return KindVersion(t.Kind)
 	}
 	return t.Version
 }

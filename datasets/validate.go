@@ -214,6 +214,12 @@ func checkRuns(t *Table, ps *problems) {
 		if !ok && !tput.IsNull(i) {
 			ps.add(i+1, "throughput", "status %s must have a null throughput", status.Str[i])
 		}
+		if c := t.Column("settled"); c != nil && !ok && !c.IsNull(i) {
+			ps.add(i+1, "settled", "status %s must have a null settled", status.Str[i])
+		}
+		if a, b := t.Column("window_start"), t.Column("window_end"); a != nil && b != nil && !a.IsNull(i) && !b.IsNull(i) && b.Int[i] < a.Int[i] {
+			ps.add(i+1, "window_end", "the window ends before it starts (%s < %s)", formatTime(b.Int[i]), formatTime(a.Int[i]))
+		}
 		if s := ids.Str[i]; s != "" {
 			if got := len(strings.Split(s, ",")); int64(got) != degree.Int[i] {
 				ps.add(i+1, "device_ids", "%d devices listed for degree %d", got, degree.Int[i])

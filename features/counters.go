@@ -20,8 +20,10 @@ type rowKey struct {
 // counterSummaries summarises every counter of the samples table over the
 // steady window of each ok solo run, then averages the summaries over the
 // repeats of a (workload, device type, degree). The steady window is the
-// last window_s seconds of a run (the harness measures throughput there);
-// a run without window_s uses all its samples. Rows of other workloads
+// one the runs table records (window_start to window_end, where the
+// harness measured throughput); a run of a version-1 runs table without
+// them uses the last window_s seconds before its end, and one without
+// window_s all its samples. Rows of other workloads
 // sharing the device are ignored; device-wide rows (workload null) count.
 func counterSummaries(runs *datasets.RunsTable, samples *datasets.Table) (cols []Column, vals map[rowKey][]float64, warns []string) {
 	var counters []*datasets.Column
@@ -52,7 +54,10 @@ func counterSummaries(runs *datasets.RunsTable, samples *datasets.Table) (cols [
 			continue
 		}
 		lo, hi := r.Start.UnixNano(), r.End.UnixNano()
-		if !math.IsNaN(r.WindowS) && r.WindowS > 0 {
+		switch {
+		case !r.WindowStart.IsZero() && !r.WindowEnd.IsZero():
+			lo, hi = r.WindowStart.UnixNano(), r.WindowEnd.UnixNano()
+		case !math.IsNaN(r.WindowS) && r.WindowS > 0:
 			lo = hi - int64(r.WindowS*1e9)
 		}
 		var rows []int

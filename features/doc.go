@@ -18,8 +18,10 @@
 //     and samples, mean, median, p95 and standard deviation of every
 //     counter over each run's steady window, averaged over repeats.
 //
-// Choices where the papers are silent: the steady window is the last
-// window_s seconds of a run (the harness measures throughput there);
+// Choices where the papers are silent: the steady window is the one the
+// runs table records (window_start to window_end, where the harness
+// measured throughput; the last window_s seconds of a run in a version-1
+// runs table, whose end would include the workload's teardown);
 // columns without any value are dropped rather than imputed; scaling to
 // zero mean and unit variance is not done here but by package model, on
 // the rows of the training data only, and stored with each model.

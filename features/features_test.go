@@ -220,3 +220,35 @@ func TestKnownModelParameters(t *testing.T) {
 		}
 	}
 }
+
+// The counter summaries of a run whose runs row records its window use
+// that window, not the last window_s seconds before the run's end (which
+// would hold the workload's teardown).
+func TestCounterSummariesUseRecordedWindow(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	at := func(s float64) time.Time { return t0.Add(time.Duration(s * float64(time.Second))) }
+	runs := &datasets.RunsTable{ThroughputUnit: datasets.UnitSamplesPerS, Rows: []datasets.Run{{
+		Campaign: "c", RunID: "r1", Mode: datasets.ModeSolo, Workload: "w", DeviceType: "gpu", DeviceIDs: "0",
+		Degree: 1, ShareMode: datasets.ShareExclusive, Start: t0, End: at(10), Steps: 100, Throughput: 50,
+		WindowS: 3, PeakMemory: math.NaN(), Status: datasets.StatusOK, Settled: datasets.SettledYes,
+		WindowStart: at(2), WindowEnd: at(5),
+	}}}
+	smp := datasets.NewSamples([]datasets.Counter{{Name: "sm_util", Unit: "%"}})
+	smp.Append("r1", 0, "w", at(3), []float64{10})
+	smp.Append("r1", 0, "w", at(4), []float64{20})
+	smp.Append("r1", 0, "w", at(9), []float64{1000}) // teardown
+	solo := &datasets.SoloTable{ThroughputUnit: datasets.UnitSamplesPerS, Rows: []datasets.Solo{
+		{Workload: "w", DeviceType: "gpu", Degree: 1, Throughput: 50, CILow: math.NaN(), CIHigh: math.NaN(), PeakMemory: math.NaN(), Source: "test"},
+	}}
+	s, err := Build(&datasets.Dataset{Dir: "test", Runs: runs, Solo: solo}, Options{Samples: smp.Table()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := s.Column("sm_util_mean")
+	if j < 0 {
+		t.Fatalf("no column sm_util_mean in %v", s.Names())
+	}
+	if got := s.Rows[0].Values[j]; got != 15 {
+		t.Errorf("sm_util_mean = %v, want 15 (the samples of the recorded window only)", got)
+	}
+}

@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/coloc-dev/coloc/datasets"
 	"github.com/coloc-dev/coloc/features"
@@ -18,9 +19,20 @@ type Data struct {
 	Files []features.FileSum
 }
 
+// DataOptions choose the pairs LoadDataWith uses.
+type DataOptions struct {
+	// IncludeUnsettled also uses the suspect pairs the profiling harness
+	// measured (source coloc:<campaign>): pairs from runs whose step time
+	// never settled. Suspect pairs of other sources are never used.
+	IncludeUnsettled bool
+}
+
 // LoadData builds the features of the dataset in dir and collects its measured
 // pairs.
-func LoadData(dir string) (*Data, error) {
+func LoadData(dir string) (*Data, error) { return LoadDataWith(dir, DataOptions{}) }
+
+// LoadDataWith is LoadData with options.
+func LoadDataWith(dir string, o DataOptions) (*Data, error) {
 	set, err := features.BuildDir(dir)
 	if err != nil {
 		return nil, err
@@ -29,7 +41,7 @@ func LoadData(dir string) (*Data, error) {
 	if err != nil {
 		return nil, err
 	}
-	d, err := DataFrom(set, ds.Pairs)
+	d, err := dataFrom(set, ds.Pairs, o)
 	if err != nil {
 		return nil, err
 	}
@@ -41,6 +53,10 @@ func LoadData(dir string) (*Data, error) {
 
 // DataFrom pairs a feature set with a pairs table.
 func DataFrom(set *features.Set, pairs *datasets.Pairs) (*Data, error) {
+	return dataFrom(set, pairs, DataOptions{})
+}
+
+func dataFrom(set *features.Set, pairs *datasets.Pairs, o DataOptions) (*Data, error) {
 	if pairs == nil {
 		return nil, fmt.Errorf("no pairs table: nothing to evaluate")
 	}
@@ -51,7 +67,8 @@ func DataFrom(set *features.Set, pairs *datasets.Pairs) (*Data, error) {
 	d := &Data{Space: sp, Warnings: set.Warnings}
 	skipped := 0
 	for i, p := range pairs.Rows {
-		if !p.Measured() {
+		unsettled := o.IncludeUnsettled && p.Status == datasets.StatusSuspect && strings.HasPrefix(p.Source, "coloc:")
+		if !p.Measured() && !unsettled {
 			skipped++
 			continue
 		}

@@ -149,6 +149,31 @@ func TestDataFromUnknownJob(t *testing.T) {
 	}
 }
 
+// IncludeUnsettled uses the suspect pairs the harness measured, never the
+// suspect pairs of another source.
+func TestDataIncludeUnsettled(t *testing.T) {
+	set := &features.Set{Columns: []features.Column{{Name: "f1", Group: features.GroupDescriptor}}, Rows: []features.Row{
+		{Workload: "a", DeviceType: "gpu", Degree: 1, Values: []float64{1}},
+		{Workload: "b", DeviceType: "gpu", Degree: 1, Values: []float64{2}},
+	}}
+	pairs := &datasets.Pairs{Rows: []datasets.Pair{
+		{Workload: "a", Partner: "b", DeviceType: "gpu", Degree: 1, Normalized: 0.7, Status: datasets.StatusSuspect, Source: "coloc:camp"},
+		{Workload: "b", Partner: "a", DeviceType: "gpu", Degree: 1, Normalized: 1, Status: datasets.StatusSuspect, Source: "gavel"},
+	}}
+	for _, tc := range []struct {
+		include bool
+		want    int
+	}{{false, 0}, {true, 1}} {
+		d, err := dataFrom(set, pairs, DataOptions{IncludeUnsettled: tc.include})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(d.Obs) != tc.want {
+			t.Errorf("IncludeUnsettled %v: %d pairs, want %d", tc.include, len(d.Obs), tc.want)
+		}
+	}
+}
+
 func TestLoadDirLoadsOnlyTheNamedModels(t *testing.T) {
 	lin, sp := fitted(t, "linear")
 	mean, _ := fitted(t, "mean")

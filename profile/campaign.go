@@ -42,18 +42,31 @@ type Campaign struct {
 	// MPS is started before the first run and stopped after the last when
 	// the runner's Share is mps.
 	MPS Sharer
-	// Force discards a directory holding another campaign instead of
-	// refusing it.
-	Force    bool
-	Progress Progress
+	// Force discards the campaign files of the directory (whatever
+	// campaign they belong to) and starts over. It never removes a file a
+	// campaign did not write: a directory that holds other files and no
+	// campaign is refused, with or without Force.
+	Force bool
+	// RetryFailed runs again the runs the journal holds as failed;
+	// RetryUnsettled those whose step time never settled. The new record
+	// replaces the old one.
+	RetryFailed, RetryUnsettled bool
+	Progress                    Progress
 }
 
 // Summary is what an Execute did.
 type Summary struct {
-	Planned, Skipped, Ran  int
-	OK, Failed, Infeasible int
-	Tables                 *Tables
-	Warnings               []string
+	// Skipped counts the runs finished before and not redone; Retried the
+	// finished runs run again (RetryFailed, RetryUnsettled).
+	Planned, Skipped, Retried, Ran int
+	OK, Failed, Infeasible         int
+	// Unsettled counts the ok runs with a side whose step time never
+	// settled.
+	Unsettled int
+	Tables    *Tables
+	Warnings  []string
+	// Records are the finished runs of the plan (or shard), by run ID.
+	Records map[string]*RunRecord
 }
 
 // ErrInterrupted is wrapped by Execute's error when its context was
@@ -83,6 +96,17 @@ func (c *Campaign) Execute(ctx context.Context) (*Summary, error) {
 		}
 		c.Name = filepath.Base(abs)
 	}
+	if err := checkForeign(c.Dir); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(c.Dir, 0o755); err != nil {
+		return nil, err
+	}
+	unlock, err := lockDir(c.Dir)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	man, err := c.prepare()
 	if err != nil {
 		return nil, err
@@ -93,13 +117,20 @@ func (c *Campaign) Execute(ctx context.Context) (*Summary, error) {
 	}
 	defer j.Close()
 	sum := &Summary{Planned: len(todo.Runs), Warnings: warns}
-	var pending []PlannedRun
+	pending := Pending(todo, recs, c.RetryFailed, c.RetryUnsettled)
 	for _, pr := range todo.Runs {
 		if recs[pr.ID] != nil {
 			sum.Skipped++
-		} else {
-			pending = append(pending, pr)
 		}
+	}
+	for _, pr := range pending {
+		if recs[pr.ID] != nil {
+			sum.Skipped--
+			sum.Retried++
+		}
+	}
+	if err := c.Runner.Preflight(pending); err != nil {
+		return nil, err
 	}
 	prog := c.Progress
 	if prog == nil {
@@ -151,11 +182,16 @@ func (c *Campaign) Execute(ctx context.Context) (*Summary, error) {
 	}
 	sum.Tables = BuildTables(c.Name, c.Suite, c.Plan, recs)
 	sum.Warnings = append(sum.Warnings, sum.Tables.Warnings...)
+	sum.Records = map[string]*RunRecord{}
 	for _, pr := range todo.Runs {
 		if r := recs[pr.ID]; r != nil {
+			sum.Records[pr.ID] = r
 			switch r.Status {
 			case datasets.StatusOK:
 				sum.OK++
+				if r.Unsettled() {
+					sum.Unsettled++
+				}
 			case datasets.StatusInfeasible:
 				sum.Infeasible++
 			default:
@@ -168,6 +204,51 @@ func (c *Campaign) Execute(ctx context.Context) (*Summary, error) {
 	}
 	prog.End(sum)
 	return sum, runErr
+}
+
+// Pending returns the runs of plan to do: those recs does not hold, and
+// the failed (retryFailed) and unsettled (retryUnsettled) ones it does.
+func Pending(plan *Plan, recs map[string]*RunRecord, retryFailed, retryUnsettled bool) []PlannedRun {
+	var out []PlannedRun
+	for _, pr := range plan.Runs {
+		r := recs[pr.ID]
+		if r == nil || (retryFailed && r.Status == datasets.StatusFailed) || (retryUnsettled && r.Unsettled()) {
+			out = append(out, pr)
+		}
+	}
+	return out
+}
+
+// checkForeign refuses a directory that holds files but no campaign (an
+// imported dataset, say): a campaign would replace its tables. What a
+// campaign creates before its manifest (the lock, samples/ and logs/) does
+// not count.
+func checkForeign(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	var other []string
+	for _, e := range entries {
+		switch e.Name() {
+		case "manifest.json", FleetFile:
+			return nil
+		case LockFile, samplesDir, logsDir:
+		default:
+			other = append(other, e.Name())
+		}
+	}
+	if len(other) == 0 {
+		return nil
+	}
+	if len(other) > 3 {
+		other = append(other[:3], "...")
+	}
+	return fmt.Errorf("%s is not a campaign directory (no manifest.json) but holds %s: a campaign would replace its tables; choose another --out (--force never removes files a campaign did not write)",
+		dir, strings.Join(other, ", "))
 }
 
 // prepare creates or checks the directory and writes the manifest.
@@ -198,6 +279,8 @@ func (c *Campaign) prepare() (*Manifest, error) {
 		if !c.Force {
 			return nil, fmt.Errorf("%w (pass --force to discard the directory's campaign files)", err)
 		}
+		discard = true
+	case c.Force:
 		discard = true
 	default:
 		if d := man.differences(old); len(d) > 0 {

@@ -1,9 +1,9 @@
-// Package benchmarks is the first stage of coloc: it reads a workload suite,
+// Package profile is the first stage of coloc: it reads a workload suite,
 // plans a profiling campaign (solo, pair and scale runs), runs the workloads
 // and writes what it measured as the dataset tables of package datasets
 // (runs, samples, solo, pairs, scaling), which every later stage reads.
 // `coloc profile plan` and `coloc profile run` are its commands; counters
-// come from a Monitor (the samplers of package profile) passed in.
+// come from a Monitor (the samplers of package profile/sampler) passed in.
 //
 // # Suite and plan
 //
@@ -47,11 +47,29 @@
 // least --warmup has passed since the first step and the median of
 // d_{k-4..k} is within 10% of the median of d_{k-9..k-5} (WindowOptions:
 // Span 5, Tolerance 0.1). Medians ignore the odd slow step (garbage
-// collection, a checkpoint) that a mean would not. When no step qualifies,
-// the window starts at the first step past both --warmup and half the run,
-// and the run carries a warning. Throughput is samples/s from the window's
-// first step to its last: (samples_b - samples_a) / (t_b - t_a), with
-// samples cumulative over all ranks; a window needs at least 5 steps.
+// collection, a checkpoint) that a mean would not. Throughput is samples/s
+// from the window's first step to its last: (samples_b - samples_a) /
+// (t_b - t_a), with samples cumulative over all ranks; a settled window
+// needs at least 5 steps.
+//
+// # Unsettled runs (our choice)
+//
+// A busy machine may never let the step time settle. Such a run is not a
+// failure (a failure is a crash, a timeout, fewer than two steps, or an
+// impossible value): it is measured over the best window it has, from the
+// first step past both --warmup and half the run (or, when that window is
+// too short or a pair's steady windows do not overlap, from its first to
+// its last step, for a pair where both ran), and recorded ok with
+// settled=false. Its relative uncertainty u is the relative difference
+// between the throughputs of the window's two halves (how far the rate was
+// still moving), at least the tolerance it failed to meet (10%) and at
+// most 1; a solo or pair mean with an unsettled run has its interval
+// widened to at least mean·(1 ± u). Pairs rows measured from an unsettled
+// pair run, or normalized by a solo mean with an unsettled run, are
+// suspect: kept, with the reason among the campaign's warnings, but not
+// used by models unless asked (--include-unsettled). The runs table
+// records settled and the window (window_start, window_end) of each run,
+// and the counter features are summarised over that window only.
 // A protocol-none command is measured as steps × batch size / wall time,
 // start-up included.
 //
@@ -90,8 +108,9 @@
 //
 // DIR/manifest.json (format coloc.campaign, version 1) holds the hardware,
 // versions, suite hash, settings and the whole plan. DIR/runs.jsonl is the
-// journal: one line per finished run (ok, failed or infeasible), appended
-// and fsynced before the run counts as done. DIR/samples/<run>.arrow holds
+// journal (records of version 2; version 1 still reads): one line per
+// finished run (ok, failed or infeasible), written whole by one write on a
+// file opened O_APPEND and fsynced before the run counts as done. DIR/samples/<run>.arrow holds
 // a run's counter samples, DIR/logs/ the workloads' stderr. The tables are
 // rewritten from the journal after every run; samples.arrow, the
 // concatenation of the per-run files, only when the campaign stops.
@@ -99,8 +118,21 @@
 // Executing a campaign in a directory that holds the same campaign (suite
 // hash, plan hash and settings) resumes it: finished runs are skipped and a
 // run that was interrupted (it has no journal line) is redone; a last
-// journal line cut short by a crash is dropped. Another campaign is
-// refused unless Force is set, which deletes the campaign files first.
+// journal line cut short by a crash is dropped. RetryFailed and
+// RetryUnsettled also redo the failed and the unsettled runs; the new
+// record, appended later, replaces the old. Another campaign is refused
+// unless Force is set, which deletes the campaign files first (Force on
+// the same campaign starts it over). A directory that holds files but no
+// campaign is refused always: coloc never deletes files it did not write.
+//
+// One process at a time executes a campaign directory: Execute holds an
+// exclusive flock(2) on DIR/.coloc.lock, which holds its PID for the
+// message refusing a second one. The kernel releases the lock when the
+// holder dies, so a campaign killed with SIGKILL never blocks the next.
+// Before the first run, Runner.Preflight checks every workload's program,
+// script and (for a .py script) that its Python imports torch, so that a
+// problem known in advance fails the campaign at once with its fix named,
+// not every run one by one.
 //
 // # Fleets: shards on a cluster
 //

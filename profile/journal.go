@@ -7,13 +7,17 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/coloc-dev/coloc/datasets"
 )
 
-// JournalVersion is the version of the records in runs.jsonl.
-const JournalVersion = 1
+// JournalVersion is the version of the records in runs.jsonl. Version 2
+// added the settled flag, spread and window of each side; version-1
+// records still read (their sides count as settled, window unknown).
+const JournalVersion = 2
 
 // RunRecord is one finished run: a line of the journal runs.jsonl. A run is
 // finished when it has a value, failed, or was found infeasible; a run
@@ -54,6 +58,38 @@ type SideRecord struct {
 	WallS      float64  `json:"wall_s"`
 	Error      string   `json:"error,omitempty"`
 	Meta       *Meta    `json:"meta,omitempty"`
+	// Settled is false when the side's step time never settled and its
+	// value was measured over the best window available; Spread is then
+	// the value's relative uncertainty (see unsettledSpread). Both are nil
+	// unless the side is ok.
+	Settled *bool    `json:"settled,omitempty"`
+	Spread  *float64 `json:"spread,omitempty"`
+	// WindowFrom and WindowTo bound the measuring window in seconds since
+	// the run's Start; nil unless ok.
+	WindowFrom *float64 `json:"window_from_s,omitempty"`
+	WindowTo   *float64 `json:"window_to_s,omitempty"`
+	// Log is the file that holds the side's whole stderr, "" when none
+	// was kept.
+	Log string `json:"log,omitempty"`
+}
+
+// Unsettled reports whether the side is ok but its step time never
+// settled.
+func (s *SideRecord) Unsettled() bool {
+	return s.Status == datasets.StatusOK && s.Settled != nil && !*s.Settled
+}
+
+// Unsettled reports whether the run is ok and a side of it unsettled.
+func (r *RunRecord) Unsettled() bool {
+	if r.Status != datasets.StatusOK {
+		return false
+	}
+	for i := range r.Sides {
+		if r.Sides[i].Unsettled() {
+			return true
+		}
+	}
+	return false
 }
 
 // settle sets the run's status and error from its sides.
@@ -63,16 +99,37 @@ func (r *RunRecord) settle() {
 	for _, s := range r.Sides {
 		if s.Status != datasets.StatusOK {
 			r.Status = s.Status
-			if r.Error == "" {
-				r.Error = s.Label + ": " + s.Error
-			}
 		}
+	}
+	if c := r.Cause(); c != nil {
+		r.Error = c.Label + ": " + c.Error
 	}
 }
 
+// Cause is the side that made the run fail: the first side that is not ok
+// other than one stopped because its partner failed; nil for an ok run.
+func (r *RunRecord) Cause() *SideRecord {
+	var first *SideRecord
+	for i := range r.Sides {
+		s := &r.Sides[i]
+		if s.Status == datasets.StatusOK {
+			continue
+		}
+		if first == nil {
+			first = s
+		}
+		if !strings.HasPrefix(s.Error, partnerFailed) && !strings.HasPrefix(s.Error, stoppedForPartner) {
+			return s
+		}
+	}
+	return first
+}
+
 // Journal is the append-only file of finished runs. Each record is one
-// JSON line, written and fsynced before the run counts as done, so a crash
-// loses at most the run in progress.
+// JSON line, written whole by one write(2) on a file opened O_APPEND and
+// fsynced before the run counts as done, so a crash loses at most the run
+// in progress and leaves at most a torn last line, which the next open
+// drops.
 type Journal struct {
 	path string
 	f    *os.File
@@ -91,18 +148,13 @@ func OpenJournal(path string) (*Journal, map[string]*RunRecord, []string, error)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
-	if err != nil {
-		return nil, nil, nil, err
-	}
 	if keep < len(data) {
-		if err := f.Truncate(int64(keep)); err != nil {
-			f.Close()
+		if err := os.Truncate(path, int64(keep)); err != nil {
 			return nil, nil, nil, err
 		}
 	}
-	if _, err := f.Seek(int64(keep), 0); err != nil {
-		f.Close()
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
 		return nil, nil, nil, err
 	}
 	return &Journal{path: path, f: f}, recs, warns, nil
@@ -118,6 +170,12 @@ func ReadJournal(path string) (map[string]*RunRecord, []string, error) {
 	}
 	recs, _, warns, err := parseJournal(path, data)
 	return recs, warns, err
+}
+
+// ReadCampaignJournal returns the records of the journal of the campaign
+// in dir, like ReadJournal.
+func ReadCampaignJournal(dir string) (map[string]*RunRecord, []string, error) {
+	return ReadJournal(filepath.Join(dir, journalName))
 }
 
 // parseJournal reads the records of data, the content of the journal at
@@ -138,8 +196,8 @@ func parseJournal(path string, data []byte) (map[string]*RunRecord, int, []strin
 		if err := json.Unmarshal(line, &r); err != nil {
 			return nil, 0, nil, fmt.Errorf("%s:%d: %v", path, n+1, err)
 		}
-		if r.Version != JournalVersion {
-			return nil, 0, nil, fmt.Errorf("%s:%d: journal record version %d is not known to this coloc (it reads version %d)", path, n+1, r.Version, JournalVersion)
+		if r.Version != JournalVersion && r.Version != 1 {
+			return nil, 0, nil, fmt.Errorf("%s:%d: journal record version %d is not known to this coloc (it reads versions 1 and %d)", path, n+1, r.Version, JournalVersion)
 		}
 		if r.RunID == "" {
 			return nil, 0, nil, fmt.Errorf("%s:%d: record without run_id", path, n+1)

@@ -204,10 +204,20 @@ func start(c Command, t0 time.Time, failed chan<- struct{}) (*member, error) {
 	readers.Add(2)
 	go func() {
 		defer readers.Done()
-		br := bufio.NewReaderSize(outR, 64<<10)
+		br := bufio.NewReaderSize(outR, MaxLineBytes)
+		long := false // inside a line past MaxLineBytes: skip to its end
 		for {
-			line, err := br.ReadBytes('\n')
-			if len(line) > 0 {
+			line, err := br.ReadSlice('\n')
+			switch {
+			case errors.Is(err, bufio.ErrBufferFull):
+				if !long {
+					m.exit.Stream.TooLong()
+				}
+				long = true
+				continue
+			case long:
+				long = false
+			case len(line) > 0:
 				m.exit.Stream.Line(line, time.Since(t0).Seconds())
 			}
 			if err != nil {

@@ -115,8 +115,12 @@ func (p *progress) End(s *Summary) {
 	if p.bar {
 		fmt.Fprint(p.w, "\r\033[K")
 	}
-	fmt.Fprintf(p.w, "%d runs: %d ok, %d failed, %d infeasible, %d skipped (done before); took %s\n",
-		s.Planned, s.OK, s.Failed, s.Infeasible, s.Skipped, round(p.now().Sub(p.start)))
+	unsettled := ""
+	if s.Unsettled > 0 {
+		unsettled = fmt.Sprintf(" (%d unsettled)", s.Unsettled)
+	}
+	fmt.Fprintf(p.w, "%d runs: %d ok%s, %d failed, %d infeasible, %d skipped (done before); took %s\n",
+		s.Planned, s.OK, unsettled, s.Failed, s.Infeasible, s.Skipped, round(p.now().Sub(p.start)))
 }
 
 // eta is the time the pending runs should still take: their estimate
@@ -149,17 +153,40 @@ func (p *progress) draw() {
 // outcome is a one-line summary of a run.
 func outcome(rec *RunRecord) string {
 	if rec.Status != datasets.StatusOK {
-		msg := rec.Error
-		if i := strings.IndexByte(msg, '\n'); i >= 0 {
-			msg = msg[:i] + " ..."
-		}
-		return rec.Status + ": " + msg
+		return rec.Status + ": " + FailureLine(rec)
 	}
 	var parts []string
 	for _, s := range rec.Sides {
-		parts = append(parts, fmt.Sprintf("%s %.4g samples/s", s.Label, *s.Throughput))
+		v := fmt.Sprintf("%s %.4g samples/s", s.Label, *s.Throughput)
+		if s.Unsettled() {
+			v += fmt.Sprintf(" ±%.0f%% (step time never settled)", 100*val0(s.Spread))
+		}
+		parts = append(parts, v)
 	}
 	return "ok, " + strings.Join(parts, ", ")
+}
+
+// FailureLine says in one line why a run failed or was infeasible: the
+// side that caused it, its error, the last meaningful line of its stderr
+// (the exception of a Python traceback, say) and the path of its whole
+// stderr.
+func FailureLine(rec *RunRecord) string {
+	c := rec.Cause()
+	if c == nil {
+		return strings.TrimSpace(rec.Error)
+	}
+	msg, tail, _ := strings.Cut(c.Error, "; stderr:\n")
+	if i := strings.IndexByte(msg, '\n'); i >= 0 {
+		msg = msg[:i] + " ..."
+	}
+	line := c.Label + ": " + msg
+	if last := lastLine(tail); last != "" && !strings.Contains(msg, last) {
+		line += ": " + last
+	}
+	if c.Log != "" {
+		line += " (log: " + c.Log + ")"
+	}
+	return line
 }
 
 func round(d time.Duration) time.Duration {

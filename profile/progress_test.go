@@ -15,7 +15,11 @@ import (
 func TestProgress(t *testing.T) {
 	tput := 123.4
 	ok := &RunRecord{Status: datasets.StatusOK, Sides: []SideRecord{{Label: "a", Status: datasets.StatusOK, Throughput: &tput}}}
-	bad := &RunRecord{Status: datasets.StatusFailed, Error: "a: exit status 1; stderr:\nTraceback"}
+	bad := &RunRecord{Status: datasets.StatusFailed, Sides: []SideRecord{
+		{Label: "b", Status: datasets.StatusFailed, Error: "partner a failed"},
+		{Label: "a", Status: datasets.StatusFailed, Log: "camp/logs/solo.b.r0.a.stderr",
+			Error: "exit status 1; stderr:\nTraceback (most recent call last):\n  File \"x.py\", line 1\nModuleNotFoundError: No module named 'torch'\n\n"}}}
+	bad.settle()
 	runs := []PlannedRun{{ID: "solo.a.r0", Est: 10 * time.Second}, {ID: "solo.b.r0", Est: 10 * time.Second}}
 	for _, terminal := range []bool{false, true} {
 		var buf bytes.Buffer
@@ -37,7 +41,7 @@ func TestProgress(t *testing.T) {
 			"resuming: 3 runs already finished, 2 to go\n",
 			"2 runs to do, estimated 20s\n",
 			"[1/2] solo.a.r0: ok, a 123.4 samples/s (10s)\n",
-			"[2/2] solo.b.r0: failed: a: exit status 1; stderr: ... (15s)\n",
+			"[2/2] solo.b.r0: failed: a: exit status 1: ModuleNotFoundError: No module named 'torch' (log: camp/logs/solo.b.r0.a.stderr) (15s)\n",
 			"5 runs: 4 ok, 1 failed, 0 infeasible, 3 skipped (done before); took 25s\n",
 		} {
 			if !strings.Contains(out, want) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"regexp"
 )
 
 // Meta is the first protocol line of a workload: what it trains.
@@ -52,11 +53,39 @@ type Stream struct {
 	// type, malformed or out of order); the first few are kept for warnings.
 	Ignored     int
 	ignoredText []string
+	// Err is the first impossible value a protocol line reported (a
+	// negative count or memory, NaN or infinity) or an overlong line; the
+	// run of a stream with Err fails with it as the reason.
+	Err   error
+	lines int
+}
+
+// MaxLineBytes bounds one stdout line of a workload; a longer line fails
+// the run (a protocol line is a few hundred bytes).
+const MaxLineBytes = 1 << 20
+
+// nonFinite finds the NaN and infinity tokens Python's json module writes
+// for non-finite floats, which are not JSON.
+var nonFinite = regexp.MustCompile(`[:\[,]\s*-?(NaN|Infinity)\s*[,}\]]`)
+
+// TooLong records that stdout line n+1 exceeded MaxLineBytes.
+func (s *Stream) TooLong() {
+	s.lines++
+	s.bad(fmt.Errorf("stdout line %d is longer than %d bytes: not a protocol line (a workload must print one JSON object per line)", s.lines, MaxLineBytes))
+}
+
+func (s *Stream) bad(err error) {
+	if s.Err == nil {
+		s.Err = err
+	}
 }
 
 // Line parses one stdout line read at recv seconds since the run started.
 // Lines that are not protocol lines are counted, never fatal.
+//
+// A protocol line that reports an impossible value sets Err.
 func (s *Stream) Line(line []byte, recv float64) {
+	s.lines++
 	line = bytes.TrimSpace(line)
 	if len(line) == 0 {
 		return
@@ -65,6 +94,10 @@ func (s *Stream) Line(line []byte, recv float64) {
 		Type string `json:"type"`
 	}
 	if line[0] != '{' || json.Unmarshal(line, &head) != nil {
+		if line[0] == '{' && nonFinite.Match(line) {
+			s.bad(fmt.Errorf("stdout line %d reports a non-finite value (NaN or Infinity): %s", s.lines, clip(line)))
+			return
+		}
 		s.ignore(line, "not JSON")
 		return
 	}
@@ -73,6 +106,10 @@ func (s *Stream) Line(line []byte, recv float64) {
 		var m Meta
 		if err := json.Unmarshal(line, &m); err != nil {
 			s.ignore(line, err.Error())
+			return
+		}
+		if msg := m.check(); msg != "" {
+			s.bad(fmt.Errorf("stdout line %d: meta line %s", s.lines, msg))
 			return
 		}
 		if s.Meta == nil {
@@ -86,6 +123,10 @@ func (s *Stream) Line(line []byte, recv float64) {
 		}
 		if err := json.Unmarshal(line, &v); err != nil || v.Step == nil || v.Samples == nil || v.Time == nil {
 			s.ignore(line, "step line needs step, samples and time")
+			return
+		}
+		if *v.Step < 0 || *v.Samples < 0 {
+			s.bad(fmt.Errorf("stdout line %d: step line with a negative step (%d) or samples (%d)", s.lines, *v.Step, *v.Samples))
 			return
 		}
 		st := Step{Step: *v.Step, Samples: *v.Samples, Time: *v.Time, Recv: recv}
@@ -103,20 +144,53 @@ func (s *Stream) Line(line []byte, recv float64) {
 			s.ignore(line, err.Error())
 			return
 		}
+		if e.Steps < 0 || e.Samples < 0 || (e.PeakMemoryBytes != nil && *e.PeakMemoryBytes < 0) {
+			pm := "null"
+			if e.PeakMemoryBytes != nil {
+				pm = fmt.Sprint(*e.PeakMemoryBytes)
+			}
+			s.bad(fmt.Errorf("stdout line %d: end line with a negative value (steps %d, samples %d, peak_memory_bytes %s)", s.lines, e.Steps, e.Samples, pm))
+			return
+		}
 		s.End = &e
 	default:
 		s.ignore(line, fmt.Sprintf("unknown type %q", head.Type))
 	}
 }
 
+// check says what is impossible in a meta line, "" when nothing.
+func (m *Meta) check() string {
+	switch {
+	case m.Params < 0:
+		return fmt.Sprintf("has negative params (%d)", m.Params)
+	case m.FlopsPerSample != nil && *m.FlopsPerSample < 0:
+		return fmt.Sprintf("has negative flops_per_sample (%g)", *m.FlopsPerSample)
+	case m.BatchSize < 0:
+		return fmt.Sprintf("has a negative batch_size (%d)", m.BatchSize)
+	case m.WorldSize < 0:
+		return fmt.Sprintf("has a negative world_size (%d)", m.WorldSize)
+	}
+	for k, v := range m.Layers {
+		if v < 0 {
+			return fmt.Sprintf("has a negative count of %q layers (%d)", k, v)
+		}
+	}
+	return ""
+}
+
 func (s *Stream) ignore(line []byte, why string) {
 	s.Ignored++
 	if len(s.ignoredText) < maxKeptIgnored {
-		if len(line) > 80 {
-			line = append(line[:77:77], "..."...)
-		}
-		s.ignoredText = append(s.ignoredText, fmt.Sprintf("%q (%s)", line, why))
+		s.ignoredText = append(s.ignoredText, fmt.Sprintf("%q (%s)", clip(line), why))
 	}
+}
+
+// clip shortens a line for a message.
+func clip(line []byte) []byte {
+	if len(line) > 80 {
+		return append(line[:77:77], "..."...)
+	}
+	return line
 }
 
 // Warnings describes the ignored lines and a missing end line.

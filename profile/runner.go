@@ -125,6 +125,7 @@ func (r *Runner) Run(ctx context.Context, pr PlannedRun) (*RunRecord, *datasets.
 	var wls []Workload
 	var cmds []Command
 	var logs []*os.File
+	var logPaths []string
 	defer func() {
 		for _, f := range logs {
 			f.Close()
@@ -142,13 +143,16 @@ func (r *Runner) Run(ctx context.Context, pr PlannedRun) (*RunRecord, *datasets.
 			return nil, nil, fmt.Errorf("run %s: %w", pr.ID, err)
 		}
 		c := Command{Label: label(pr.Workloads, i), Argv: argv, Env: env}
+		logPaths = append(logPaths, "")
 		if r.LogDir != "" {
-			f, err := os.Create(filepath.Join(r.LogDir, pr.ID+"."+c.Label+".stderr"))
+			path := filepath.Join(r.LogDir, pr.ID+"."+c.Label+".stderr")
+			f, err := os.Create(path)
 			if err != nil {
 				return nil, nil, err
 			}
 			logs = append(logs, f)
 			c.Log = f
+			logPaths[i] = path
 		}
 		wls = append(wls, w)
 		cmds = append(cmds, c)
@@ -185,13 +189,16 @@ func (r *Runner) Run(ctx context.Context, pr PlannedRun) (*RunRecord, *datasets.
 	}
 	if err != nil { // a command that could not start: this run fails, the campaign goes on
 		for i, w := range wls {
-			rec.Sides = append(rec.Sides, SideRecord{Workload: w.Name, Label: cmds[i].Label})
+			rec.Sides = append(rec.Sides, SideRecord{Workload: w.Name, Label: cmds[i].Label, Log: logPaths[i]})
 			rec.Sides[i].fail(err.Error())
 		}
 		rec.settle()
 		return rec, samples, nil
 	}
 	rec.Sides, rec.Warnings = evaluate(wls, exits, pr.Mode == datasets.ModePair, o.Window, rec.Warnings)
+	for i := range rec.Sides {
+		rec.Sides[i].Log = logPaths[i]
+	}
 	rec.settle()
 	return rec, samples, nil
 }

@@ -46,20 +46,34 @@ func TestRunOutcomes(t *testing.T) {
 		fake("oom", "oom"),
 		fake("noproto", "noproto"),
 		fake("short", "ok", "--steps", "8"),
+		fake("drift", "drift"),
+		fake("one", "ok", "--steps", "1"),
+		fake("negpeak", "ok", "--peak", "-5"),
+		fake("nanpeak", "ok", "--peak", "NaN"),
+		fake("negparams", "ok", "--params", "-3"),
+		fake("longline", "longline"),
 		none,
 	)
 	tests := []struct {
-		workload string
-		status   string
-		errHas   []string
-		warnHas  string
+		workload  string
+		status    string
+		errHas    []string
+		warnHas   string
+		unsettled bool
 	}{
-		{"ok", datasets.StatusOK, nil, ""},
-		{"crash", datasets.StatusFailed, []string{"exit status 1", "ValueError: fake crash"}, ""},
-		{"oom", datasets.StatusFailed, []string{"out of memory (exit status 3)", "CUDA out of memory. Tried to allocate"}, ""},
-		{"noproto", datasets.StatusFailed, []string{"without a protocol step line", "protocol: none"}, "2 stdout lines ignored"},
-		{"short", datasets.StatusFailed, []string{"steady window too short"}, "never settled"},
-		{"plain", datasets.StatusOK, nil, ""},
+		{"ok", datasets.StatusOK, nil, "", false},
+		{"crash", datasets.StatusFailed, []string{"exit status 1", "ValueError: fake crash"}, "", false},
+		{"oom", datasets.StatusFailed, []string{"out of memory (exit status 3)", "CUDA out of memory. Tried to allocate"}, "", false},
+		{"noproto", datasets.StatusFailed, []string{"without a protocol step line", "protocol: none"}, "2 stdout lines ignored", false},
+		// Too short to settle, a rate that keeps drifting: measured, not failed.
+		{"short", datasets.StatusOK, nil, "", true},
+		{"drift", datasets.StatusOK, nil, "", true},
+		{"one", datasets.StatusFailed, []string{"one protocol step line"}, "", false},
+		{"negpeak", datasets.StatusFailed, []string{"negative value", "peak_memory_bytes -5"}, "", false},
+		{"nanpeak", datasets.StatusFailed, []string{"non-finite value"}, "", false},
+		{"negparams", datasets.StatusFailed, []string{"negative params (-3)"}, "", false},
+		{"longline", datasets.StatusFailed, []string{"stdout line 1 is longer than 1048576 bytes"}, "", false},
+		{"plain", datasets.StatusOK, nil, "", false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.workload, func(t *testing.T) {
@@ -84,6 +98,17 @@ func TestRunOutcomes(t *testing.T) {
 			}
 			if tc.status != datasets.StatusOK && side.Throughput != nil {
 				t.Errorf("failed run with a throughput: %+v", side)
+			}
+			if got := rec.Unsettled(); got != tc.unsettled {
+				t.Errorf("unsettled %v, want %v", got, tc.unsettled)
+			}
+			if tc.status == datasets.StatusOK {
+				if side.Settled == nil || side.WindowFrom == nil || side.WindowTo == nil || *side.WindowTo < *side.WindowFrom {
+					t.Errorf("ok side without settled flag or window: %+v", side)
+				}
+				if tc.unsettled && (side.Spread == nil || *side.Spread < fakeOptions(t).Window.Tolerance) {
+					t.Errorf("unsettled side with spread %v, want at least the tolerance", side.Spread)
+				}
 			}
 		})
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"time"
 
 	"github.com/coloc-dev/coloc/datasets"
 )
@@ -49,6 +50,8 @@ func BuildTables(campaign string, s *Suite, plan *Plan, recs map[string]*RunReco
 	tput := map[key][]float64{}
 	step := map[key][]float64{}
 	peak := map[key]float64{}
+	spread := map[key]float64{} // the largest spread of an unsettled run
+	loose := map[key][]string{} // the unsettled runs
 	var soloOrder []key
 	var pairOrder []pairKey
 	pairRecs := map[pairKey][]*RunRecord{}
@@ -77,21 +80,25 @@ func BuildTables(campaign string, s *Suite, plan *Plan, recs map[string]*RunReco
 				soloOrder = append(soloOrder, k)
 			}
 			tput[k] = append(tput[k], *side.Throughput)
+			if side.Unsettled() {
+				spread[k] = max(spread[k], val0(side.Spread))
+				loose[k] = append(loose[k], r.RunID)
+			}
 			step[k] = append(step[k], *side.StepTime)
 			if side.PeakMemory != nil {
 				peak[k] = max(peak[k], *side.PeakMemory)
 			}
 		}
 	}
-	solo := map[string]map[string]Estimate{} // device type -> workload -> degree-1 value
+	solo := map[string]map[string]soloValue{} // device type -> workload -> degree-1 value
 	for _, k := range soloOrder {
 		w, _ := s.Workload(k.w)
-		e := MeanCI(tput[k])
+		e := widen(MeanCI(tput[k]), spread[k])
 		if k.d == 1 {
 			if solo[k.dev] == nil {
-				solo[k.dev] = map[string]Estimate{}
+				solo[k.dev] = map[string]soloValue{}
 			}
-			solo[k.dev][k.w] = e
+			solo[k.dev][k.w] = soloValue{e, loose[k]}
 		}
 		pm := math.NaN()
 		if v, ok := peak[k]; ok {
@@ -113,13 +120,31 @@ func BuildTables(campaign string, s *Suite, plan *Plan, recs map[string]*RunReco
 		}
 	}
 	for _, k := range pairOrder {
-		rows, warn := pairRows(k, pairRecs[k], solo[k.dev], source)
+		rows, warns := pairRows(k, pairRecs[k], solo[k.dev], source)
 		t.Pairs.Rows = append(t.Pairs.Rows, rows...)
-		if warn != "" {
-			t.Warnings = append(t.Warnings, warn)
-		}
+		t.Warnings = append(t.Warnings, warns...)
 	}
 	return t
+}
+
+// soloValue is a degree-1 solo value and the unsettled runs behind it.
+type soloValue struct {
+	Estimate
+	unsettled []string
+}
+
+// widen widens e's interval to at least ±u·mean, the uncertainty of its
+// unsettled runs (u = 0: none). The low end is clamped at 0.
+func widen(e Estimate, u float64) Estimate {
+	if u <= 0 {
+		return e
+	}
+	lo, hi := max(e.Mean*(1-u), 0), e.Mean*(1+u)
+	if !math.IsNaN(e.Low) {
+		lo, hi = min(lo, e.Low), max(hi, e.High)
+	}
+	e.Low, e.High = lo, hi
+	return e
 }
 
 // pairKey is an unordered pair (names in suite order) on one device type.
@@ -139,6 +164,16 @@ func runRows(campaign string, r *RunRecord) []datasets.Run {
 			Throughput: val(s.Throughput), WindowS: val(s.WindowS), PeakMemory: val(s.PeakMemory),
 			Status: s.Status, Error: s.Error,
 		}
+		if s.Settled != nil {
+			row.Settled = datasets.SettledNo
+			if *s.Settled {
+				row.Settled = datasets.SettledYes
+			}
+		}
+		if s.WindowFrom != nil && s.WindowTo != nil {
+			row.WindowStart = r.Start.Add(seconds(*s.WindowFrom))
+			row.WindowEnd = r.Start.Add(seconds(*s.WindowTo))
+		}
 		if r.Mode == datasets.ModePair {
 			row.RunID = r.RunID + "/" + s.Label
 			row.Partner = r.Sides[1-i].Workload
@@ -152,11 +187,15 @@ func runRows(campaign string, r *RunRecord) []datasets.Run {
 // orders (one for a workload with itself), with the mean over repeats and a
 // propagated CI. A pair none of whose runs succeeded is infeasible when one
 // was refused by the memory check or ran out of memory, and absent (its
-// runs say why) otherwise.
-func pairRows(pk pairKey, recs []*RunRecord, solo map[string]Estimate, source string) ([]datasets.Pair, string) {
+// runs say why) otherwise. A row measured from an unsettled pair run, or
+// normalized by a solo value with an unsettled run, is suspect; the
+// warnings say which runs made it so.
+func pairRows(pk pairKey, recs []*RunRecord, solo map[string]soloValue, source string) ([]datasets.Pair, []string) {
 	k, devType := [2]string{pk.a, pk.b}, pk.dev
 	self := k[0] == k[1]
 	var co [2][]float64
+	var coSpread [2]float64
+	var loose []string
 	infeasible := false
 	for _, r := range recs {
 		if r.Status != datasets.StatusOK {
@@ -164,18 +203,26 @@ func pairRows(pk pairKey, recs []*RunRecord, solo map[string]Estimate, source st
 			continue
 		}
 		a, b := *r.Sides[0].Throughput, *r.Sides[1].Throughput
+		sa, sb := val0(r.Sides[0].Spread), val0(r.Sides[1].Spread)
 		if self {
 			a = (a + b) / 2
 			b = a
+			sa = max(sa, sb)
+			sb = sa
+		}
+		if r.Unsettled() {
+			loose = append(loose, r.RunID)
 		}
 		co[0] = append(co[0], a)
 		co[1] = append(co[1], b)
+		coSpread[0], coSpread[1] = max(coSpread[0], sa), max(coSpread[1], sb)
 	}
 	order := [][2]int{{0, 1}, {1, 0}}
 	if self {
 		order = order[:1]
 	}
 	var rows []datasets.Pair
+	var warns []string
 	for _, o := range order {
 		w, p := k[o[0]], k[o[1]]
 		row := datasets.Pair{Workload: w, Partner: p, DeviceType: devType, Degree: 1, Source: source,
@@ -188,19 +235,30 @@ func pairRows(pk pairKey, recs []*RunRecord, solo map[string]Estimate, source st
 		case len(co[o[0]]) == 0 && infeasible:
 			row.Status = datasets.StatusInfeasible
 		case len(co[o[0]]) == 0:
-			return nil, ""
+			return nil, nil
 		case !haveSolo:
-			return nil, fmt.Sprintf("pair %s+%s: left out of pairs: no solo value of %s on %s to normalize by", k[0], k[1], w, devType)
+			return nil, []string{fmt.Sprintf("pair %s+%s: left out of pairs: no solo value of %s on %s to normalize by", k[0], k[1], w, devType)}
 		default:
-			ce := MeanCI(co[o[0]])
-			n := Ratio(ce, se)
+			ce := widen(MeanCI(co[o[0]]), coSpread[o[0]])
+			n := Ratio(ce, se.Estimate)
 			row.Colocated, row.Normalized = ce.Mean, ce.Mean/se.Mean
 			row.NormLow, row.NormHigh, row.Repeats = n.Low, n.High, ce.N
 			row.Status = datasets.StatusOK
+			var why []string
+			if len(loose) > 0 {
+				why = append(why, "step time never settled in pair run "+strings.Join(loose, ", "))
+			}
+			if len(se.unsettled) > 0 {
+				why = append(why, fmt.Sprintf("normalized by the solo value of %s, whose step time never settled in run %s", w, strings.Join(se.unsettled, ", ")))
+			}
+			if len(why) > 0 {
+				row.Status = datasets.StatusSuspect
+				warns = append(warns, fmt.Sprintf("pair %s|%s on %s is suspect: %s (coloc profile run --retry-unsettled reruns them)", w, p, devType, strings.Join(why, "; ")))
+			}
 		}
 		rows = append(rows, row)
 	}
-	return rows, ""
+	return rows, warns
 }
 
 // ranOutOfMemory reports whether a side of r failed for lack of memory.
@@ -211,6 +269,16 @@ func ranOutOfMemory(r *RunRecord) bool {
 		}
 	}
 	return false
+}
+
+func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+
+// val0 is *p, 0 when p is nil.
+func val0(p *float64) float64 {
+	if p == nil {
+		return 0
+	}
+	return *p
 }
 
 func val(p *float64) float64 {

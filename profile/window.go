@@ -92,6 +92,9 @@ type Measurement struct {
 	Samples    int64
 	WindowS    float64 // seconds from the window's first to its last step
 	StepTime   float64 // seconds per step
+	// From and To are the window's first and last step on the run's clock
+	// (seconds since the run started).
+	From, To float64
 }
 
 // ErrShortWindow is wrapped by Measure's error when a window holds too few
@@ -129,6 +132,8 @@ func Measure(steps []Step, offset, from, to float64, minSteps int) (Measurement,
 		Steps:   n,
 		Samples: steps[b].Samples - steps[a].Samples,
 		WindowS: steps[b].Time - steps[a].Time,
+		From:    steps[a].Time + offset,
+		To:      steps[b].Time + offset,
 	}
 	m.Throughput = float64(m.Samples) / m.WindowS
 	m.StepTime = m.WindowS / float64(n)

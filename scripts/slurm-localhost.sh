@@ -7,6 +7,11 @@
 # waits until sinfo shows the node idle.
 #
 #   sudo bash scripts/slurm-localhost.sh
+#   sudo bash scripts/slurm-localhost.sh --stop   # stop what the first started
+#
+# The daemons it starts (those not already running) are listed in
+# /run/coloc-slurm-localhost.started; --stop stops exactly those, so CI
+# (.ci/run) leaves a machine as it found it.
 #
 # The configuration suits a test machine, not a cluster: SlurmUser=root,
 # ProctrackType=proctrack/linuxproc (no cgroups: containers often lack
@@ -17,6 +22,31 @@ set -euo pipefail
 if [ "$(id -u)" -ne 0 ]; then
 	echo "slurm-localhost.sh: run as root (it writes /etc/slurm and starts daemons)" >&2
 	exit 1
+fi
+
+started=/run/coloc-slurm-localhost.started
+# started_by_us KIND NAME: remember a daemon this script started, as
+# "systemd SERVICE" or "pidfile PATH".
+started_by_us() { echo "$1 $2" >>"$started"; }
+
+if [ "${1:-}" = --stop ]; then
+	[ -f "$started" ] || exit 0
+	# Stop in the reverse order of starting: slurmd, slurmctld, munged.
+	tac "$started" | while read -r kind name; do
+		case $kind in
+		systemd) systemctl stop "$name" || true ;;
+		pidfile)
+			if [ -s "$name" ] && kill -0 "$(cat "$name")" 2>/dev/null; then
+				pid=$(cat "$name")
+				kill "$pid" || true
+				for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+			fi
+			;;
+		esac
+		echo "slurm-localhost.sh: stopped $name"
+	done
+	rm -f "$started"
+	exit 0
 fi
 
 export DEBIAN_FRONTEND=noninteractive
@@ -46,8 +76,10 @@ if ! munge -n 2>/dev/null | unmunge >/dev/null 2>&1; then
 	install -d -o munge -g munge -m 0700 /var/lib/munge /var/log/munge
 	if [ "$use_systemd" = 1 ]; then
 		systemctl restart munge
+		started_by_us systemd munge
 	else
 		runuser -u munge -- /usr/sbin/munged
+		started_by_us pidfile /run/munge/munged.pid
 	fi
 	for _ in $(seq 50); do
 		munge -n 2>/dev/null | unmunge >/dev/null 2>&1 && break
@@ -111,6 +143,9 @@ stop() {
 	fi
 }
 if [ "$use_systemd" = 1 ]; then
+	for svc in slurmctld slurmd; do
+		systemctl is-active --quiet "$svc" || started_by_us systemd "$svc"
+	done
 	if [ "$changed" = 1 ]; then
 		systemctl restart slurmctld slurmd
 	else
@@ -121,8 +156,8 @@ else
 		stop /run/slurmd.pid
 		stop /run/slurmctld.pid
 	fi
-	running /run/slurmctld.pid || slurmctld
-	running /run/slurmd.pid || slurmd
+	running /run/slurmctld.pid || { slurmctld && started_by_us pidfile /run/slurmctld.pid; }
+	running /run/slurmd.pid || { slurmd && started_by_us pidfile /run/slurmd.pid; }
 fi
 
 # --- wait for the node ---------------------------------------------------

@@ -14,7 +14,7 @@ import (
 func newEvalCmd(e *env) *cobra.Command {
 	var data, protocols, fractions, models, devices, out string
 	var seeds int
-	var asJSON, markdown, quiet bool
+	var asJSON, markdown, quiet, includeUnsettled bool
 	cmd := &cobra.Command{
 		Use:   "eval --data DIR",
 		Short: "Score every model on held-out measured pairs",
@@ -67,7 +67,7 @@ Progress goes to stderr.`,
 			if !quiet {
 				o.Progress = e.stderr
 			}
-			d, err := model.LoadData(data)
+			d, err := model.LoadDataWith(data, model.DataOptions{IncludeUnsettled: includeUnsettled})
 			if err != nil {
 				return err
 			}
@@ -106,6 +106,7 @@ Progress goes to stderr.`,
 	f.BoolVar(&asJSON, "json", false, "print one JSON object per (model, protocol, device, fraction)")
 	f.BoolVar(&markdown, "markdown", false, "print median MAE tables in Markdown")
 	f.BoolVarP(&quiet, "quiet", "q", false, "no progress on stderr")
+	f.BoolVar(&includeUnsettled, "include-unsettled", false, "also use suspect pairs from profiling runs whose step time never settled")
 	f.StringVarP(&out, "out", "o", "", "write every seed's scores to this Arrow file")
 	cmd.MarkFlagRequired("data")
 	return cmd

@@ -11,6 +11,7 @@ import (
 func newFitCmd(e *env) *cobra.Command {
 	var data, out, models string
 	var seed uint64
+	var includeUnsettled bool
 	cmd := &cobra.Command{
 		Use:   "fit --data DIR -o MODELDIR",
 		Short: "Fit interference models on every measured pair of a dataset",
@@ -34,7 +35,7 @@ file as warnings and printed.`,
 			if err != nil {
 				return err
 			}
-			d, err := model.LoadData(data)
+			d, err := model.LoadDataWith(data, model.DataOptions{IncludeUnsettled: includeUnsettled})
 			if err != nil {
 				return err
 			}
@@ -64,6 +65,7 @@ file as warnings and printed.`,
 	cmd.Flags().StringVarP(&out, "out", "o", "", "model directory (created if needed)")
 	cmd.Flags().StringVar(&models, "models", "all", "comma-separated models to fit")
 	cmd.Flags().Uint64Var(&seed, "seed", model.DefaultSeed, "seed of every random choice")
+	cmd.Flags().BoolVar(&includeUnsettled, "include-unsettled", false, "also train on suspect pairs from profiling runs whose step time never settled")
 	cmd.MarkFlagRequired("data")
 	cmd.MarkFlagRequired("out")
 	return cmd

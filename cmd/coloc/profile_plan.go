@@ -15,6 +15,8 @@ import (
 func newProfilePlanCmd(e *env) *cobra.Command {
 	var (
 		pf     planFlags
+		rf     runFlags
+		cf     campaignFlags
 		gpus   int
 		asJSON bool
 	)
@@ -24,7 +26,12 @@ func newProfilePlanCmd(e *env) *cobra.Command {
 		Long: `Prints the runs 'coloc profile run' would make with the same flags, each
 with its estimated time (start-up plus --duration; a protocol-none workload
 takes steps × est_step_s), and the total. --shard i/n prints one shard: runs
-are dealt longest first to the shard with the least time so far.`,
+are dealt longest first to the shard with the least time so far.
+
+It takes every flag of 'coloc profile run', so a command line can be tried
+here first by changing run to plan. With --out it says what a run would do in
+that directory: how many runs are finished, failed or unsettled, and how many
+it would (re)do with --retry-failed or --retry-unsettled.`,
 		Example: `  coloc profile plan --suite benchmarks/suites/default.yaml --gpus 8
   coloc profile plan --suite benchmarks/suites/default.yaml --gpus 8 --shard 2/4 --json`,
 		Args: cobra.NoArgs,
@@ -50,13 +57,48 @@ are dealt longest first to the shard with the least time so far.`,
 					return err
 				}
 			}
+			if err := rf.check(); err != nil {
+				return err
+			}
 			if asJSON {
 				return writePlanJSON(e.stdout, s, full, p, pf.shard)
 			}
-			return writePlanText(e.stdout, s, full, p, pf.shard, gpus)
+			if err := writePlanText(e.stdout, s, full, p, pf.shard, gpus); err != nil {
+				return err
+			}
+			if cf.out == "" {
+				return nil
+			}
+			recs, _, err := profile.ReadCampaignJournal(cf.out)
+			if err != nil {
+				return err
+			}
+			var failed, unsettled, finished int
+			for _, r := range p.Runs {
+				rec := recs[r.ID]
+				if rec == nil {
+					continue
+				}
+				finished++
+				if rec.Status == datasets.StatusFailed {
+					failed++
+				}
+				if rec.Unsettled() {
+					unsettled++
+				}
+			}
+			todo := p
+			if !cf.force {
+				todo = &profile.Plan{Runs: profile.Pending(p, recs, cf.retryFailed, cf.retryUnsettled)}
+			}
+			fmt.Fprintf(e.stdout, "%s: %d of these runs finished (%d failed, %d unsettled); a run would do %d, estimated %s\n",
+				cf.out, finished, failed, unsettled, len(todo.Runs), todo.Total())
+			return nil
 		},
 	}
 	pf.register(cmd)
+	rf.register(cmd)
+	cf.register(cmd)
 	cmd.Flags().IntVar(&gpus, "gpus", 0, "plan for this many GPUs (default: the GPUs found here)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the plan as JSON")
 	return cmd

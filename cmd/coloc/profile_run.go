@@ -3,7 +3,9 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -15,11 +17,10 @@ import (
 
 func newProfileRunCmd(e *env) *cobra.Command {
 	var (
-		pf    planFlags
-		rf    runFlags
-		out   string
-		gpus  int
-		force bool
+		pf   planFlags
+		rf   runFlags
+		cf   campaignFlags
+		gpus int
 	)
 	cmd := &cobra.Command{
 		Use:   "run --suite FILE --out DIR",
@@ -39,10 +40,22 @@ only the window where both workloads are steady. A pair whose solo peak
 memories cannot fit on the GPU is recorded infeasible and not run. A crash,
 out-of-memory or timeout makes a failed run and the campaign goes on.
 
+A run whose step time never settles is measured over the best window it has
+and recorded ok but unsettled, with a wider confidence interval; the pairs
+built from it are suspect. Before the first run every workload's command (and
+the Python's torch) is checked, so a missing program fails at once.
+
 Ctrl-C stops the running workloads and keeps every finished run. Running the
 same command again resumes: finished runs are skipped, the interrupted one is
-redone. A directory holding another suite, plan or settings is refused
-(--force discards it).`,
+redone; --retry-failed and --retry-unsettled also redo the failed or
+unsettled runs. A directory holding another suite, plan or settings is
+refused (--force discards its campaign and starts over); a directory holding
+files but no campaign is always refused. One campaign at a time holds a
+directory (a lock naming its PID).
+
+Exit status: 0 when every run is ok (settled or not) or infeasible, 3 when
+the campaign finished with failed runs (their tables are written; fix the
+cause and rerun with --retry-failed), 1 on any other error.`,
 		Example: `  # the tiny suite on a laptop CPU, solo and all pairs, a few seconds a run
   coloc profile run --suite benchmarks/suites/tiny.yaml --out out/tiny --device cpu \
       --duration 5s --warmup 1s --repeats 2 --degrees 1
@@ -100,7 +113,8 @@ redone. A directory holding another suite, plan or settings is refused
 			ro.Python, ro.DeviceKind, ro.Devices, ro.Duration = rf.python, kind, hw.Devices, pf.duration
 			ro.Window.MinWarmup, ro.Timeout, ro.Share = rf.warmup, rf.timeout, rf.share
 			c := &profile.Campaign{
-				Dir: out, Suite: s, Plan: plan, Shard: pf.shard, Hardware: hw, Force: force,
+				Dir: cf.out, Suite: s, Plan: plan, Shard: pf.shard, Hardware: hw, Force: cf.force,
+				RetryFailed: cf.retryFailed, RetryUnsettled: cf.retryUnsettled,
 				Runner:   &profile.Runner{Suite: s, Options: ro, Monitor: mon},
 				Progress: profile.NewProgress(e.stdout, isTerminal(e.stdout)),
 			}
@@ -117,26 +131,71 @@ redone. A directory holding another suite, plan or settings is refused
 				}
 			}
 			sum, err := c.Execute(cmd.Context())
-			if sum != nil {
-				for _, w := range sum.Warnings {
-					fmt.Fprintln(e.stderr, "warning:", w)
-				}
-				if err == nil {
-					fmt.Fprintf(e.stdout, "wrote %s: %d runs rows, %d solo rows, %d pairs rows\n",
-						out, len(sum.Tables.Runs.Rows), len(sum.Tables.Solo.Rows), len(sum.Tables.Pairs.Rows))
-				}
+			if sum == nil {
+				return err
 			}
-			return err
+			for _, w := range sum.Warnings {
+				fmt.Fprintln(e.stderr, "warning:", w)
+			}
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(e.stdout, "wrote %s: %d runs rows, %d solo rows, %d pairs rows\n",
+				cf.out, len(sum.Tables.Runs.Rows), len(sum.Tables.Solo.Rows), len(sum.Tables.Pairs.Rows))
+			if sum.Unsettled > 0 {
+				fmt.Fprintf(e.stderr, "note: %d runs never settled (ok, with a wider interval; their pairs are suspect): raise --duration, or rerun them with --retry-unsettled\n", sum.Unsettled)
+			}
+			if sum.Failed > 0 {
+				return failedRuns(e.stderr, cf.out, sum)
+			}
+			return nil
 		},
 	}
 	pf.register(cmd)
 	rf.register(cmd)
-	fl := cmd.Flags()
-	fl.StringVar(&out, "out", "", "campaign directory (created; an existing one of the same campaign is resumed)")
-	fl.IntVar(&gpus, "gpus", 0, "use this many GPUs, the first of those CUDA_VISIBLE_DEVICES lets through (default all; the plan's degrees fit them)")
-	fl.BoolVar(&force, "force", false, "discard the campaign files of --out when they belong to another suite, plan or settings")
+	cf.register(cmd)
+	cmd.Flags().IntVar(&gpus, "gpus", 0, "use this many GPUs, the first of those CUDA_VISIBLE_DEVICES lets through (default all; the plan's degrees fit them)")
 	cmd.MarkFlagRequired("out")
 	return cmd
+}
+
+// exitFailedRuns is the exit status of a campaign that finished with
+// failed runs.
+const exitFailedRuns = 3
+
+// failedRuns lists the failed runs of a campaign and returns the error
+// that exits with exitFailedRuns.
+func failedRuns(w io.Writer, dir string, sum *profile.Summary) error {
+	fmt.Fprintf(w, "%d of %d runs failed:\n", sum.Failed, sum.Planned)
+	ids := make([]string, 0, len(sum.Records))
+	for id, r := range sum.Records {
+		if r.Status == datasets.StatusFailed {
+			ids = append(ids, id)
+		}
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		fmt.Fprintf(w, "  %s: %s\n", id, profile.FailureLine(sum.Records[id]))
+	}
+	return &exitError{code: exitFailedRuns, msg: fmt.Sprintf("%d runs failed (exit status %d); fix the cause and rerun the same command with --retry-failed (the tables of %s hold the other runs)",
+		sum.Failed, exitFailedRuns, dir)}
+}
+
+// campaignFlags are the flags of `coloc profile run` about the campaign
+// directory; `coloc profile plan` takes them too, to show what a run would
+// do there.
+type campaignFlags struct {
+	out                         string
+	force                       bool
+	retryFailed, retryUnsettled bool
+}
+
+func (f *campaignFlags) register(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.StringVar(&f.out, "out", "", "campaign directory (created; an existing one of the same campaign is resumed)")
+	fl.BoolVar(&f.force, "force", false, "discard the campaign in --out (its runs, tables, samples and logs) and start over; files a campaign did not write are never removed")
+	fl.BoolVar(&f.retryFailed, "retry-failed", false, "also run again the runs --out holds as failed")
+	fl.BoolVar(&f.retryUnsettled, "retry-unsettled", false, "also run again the runs --out holds as ok but unsettled")
 }
 
 // runFlags are the flags of `coloc profile run` that decide how runs

@@ -124,3 +124,36 @@ func TestProfileRunOnFakeH200(t *testing.T) {
 		}
 	}
 }
+
+// A campaign that finishes with failed runs exits with status 3, lists
+// them with the last line of their stderr and their log, and writes the
+// tables of the others; --retry-failed redoes only them.
+func TestProfileRunFailedRunsExit3(t *testing.T) {
+	tmp := t.TempDir()
+	dir := filepath.Join(tmp, "camp")
+	python, _ := filepath.Abs("../../profile/testdata/fakepython.sh")
+	script, _ := filepath.Abs("../../profile/testdata/fake.sh")
+	suite := filepath.Join(tmp, "suite.yaml")
+	os.WriteFile(suite, []byte("version: 1\nname: mixed\nworkloads:\n"+
+		"  - name: good\n    class: other\n    batch_size: 4\n    command: [\"{python}\", \""+script+"\", \"ok\"]\n"+
+		"  - name: bad\n    class: other\n    batch_size: 4\n    command: [\"{python}\", \""+script+"\", \"crash\"]\n"), 0o644)
+	args := []string{"profile", "run", "--suite", suite, "--out", dir, "--device", "cpu", "--python", python,
+		"--duration", "1s", "--warmup", "0s", "--repeats", "1", "--pairs", "none", "--degrees", "1"}
+	_, stderr, err := runCmd(t, args...)
+	if exitCode(err) != exitFailedRuns || !strings.Contains(err.Error(), "--retry-failed") {
+		t.Fatalf("error %v (exit %d), want exit status %d naming --retry-failed", err, exitCode(err), exitFailedRuns)
+	}
+	log := filepath.Join(dir, "logs", "solo.bad.r0.bad.stderr")
+	if want := "solo.bad.r0: bad: exit status 1: ValueError: fake crash (log: " + log + ")"; !strings.Contains(stderr, want) {
+		t.Errorf("stderr lacks %q:\n%s", want, stderr)
+	}
+	if ds, err := datasets.Open(dir); err != nil || len(ds.Solo.Rows) != 1 {
+		t.Errorf("tables of the good run: %v", err)
+	}
+	planArgs := append([]string{"profile", "plan"}, args[2:]...)
+	planArgs = append(planArgs, "--retry-failed", "--timeout", "1m", "--interval", "50ms")
+	out, _, err := runCmd(t, planArgs...)
+	if err != nil || !strings.Contains(out, dir+": 2 of these runs finished (1 failed, 0 unsettled); a run would do 1,") {
+		t.Errorf("profile plan with the flags of run: %v\n%s", err, out)
+	}
+}

@@ -97,7 +97,9 @@ func (h *HostSampler) Counters() []datasets.Counter { return hostCounters }
 //     (its CPU time before the tick is not known to fall in the interval);
 //   - rss: resident set size.
 //
-// A workload none of whose processes is alive reads NaN, with a warning.
+// A workload none of whose processes is alive reads NaN, without a
+// warning: that is how a workload ends (in a pair, the side that ends
+// first), and a run whose workload never lived says so in its own record.
 // An unreadable proc root fails the tick.
 func (h *HostSampler) Sample(t Target) ([]Reading, error) {
 	now := h.opts.Now()
@@ -137,9 +139,7 @@ func (h *HostSampler) Sample(t Target) ([]Reading, error) {
 			}
 		}
 		v := nanSlice(len(hostCounters))
-		if live == 0 {
-			h.warnings = append(h.warnings, fmt.Sprintf("workload %s: none of its %d processes is alive (cpu_util, cpu_time, rss read as NaN)", w, len(t.Procs[w])))
-		} else {
+		if live > 0 {
 			hz := float64(h.opts.ClockTicks)
 			v[1] = float64(total) / hz
 			v[2] = float64(rss) * float64(h.opts.PageSize)

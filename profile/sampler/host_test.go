@@ -44,12 +44,21 @@ func TestHostSamplerReadsFakeProc(t *testing.T) {
 			t.Errorf("reading %d = %+v, want %+v", i, rs[i], w)
 		}
 	}
-	warnings := h.Warnings()
-	if len(warnings) != 1 || !strings.Contains(warnings[0], "workload gone: none of its 1 processes is alive") {
-		t.Errorf("warnings %q, want one about workload gone", warnings)
+	// A workload none of whose processes lives reads NaN without a
+	// warning: the expected end of a run (the side of a pair that ends
+	// first).
+	if w := h.Warnings(); len(w) != 0 {
+		t.Errorf("warnings %q, want none", w)
 	}
-	if len(h.Warnings()) != 0 {
-		t.Error("Warnings did not forget what it returned")
+	rs, err = h.Sample(Target{Procs: map[string][]int{"a": {999}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs) != 1 || !math.IsNaN(rs[0].Values[2]) {
+		t.Errorf("ended workload read %+v, want NaN", rs)
+	}
+	if w := h.Warnings(); len(w) != 0 {
+		t.Errorf("warnings %q after a workload ended, want none", w)
 	}
 }
 

@@ -3,7 +3,7 @@
 # (protocol.md) without training anything: step times are synthetic, so the
 # tests never depend on how fast this machine is.
 #
-#   fake.sh MODE [--steps N] [--dt SECONDS] [--warm K] [--peak BYTES] [--sleep S] [standard args]
+#   fake.sh MODE [--steps N] [--dt SECONDS] [--warm K] [--peak BYTES] [--params N] [--sleep S] [standard args]
 #
 # --sleep S waits S real seconds before the end line, so that samplers see
 # the processes (the step times stay synthetic).
@@ -15,14 +15,21 @@
 #       stubborn  like hang, but ignores SIGTERM
 #       noproto   plain text on stdout, exit 0
 #       silent    prints nothing, exit 0 (a protocol: none command)
+#       longline  a 2 MiB line on stdout, then like ok
+#       once F    crashes when file F does not exist (creating it), else
+#                 like ok: a failure that a retry mends
+#       drift     meta, N steps each 10% slower than the one before, end
+#                 (a step time that never settles)
 mode=$1; shift
-steps=40; dt=0.05; warm=0; peak=null; bs=1; sleep=0
+if [ "$mode" = once ]; then marker=$1; shift; fi
+steps=40; dt=0.05; warm=0; peak=null; bs=1; sleep=0; params=10
 while [ $# -gt 0 ]; do
 	case $1 in
 	--steps) steps=$2; shift ;;
 	--dt) dt=$2; shift ;;
 	--warm) warm=$2; shift ;;
 	--peak) peak=$2; shift ;;
+	--params) params=$2; shift ;;
 	--sleep) sleep=$2; shift ;;
 	--batch-size) bs=$2; shift ;;
 	--device|--precision|--duration|--seed|--max-steps) shift ;;
@@ -30,7 +37,7 @@ while [ $# -gt 0 ]; do
 	shift
 done
 meta() {
-	echo "{\"type\":\"meta\",\"model\":\"fake\",\"class\":\"other\",\"params\":10,\"flops_per_sample\":null,\"layers\":{\"linear\":1},\"batch_size\":$bs,\"precision\":\"fp32\",\"device\":\"cpu\",\"world_size\":${WORLD_SIZE:-1},\"torch\":\"0.0-fake\"}"
+	echo "{\"type\":\"meta\",\"model\":\"fake\",\"class\":\"other\",\"params\":$params,\"flops_per_sample\":null,\"layers\":{\"linear\":1},\"batch_size\":$bs,\"precision\":\"fp32\",\"device\":\"cpu\",\"world_size\":${WORLD_SIZE:-1},\"torch\":\"0.0-fake\"}"
 }
 steps() { # steps N: N step lines, the first $warm slow
 	ws=${WORLD_SIZE:-1}
@@ -43,6 +50,35 @@ steps() { # steps N: N step lines, the first $warm slow
 	}'
 }
 case $mode in
+once)
+	if [ ! -e "$marker" ]; then
+		: > "$marker"
+		echo "RuntimeError: fails the first time" >&2
+		exit 1
+	fi
+	meta
+	steps "$steps"
+	echo "{\"type\":\"end\",\"steps\":$steps,\"samples\":$((steps * bs)),\"time\":2000,\"peak_memory_bytes\":$peak}"
+	;;
+longline)
+	head -c 2097152 /dev/zero | tr '\0' x
+	echo
+	meta
+	steps "$steps"
+	echo "{\"type\":\"end\",\"steps\":$steps,\"samples\":$((steps * bs)),\"time\":2000,\"peak_memory_bytes\":$peak}"
+	;;
+drift)
+	meta
+	awk -v n="$steps" -v dt="$dt" -v bs="$bs" 'BEGIN {
+		t = 1000
+		for (i = 1; i <= n; i++) {
+			dt *= 1.1
+			t += dt
+			printf "{\"type\":\"step\",\"step\":%d,\"samples\":%d,\"time\":%.6f}\n", i, i * bs, t
+		}
+	}'
+	echo "{\"type\":\"end\",\"steps\":$steps,\"samples\":$((steps * bs)),\"time\":2000,\"peak_memory_bytes\":$peak}"
+	;;
 ok)
 	meta
 	steps "$steps"

@@ -1,0 +1,193 @@
+package profile
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/coloc-dev/coloc/datasets"
+)
+
+// A second campaign on a directory in use is refused naming the holder's
+// PID; the lock file a holder leaves behind when it is killed does not
+// block.
+func TestCampaignLock(t *testing.T) {
+	dir := t.TempDir()
+	s := fakeSuite(t, fake("a", "ok"))
+	unlock, err := lockDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = newCampaign(t, dir, s, planOpts("none", 1, 0, 1), nil).Execute(context.Background())
+	if !errors.Is(err, ErrLocked) || !strings.Contains(err.Error(), fmt.Sprintf("held by process %d", os.Getpid())) {
+		t.Fatalf("second campaign: %v, want ErrLocked naming PID %d", err, os.Getpid())
+	}
+	unlock()
+
+	// A holder killed with SIGKILL: the kernel drops its lock.
+	flock, err := exec.LookPath("flock")
+	if err != nil {
+		t.Skip("no flock(1) to hold the lock from another process")
+	}
+	holder := exec.Command(flock, "-x", "-o", filepath.Join(dir, LockFile), "sleep", "60")
+	holder.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := holder.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Kill(-holder.Process.Pid, syscall.SIGKILL)
+	for i := 0; ; i++ { // wait until the holder has the lock
+		u, err := lockDir(dir)
+		if err != nil {
+			break
+		}
+		u()
+		if i == 500 {
+			t.Fatal("flock(1) never took the lock")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	syscall.Kill(-holder.Process.Pid, syscall.SIGKILL) // flock(1) and its sleep
+	holder.Wait()
+	if _, err := newCampaign(t, dir, s, planOpts("none", 1, 0, 1), nil).Execute(context.Background()); err != nil {
+		t.Fatalf("after the holder was killed: %v", err)
+	}
+}
+
+// A directory that holds files but no campaign (an imported dataset) is
+// refused, with or without Force, and its files are left alone.
+func TestCampaignRefusesForeignDirectory(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"solo.arrow", "pairs.arrow", "notes.txt"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(name), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := fakeSuite(t, fake("a", "ok"))
+	for _, force := range []bool{false, true} {
+		c := newCampaign(t, dir, s, planOpts("none", 1, 0, 1), nil)
+		c.Force = force
+		_, err := c.Execute(context.Background())
+		if err == nil || !strings.Contains(err.Error(), "is not a campaign directory") {
+			t.Errorf("force=%v: %v, want a refusal", force, err)
+		}
+	}
+	for _, name := range []string{"solo.arrow", "pairs.arrow", "notes.txt"} {
+		if b, err := os.ReadFile(filepath.Join(dir, name)); err != nil || string(b) != name {
+			t.Errorf("%s changed: %q, %v", name, b, err)
+		}
+	}
+}
+
+// --force on a directory of the same campaign starts over.
+func TestCampaignForceStartsOver(t *testing.T) {
+	dir := t.TempDir()
+	s := fakeSuite(t, fake("a", "ok"))
+	if _, err := newCampaign(t, dir, s, planOpts("none", 1, 0, 1), nil).Execute(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	c := newCampaign(t, dir, s, planOpts("none", 1, 0, 1), nil)
+	c.Force = true
+	sum, err := c.Execute(context.Background())
+	if err != nil || sum.Ran != 1 || sum.Skipped != 0 {
+		t.Fatalf("--force: %+v, %v; want the run redone", sum, err)
+	}
+	if ids := readJournal(t, dir); len(ids) != 1 {
+		t.Errorf("journal %v, want one run", ids)
+	}
+}
+
+// RetryFailed reruns the failed runs of a campaign and nothing else; the
+// new record replaces the failed one in the tables.
+func TestCampaignRetryFailed(t *testing.T) {
+	dir := t.TempDir()
+	marker := filepath.Join(t.TempDir(), "failed-once")
+	s := fakeSuite(t, fake("a", "ok"), fake("flaky", "once", marker))
+	po := planOpts("none", 1, 0, 1)
+	sum, err := newCampaign(t, dir, s, po, nil).Execute(context.Background())
+	if err != nil || sum.Failed != 1 || sum.OK != 1 {
+		t.Fatalf("first execution: %+v, %v; want 1 ok, 1 failed", sum, err)
+	}
+	sum, err = newCampaign(t, dir, s, po, nil).Execute(context.Background())
+	if err != nil || sum.Ran != 0 {
+		t.Fatalf("plain rerun: %+v, %v; want nothing run", sum, err)
+	}
+	mon := &fakeMonitor{}
+	c := newCampaign(t, dir, s, po, mon)
+	c.RetryFailed = true
+	sum, err = c.Execute(context.Background())
+	if err != nil || sum.Retried != 1 || sum.Skipped != 1 || sum.Failed != 0 || sum.OK != 2 {
+		t.Fatalf("retry: %+v, %v; want 1 retried, 1 skipped, 2 ok", sum, err)
+	}
+	if strings.Join(mon.started, ",") != "solo.flaky.r0" {
+		t.Errorf("retry ran %v, want solo.flaky.r0 only", mon.started)
+	}
+	ds, err := datasets.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ds.Runs.Rows) != 2 || len(ds.Solo.Rows) != 2 {
+		t.Errorf("%d runs rows, %d solo rows; want 2, 2", len(ds.Runs.Rows), len(ds.Solo.Rows))
+	}
+}
+
+// RetryUnsettled reruns the ok runs whose step time never settled.
+func TestCampaignRetryUnsettled(t *testing.T) {
+	dir := t.TempDir()
+	s := fakeSuite(t, fake("a", "ok"), fake("d", "drift"))
+	po := planOpts("none", 1, 0, 1)
+	sum, err := newCampaign(t, dir, s, po, nil).Execute(context.Background())
+	if err != nil || sum.OK != 2 || sum.Unsettled != 1 {
+		t.Fatalf("first execution: %+v, %v; want 2 ok, 1 of them unsettled", sum, err)
+	}
+	mon := &fakeMonitor{}
+	c := newCampaign(t, dir, s, po, mon)
+	c.RetryUnsettled = true
+	if _, err := c.Execute(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(mon.started, ",") != "solo.d.r0" {
+		t.Errorf("retry ran %v, want solo.d.r0 only", mon.started)
+	}
+}
+
+// One workload reporting impossible values fails its own runs with the
+// reason; the tables of every other run are written.
+func TestCampaignHostileWorkload(t *testing.T) {
+	dir := t.TempDir()
+	s := fakeSuite(t, fake("a", "ok"), fake("b", "ok", "--dt", "0.1"), fake("evil", "ok", "--peak", "-1", "--params", "-7"))
+	sum, err := newCampaign(t, dir, s, planOpts("all", 1, 0, 1), nil).Execute(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// solo a, b, evil; pairs a+a a+b a+evil b+b b+evil evil+evil.
+	if sum.Failed != 4 || sum.OK != 5 {
+		t.Errorf("%d ok, %d failed; want 5 ok and the 4 runs of evil failed", sum.OK, sum.Failed)
+	}
+	recs, _, err := ReadJournal(filepath.Join(dir, journalName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id, r := range recs {
+		evil := strings.Contains(id, "evil")
+		if evil != (r.Status == datasets.StatusFailed) {
+			t.Errorf("run %s: %s (%s)", id, r.Status, r.Error)
+		}
+		if evil && !strings.Contains(r.Error, "evil: stdout line") {
+			t.Errorf("run %s: error %q, want the evil side's bad line", id, r.Error)
+		}
+	}
+	ds, err := datasets.Open(dir)
+	if err != nil {
+		t.Fatalf("tables of the good runs: %v", err)
+	}
+	if len(ds.Solo.Rows) != 2 || len(ds.Pairs.Rows) != 4 {
+		t.Errorf("%d solo rows, %d pairs rows; want 2 (a, b) and 4 (a|a, a|b, b|a, b|b)", len(ds.Solo.Rows), len(ds.Pairs.Rows))
+	}
+}

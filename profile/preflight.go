@@ -1,0 +1,100 @@
+package profile
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+)
+
+// PreflightTimeout bounds each check of Preflight (importing torch takes a
+// few seconds on a cold cache).
+const PreflightTimeout = 2 * time.Minute
+
+// Preflight checks, once per distinct command, that the runs can start:
+// every workload's program exists and is executable, a script given to the
+// Python interpreter exists, and an interpreter that runs a .py script can
+// import torch (every protocol workload of the bundled suites needs it).
+// It fails on the first problem with the fix named, before any run, so a
+// campaign never records a run failed for a reason known in advance.
+func (r *Runner) Preflight(runs []PlannedRun) error {
+	seen := map[string]bool{}
+	torch := map[string]bool{}
+	for _, pr := range runs {
+		for _, name := range pr.Workloads {
+			if seen[name] {
+				continue
+			}
+			seen[name] = true
+			w, ok := r.Suite.Workload(name)
+			if !ok {
+				return fmt.Errorf("run %s: no workload %q in suite %s", pr.ID, name, r.Suite.Name)
+			}
+			argv, err := r.argv(w, 1, 0)
+			if err != nil {
+				return fmt.Errorf("workload %s: %w", name, err)
+			}
+			if _, err := exec.LookPath(argv[0]); err != nil {
+				what := "command"
+				if len(w.Command) > 0 && w.Command[0] == PlaceholderPython {
+					what = "Python interpreter (--python)"
+				}
+				return fmt.Errorf("workload %s: the %s %q cannot be run: %v; install it, put it on PATH or fix the command in %s",
+					name, what, argv[0], errors.Unwrap(err), r.Suite.Path)
+			}
+			if len(w.Command) < 2 || w.Command[0] != PlaceholderPython || strings.HasPrefix(argv[1], "-") {
+				continue
+			}
+			if _, err := os.Stat(argv[1]); err != nil {
+				return fmt.Errorf("workload %s: its script %s: %v; fix the command in %s", name, argv[1], errors.Unwrap(err), r.Suite.Path)
+			}
+			if strings.HasSuffix(argv[1], ".py") {
+				torch[argv[0]] = true
+			}
+		}
+	}
+	for python := range torch {
+		if err := importsTorch(python); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// importsTorch checks that python can import torch.
+func importsTorch(python string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), PreflightTimeout)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, python, "-c", "import torch").CombinedOutput()
+	if err == nil {
+		return nil
+	}
+	last := lastLine(string(out))
+	if last == "" {
+		last = err.Error()
+	}
+	return fmt.Errorf("%s cannot import torch (%s): install PyTorch for this interpreter (pip install torch, or apt-get install python3-torch for /usr/bin/python3) or pass --python with one that has it",
+		python, last)
+}
+
+// lastLine is the last line of s that says something: not blank, not a
+// line of a progress bar redrawn with \r.
+func lastLine(s string) string {
+	lines := strings.Split(s, "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		l := lines[i]
+		if j := strings.LastIndexByte(l, '\r'); j >= 0 {
+			l = l[j+1:]
+		}
+		if l = strings.TrimSpace(l); l != "" {
+			if len(l) > 200 {
+				l = l[:197] + "..."
+			}
+			return l
+		}
+	}
+	return ""
+}

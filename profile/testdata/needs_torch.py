@@ -1,0 +1,1 @@
+# A Python script for the pre-flight test: its interpreter must import torch.
