@@ -108,6 +108,9 @@ Progress goes to stderr.`,
 	f.BoolVarP(&quiet, "quiet", "q", false, "no progress on stderr")
 	f.StringVarP(&out, "out", "o", "", "write every seed's scores to this Arrow file")
 	cmd.MarkFlagRequired("data")
+	completeValues(cmd, "protocol", append(eval.Protocols, "all"))
+	completeValues(cmd, "models", append(model.Names(), "all"))
+	cmd.RegisterFlagCompletionFunc("device", completeDataDevices)
 	return cmd
 }
 

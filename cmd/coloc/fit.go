@@ -66,6 +66,7 @@ file as warnings and printed.`,
 	cmd.Flags().Uint64Var(&seed, "seed", model.DefaultSeed, "seed of every random choice")
 	cmd.MarkFlagRequired("data")
 	cmd.MarkFlagRequired("out")
+	completeValues(cmd, "models", append(model.Names(), "all"))
 	return cmd
 }
 

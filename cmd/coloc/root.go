@@ -2,10 +2,13 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
+	"strings"
 
 	"github.com/coloc-dev/coloc/internal/version"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // env is what every subcommand gets: its streams. Tests build one with
@@ -55,6 +58,8 @@ Every file coloc writes is versioned and validated when read back.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	root.SuggestionsMinimumDistance = 2
+	root.SetFlagErrorFunc(suggestFlag)
 	root.SetIn(e.stdin)
 	root.SetOut(e.stdout)
 	root.SetErr(e.stderr)
@@ -70,4 +75,26 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	root := newRootCmd(&env{stdin: stdin, stdout: stdout, stderr: stderr})
 	root.SetArgs(args)
 	return root.ExecuteContext(ctx)
+}
+
+// suggestFlag adds the nearest flags of the command to an unknown-flag
+// error: "unknown flag: --polcy (did you mean --policy?)".
+func suggestFlag(cmd *cobra.Command, err error) error {
+	msg := err.Error()
+	const prefix = "unknown flag: --"
+	if !strings.HasPrefix(msg, prefix) {
+		return err
+	}
+	typed, _, _ := strings.Cut(strings.TrimPrefix(msg, prefix), "=")
+	var names []string
+	cmd.Flags().VisitAll(func(f *pflag.Flag) {
+		if !f.Hidden {
+			names = append(names, f.Name)
+		}
+	})
+	near := nearest(typed, names)
+	if len(near) == 0 {
+		return fmt.Errorf("%w (see %s --help)", err, cmd.CommandPath())
+	}
+	return fmt.Errorf("%w (did you mean --%s?)", err, strings.Join(near, " or --"))
 }

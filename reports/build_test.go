@@ -1,11 +1,11 @@
-package main
+package reports
 
 import (
 	"bytes"
-	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -16,6 +16,18 @@ import (
 	"github.com/coloc-dev/coloc/model"
 	"github.com/coloc-dev/coloc/model/eval"
 )
+
+const gavelDir = "../datasets/reference/gavel"
+
+// build is Build for reports that must succeed.
+func build(t *testing.T, cfg Config) *Summary {
+	t.Helper()
+	sum, err := Build(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sum
+}
 
 // tinyData writes a dataset of two workloads on one device type: four
 // pairs (two ok, one infeasible, one suspect) and a scaling table whose
@@ -86,9 +98,11 @@ func readFile(t *testing.T, path string) string {
 func TestReportTinyData(t *testing.T) {
 	data := tinyData(t)
 	out := filepath.Join(t.TempDir(), "report")
-	stdout, _ := mustRun(t, "report", "--data", data, "--out", out, "-q")
-	if !strings.Contains(stdout, "2 figures") {
-		t.Errorf("stdout %q, want 2 figures", stdout)
+	cfg := DefaultConfig()
+	cfg.Data, cfg.Out = []string{data}, out
+	sum := build(t, cfg)
+	if sum.Figures != 2 {
+		t.Errorf("%d figures, want 2", sum.Figures)
 	}
 	heat := readFile(t, filepath.Join(out, "pairs-tiny-x1.csv"))
 	if want := "workload,a,b\na,,0.8\nb,0.6,\n"; heat != want {
@@ -123,33 +137,70 @@ func TestReportTinyData(t *testing.T) {
 	}
 }
 
-// writeReport replaces an earlier report, refuses any other directory and
-// leaves no temporary directory behind.
+// A report into a directory of other files leaves them alone; the next
+// report into it replaces exactly the files the manifest of the first
+// lists, and no temporary directory is left behind.
 func TestReportDirectory(t *testing.T) {
 	data := tinyData(t)
 	parent := t.TempDir()
 	out := filepath.Join(parent, "report")
-	mustRun(t, "report", "--data", data, "--out", out, "-q")
-	stale := filepath.Join(out, "stale.csv")
-	if err := os.WriteFile(stale, []byte("x"), 0o644); err != nil {
+	mine := map[string]string{"notes.txt": "mine", ".hidden": "dot", "sub/keep.csv": "x"}
+	for f, c := range mine {
+		p := filepath.Join(out, filepath.FromSlash(f))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := Config{Data: []string{data}, Out: out}
+	build(t, cfg)
+	first, err := readManifest(out)
+	if err != nil || !slices.Contains(first, "index.html") || !slices.Contains(first, "pairs-tiny-x1.svg") || slices.Contains(first, "notes.txt") {
+		t.Fatalf("manifest %v, %v: want the report's files only", first, err)
+	}
+	// The second report draws no scaling figure: its files go, the
+	// user's stay.
+	sc := filepath.Join(out, "scaling-tiny-x1.svg")
+	if _, err := os.Stat(sc); err != nil {
 		t.Fatal(err)
 	}
-	mustRun(t, "report", "--data", data, "--out", out, "-q")
-	if _, err := os.Stat(stale); !os.IsNotExist(err) {
-		t.Errorf("a file of the earlier report survived: %v", err)
+	if err := os.Remove(filepath.Join(data, "scaling.arrow")); err != nil {
+		t.Fatal(err)
 	}
+	build(t, cfg)
+	if _, err := os.Stat(sc); !os.IsNotExist(err) {
+		t.Errorf("a figure of the earlier report that the new one does not draw survived: %v", err)
+	}
+	for f, c := range mine {
+		if got := readFile(t, filepath.Join(out, filepath.FromSlash(f))); got != c {
+			t.Errorf("%s holds %q, want %q", f, got, c)
+		}
+	}
+	// A file the report would write but did not write before is not
+	// overwritten: the report is refused and the file kept.
 	other := filepath.Join(parent, "other")
 	if err := os.MkdirAll(other, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(other, "notes.txt"), []byte("mine"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(other, "index.html"), []byte("mine"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := runCmd(t, "report", "--data", data, "--out", other, "-q"); err == nil || !strings.Contains(err.Error(), "is not a coloc report") {
-		t.Errorf("report into a foreign directory: %v", err)
+	_, err = Build(Config{Data: []string{data}, Out: other})
+	if err == nil || !strings.Contains(err.Error(), "index.html exists and no earlier coloc report wrote it") {
+		t.Errorf("report over a foreign index.html: %v", err)
 	}
-	if readFile(t, filepath.Join(other, "notes.txt")) != "mine" {
-		t.Error("the foreign directory was touched")
+	if readFile(t, filepath.Join(other, "index.html")) != "mine" {
+		t.Error("the foreign index.html was touched")
+	}
+	// A manifest naming a path outside the directory is refused before
+	// any work.
+	if err := os.WriteFile(filepath.Join(other, ManifestFile), []byte(`{"version":1,"generator":"x","files":["../report/notes.txt"]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Build(Config{Data: []string{data}, Out: other}); err == nil || !strings.Contains(err.Error(), "not a plain path inside") {
+		t.Errorf("manifest with ../: %v", err)
 	}
 	entries, _ := os.ReadDir(parent)
 	if len(entries) != 2 {
@@ -164,31 +215,57 @@ func TestReportDirectory(t *testing.T) {
 func TestReportErrors(t *testing.T) {
 	data := tinyData(t)
 	out := filepath.Join(t.TempDir(), "r")
+	small, clus := "../examples/traces/physical_cluster/small_test.trace", "../examples/cluster-gavel.yaml"
 	cases := []struct {
-		args []string
+		cfg  Config
 		want string
 	}{
-		{[]string{"report", "--out", out}, "nothing to report"},
-		{[]string{"report", "--data", data, "--out", out, "--trace", "t.trace"}, "--trace and --cluster go together"},
-		{[]string{"report", "--data", data, "--out", out, "--eval-models", "oracle"}, `unknown model "oracle"`},
-		{[]string{"report", "--data", data, "--out", out, "--eval-models", "none", "--trace", "../../examples/traces/physical_cluster/small_test.trace",
-			"--cluster", "../../examples/cluster-gavel.yaml", "--policy", "fifo"}, "needs a solo table"},
-		{[]string{"report", "--data", gavelDir, "--out", out, "--eval-models", "none", "--trace", "../../examples/traces/physical_cluster/small_test.trace",
-			"--cluster", "../../examples/cluster-gavel.yaml", "--policy", "lottery"}, `unknown policy "lottery"`},
-		{[]string{"report", "--data", data, "--out", out, "--eval", filepath.Join(data, "pairs.arrow")}, "eval"},
-		{[]string{"report", "paper", "--root", t.TempDir(), "--out", out}, "is --root the coloc repository"},
-		{[]string{"report", "--data", gavelDir, "--out", out, "--scatter-fraction", "1"}, "--scatter-fraction 1"},
-		{[]string{"report", "--data", gavelDir, "--out", out, "--eval-seeds", "0"}, "--eval-seeds 0"},
-		{[]string{"report", "--data", gavelDir, "--out", out, "--trace", "nope.trace", "--cluster", "../../examples/cluster-gavel.yaml"}, "nope.trace"},
+		{Config{}, "no report directory"},
+		{Config{Out: out}, "nothing to report"},
+		{Config{Data: []string{data}, Out: out, EvalModels: []string{"oracle"}}, `unknown model "oracle"`},
+		{Config{Data: []string{data}, Out: out, Scenarios: []Scenario{{small, clus}}, Policies: []string{"fifo"}}, "needs a solo table"},
+		{Config{Data: []string{gavelDir}, Out: out, Scenarios: []Scenario{{small, clus}}, Policies: []string{"lottery"}}, `unknown policy "lottery"`},
+		{Config{Data: []string{gavelDir}, Out: out, Scenarios: []Scenario{{small, clus}}}, "no policy to simulate"},
+		{Config{Data: []string{data}, Out: out, EvalFile: filepath.Join(data, "pairs.arrow")}, "eval"},
+		{Config{Data: []string{gavelDir}, Out: out, EvalModels: []string{"mean"}, ScatterFraction: 1, ScatterSeed: 1, EvalSeeds: 1}, "--scatter-fraction 1"},
+		{Config{Data: []string{gavelDir}, Out: out, EvalModels: []string{"mean"}, ScatterSeed: 1}, "--eval-seeds 0"},
+		{Config{Data: []string{gavelDir}, Out: out, Scenarios: []Scenario{{"nope.trace", clus}}, Policies: []string{"fifo"}}, "nope.trace"},
+		{Config{Data: []string{"nope"}, Out: out}, "--data: stat nope"},
+		{Config{Campaign: data + "/pairs.arrow", Out: out}, "is not a directory"},
+		{Config{Data: []string{data}, Models: data, Out: out}, "--models"},
 	}
 	for _, c := range cases {
-		_, _, err := runCmd(t, c.args...)
+		_, err := Build(c.cfg)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%v: error %v, want %q", c.args[1:], err, c.want)
+			t.Errorf("%+v: error %v, want %q", c.cfg, err, c.want)
 		}
+	}
+	if _, err := PaperConfig(t.TempDir(), out); err == nil || !strings.Contains(err.Error(), "is --root the coloc repository") {
+		t.Errorf("paper report of a directory without the reference data: %v", err)
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
 		t.Errorf("a failed report left %s behind", out)
+	}
+}
+
+// A mistyped policy in the paper report is refused by Validate, before
+// any step: nothing is written, not even a progress line.
+func TestReportTypoFailsBeforeWork(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "paper")
+	cfg, err := PaperConfig("..", out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var progress bytes.Buffer
+	cfg.Policies, cfg.Progress = []string{"fifo", "typo"}, &progress
+	if _, err := Build(cfg); err == nil || !strings.Contains(err.Error(), `--policy: unknown policy "typo"`) {
+		t.Errorf("error %v, want the unknown policy", err)
+	}
+	if progress.Len() > 0 {
+		t.Errorf("steps ran before the error:\n%s", progress.String())
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("the refused report created %s", out)
 	}
 }
 
@@ -212,10 +289,17 @@ func TestReportModels(t *testing.T) {
 		t.Fatal(err)
 	}
 	models := filepath.Join(dir, "models")
-	mustRun(t, "fit", "--data", gavelDir, "-o", models, "--models", "mean")
+	fitted, err := model.FitAll(d, []string{"mean"}, model.DefaultSeed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := model.WriteDir(models, d, fitted); err != nil {
+		t.Fatal(err)
+	}
 	out := filepath.Join(dir, "report")
-	mustRun(t, "report", "--data", gavelDir, "--eval", evalFile, "--eval-models", "bias", "--eval-device", "k80",
-		"--models", models, "--out", out, "-q")
+	cfg := DefaultConfig()
+	cfg.Data, cfg.EvalFile, cfg.EvalModels, cfg.EvalDevices, cfg.Models, cfg.Out = []string{gavelDir}, evalFile, []string{"bias"}, []string{"k80"}, models, out
+	build(t, cfg)
 
 	mae := readFile(t, filepath.Join(out, "mae-pairs-k80.csv"))
 	for _, s := range res.Summaries {
@@ -288,7 +372,7 @@ func campaignData(t *testing.T) string {
 func TestReportCampaign(t *testing.T) {
 	dir := campaignData(t)
 	out := filepath.Join(t.TempDir(), "report")
-	mustRun(t, "report", "--campaign", dir, "--out", out, "-q")
+	build(t, Config{Campaign: dir, Out: out})
 	got := readFile(t, filepath.Join(out, "counter-camp-sm_util.csv"))
 	want := "series,time (s),sm_util (%)\n" +
 		"solo a (device),1,40\nsolo a (device),2,42\n" +
@@ -315,16 +399,16 @@ func TestReportCampaign(t *testing.T) {
 
 // reducedPaper is the paper report with fewer models, fractions, seeds and
 // traces, so that a test can write it twice.
-func reducedPaper(t *testing.T, out string) reportConfig {
+func reducedPaper(t *testing.T, out string) Config {
 	t.Helper()
-	cfg, err := paperConfig("../..", out)
+	cfg, err := PaperConfig("..", out)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg.EvalModels = []string{"mean", "bias"}
 	cfg.EvalFractions = []float64{0.2, 0.5}
 	cfg.EvalSeeds = 2
-	var keep []scenario
+	var keep []Scenario
 	for _, sc := range cfg.Scenarios {
 		if strings.HasSuffix(sc.Trace, "small_test.trace") || strings.HasSuffix(sc.Trace, "minimize_makespan.trace") && strings.HasSuffix(sc.Cluster, "-48.yaml") {
 			keep = append(keep, sc)
@@ -340,10 +424,7 @@ func reducedPaper(t *testing.T, out string) reportConfig {
 func TestReportPaperSameBytes(t *testing.T) {
 	dirs := []string{filepath.Join(t.TempDir(), "a"), filepath.Join(t.TempDir(), "b")}
 	for _, d := range dirs {
-		var stdout bytes.Buffer
-		if err := writeReport(&env{stdout: &stdout, stderr: &bytes.Buffer{}}, reducedPaper(t, d), nil); err != nil {
-			t.Fatal(err)
-		}
+		build(t, reducedPaper(t, d))
 	}
 	files := func(dir string) []string {
 		var out []string
@@ -388,7 +469,7 @@ func TestReportPaperSameBytes(t *testing.T) {
 	if figs < 20 {
 		t.Errorf("%d figures, want at least 20", figs)
 	}
-	for _, p := range simPolicies() {
+	for _, p := range knownPolicies() {
 		if !strings.Contains(page, "<td>"+p.Name+"</td>") && !strings.Contains(page, "policy "+p.Name+": ") {
 			t.Errorf("policy %s is neither in the policy table nor named as not shown", p.Name)
 		}
@@ -401,38 +482,16 @@ func TestReportPaperSameBytes(t *testing.T) {
 	}
 }
 
-// The report's evaluation, models spread over the CPUs, equals one
-// sequential eval.Run.
-func TestEvalParallelEqualsRun(t *testing.T) {
-	d, err := model.LoadData(gavelDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	o := eval.Options{Protocols: []string{"pairs"}, Fractions: []float64{0.2, 0.5}, Seeds: 2,
-		Models: []string{"mean", "bias", "linear"}, Devices: []string{"k80", "v100"}}
-	want, err := eval.Run(d, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := evalParallel(d, o, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if a, b := fmt.Sprint(got.Cells, got.Summaries, got.Warnings), fmt.Sprint(want.Cells, want.Summaries, want.Warnings); a != b {
-		t.Errorf("parallel evaluation differs from eval.Run:\n%s\n%s", a, b)
-	}
-}
-
 // BenchmarkReportPaper writes the whole paper report, as `coloc report
 // paper` does, once per op: go test -run '^$' -bench ReportPaper
-// -benchtime 1x ./cmd/coloc
+// -benchtime 1x ./reports
 func BenchmarkReportPaper(b *testing.B) {
 	for b.Loop() {
-		cfg, err := paperConfig("../..", filepath.Join(b.TempDir(), "paper"))
+		cfg, err := PaperConfig("..", filepath.Join(b.TempDir(), "paper"))
 		if err != nil {
 			b.Fatal(err)
 		}
-		if err := writeReport(&env{stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}}, cfg, nil); err != nil {
+		if _, err := Build(cfg); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -1,14 +1,14 @@
-package reports_test
+package plot_test
 
 import (
 	"fmt"
 	"os"
 	"path/filepath"
 
-	"github.com/coloc-dev/coloc/reports"
+	"github.com/coloc-dev/coloc/reports/plot"
 )
 
-// Draw the JCT distribution of two policies and a page that shows it.
+// Draw the JCT distribution of two policies: SVG, PNG and the data as CSV.
 func Example() {
 	dir, err := os.MkdirTemp("", "report")
 	if err != nil {
@@ -16,27 +16,19 @@ func Example() {
 	}
 	defer os.RemoveAll(dir)
 
-	cdf := &reports.CDF{
+	cdf := &plot.CDF{
 		Title:  "Job completion time",
 		XLabel: "JCT (h)",
-		Series: []reports.Sample{
+		Series: []plot.Sample{
 			{Name: "fifo", Values: []float64{2, 1}},
 			{Name: "greedy-pack", Values: []float64{1.5}},
 		},
 	}
-	fig, err := cdf.Write(dir, "jct-cdf", reports.DefaultOptions)
+	fig, err := cdf.Write(dir, "jct-cdf", plot.DefaultOptions)
 	if err != nil {
 		panic(err)
 	}
-	fig.Caption = "Empirical CDF of JCT per policy."
-	page := reports.Page{
-		Title:    "Policies",
-		Sections: []reports.Section{{Title: "JCT", Figures: []reports.Figure{fig}}},
-	}
-	if err := reports.WriteIndex(dir, page); err != nil {
-		panic(err)
-	}
-	for _, f := range []string{fig.SVG(), fig.PNG(), fig.CSV(), "index.html"} {
+	for _, f := range []string{fig.SVG(), fig.PNG(), fig.CSV()} {
 		_, err := os.Stat(filepath.Join(dir, f))
 		fmt.Println(f, err == nil)
 	}
@@ -46,7 +38,6 @@ func Example() {
 	// jct-cdf.svg true
 	// jct-cdf.png true
 	// jct-cdf.csv true
-	// index.html true
 	// series,JCT (h),fraction
 	// fifo,1,0.5
 	// fifo,2,1

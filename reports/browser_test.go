@@ -1,4 +1,4 @@
-package main
+package reports
 
 import (
 	"bytes"
@@ -65,9 +65,7 @@ func TestReportInBrowser(t *testing.T) {
 	base := t.TempDir()
 	cfg := reducedPaper(t, filepath.Join(base, "report"))
 	cfg.Campaign = campaignData(t)
-	if err := writeReport(&env{stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}}, cfg, nil); err != nil {
-		t.Fatal(err)
-	}
+	build(t, cfg)
 	page := readFile(t, filepath.Join(base, "report", "index.html"))
 	want := strings.Count(page, "<img ")
 	check := filepath.Join(base, "check.html")
