@@ -100,4 +100,3 @@ func TestIndexErrors(t *testing.T) {
 		t.Errorf("ragged footer table: %v", err)
 	}
 }
-

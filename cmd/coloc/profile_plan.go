@@ -30,7 +30,7 @@ are dealt longest first to the shard with the least time so far.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if !cmd.Flags().Changed("gpus") {
-				m, err := openMachine(pf.device)
+				m, err := openMachine(e.newNVML, pf.device)
 				if err != nil {
 					return err
 				}

@@ -58,7 +58,7 @@ redone. A directory holding another suite, plan or settings is refused
 			if err := rf.check(); err != nil {
 				return err
 			}
-			m, err := openMachine(pf.device)
+			m, err := openMachine(e.newNVML, pf.device)
 			if err != nil {
 				return err
 			}

@@ -6,17 +6,22 @@ import (
 	"io"
 	"strings"
 
+	"github.com/NVIDIA/go-nvml/pkg/nvml"
 	"github.com/coloc-dev/coloc/internal/version"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
 
-// env is what every subcommand gets: its streams. Tests build one with
-// buffers and call run exactly as main does.
+// env is what every subcommand gets: its streams and its way to the
+// NVIDIA driver. Tests build one with buffers (and a mock driver) and call
+// runEnv exactly as main does.
 type env struct {
 	stdin  io.Reader
 	stdout io.Writer
 	stderr io.Writer
+	// newNVML is how coloc reaches the NVIDIA driver: the one place the
+	// real library is constructed (defaultNVML); tests give a mock.
+	newNVML func() nvml.Interface
 }
 
 // commands is the table of top-level subcommands, in the order --help
@@ -72,7 +77,12 @@ Every file coloc writes is versioned and validated when read back.`,
 // run executes the coloc command line args and returns its error; only main
 // exits.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	root := newRootCmd(&env{stdin: stdin, stdout: stdout, stderr: stderr})
+	return runEnv(ctx, &env{stdin: stdin, stdout: stdout, stderr: stderr, newNVML: defaultNVML}, args)
+}
+
+// runEnv is run with every dependency of the commands given.
+func runEnv(ctx context.Context, e *env, args []string) error {
+	root := newRootCmd(e)
 	root.SetArgs(args)
 	return root.ExecuteContext(ctx)
 }
