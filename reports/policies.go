@@ -327,7 +327,10 @@ func (b *builder) policyBars(rps []*replay, ran []string, ref string) ([]plot.Fi
 }
 
 // policyTable tabulates every replay of one cluster: a row per (trace,
-// policy), with average JCT and utilisation relative to those of ref.
+// policy). The change of average JCT and utilisation against ref comes
+// right after the policy, so that the comparison is in view at a normal
+// window width; the hours, the utilisation per GPU type and the job
+// counts follow.
 func policyTable(rps []*replay, clusterFile, ref string) Table {
 	topo := rps[0].topo
 	var gpus []string
@@ -335,11 +338,11 @@ func policyTable(rps []*replay, clusterFile, ref string) Table {
 		gpus = append(gpus, fmt.Sprintf("%d %s", topo.Count(t), t))
 	}
 	t := Table{
-		Caption: fmt.Sprintf("Policies on %s (%s: %s GPUs); GPU util per type, then the change against %s", topo.Name, clusterFile, strings.Join(gpus, ", "), ref),
-		Header:  []string{"trace", "policy", "jobs", "unrunnable", "avg JCT (h)", "p95 JCT (h)", "makespan (h)", "GPU util"},
+		Caption: fmt.Sprintf("Policies on %s (%s: %s GPUs): the change against %s, then hours, GPU utilisation (overall and per type) and jobs", topo.Name, clusterFile, strings.Join(gpus, ", "), ref),
+		Header:  []string{"trace", "policy", "avg JCT vs " + ref, "GPU util vs " + ref, "avg JCT (h)", "p95 JCT (h)", "makespan (h)", "GPU util"},
 	}
 	t.Header = append(t.Header, topo.Types()...)
-	t.Header = append(t.Header, "shared jobs", "avg JCT vs "+ref, "GPU util vs "+ref)
+	t.Header = append(t.Header, "jobs", "unrunnable", "shared jobs")
 	for _, rp := range rps {
 		var base *sim.Result
 		for _, r := range rp.results {
@@ -348,12 +351,12 @@ func policyTable(rps []*replay, clusterFile, ref string) Table {
 			}
 		}
 		for _, r := range rp.results {
-			row := []string{traceName(rp.sc.Trace), r.Policy, fmt.Sprint(r.Completed), fmt.Sprint(r.Unrunnable),
+			row := []string{traceName(rp.sc.Trace), r.Policy, change(r.AvgJCT, base.AvgJCT), change(r.GPUUtil, base.GPUUtil),
 				f2(r.AvgJCT / 3600), f2(r.P95JCT / 3600), f2(r.Makespan / 3600), f3(r.GPUUtil)}
 			for _, u := range r.Util {
 				row = append(row, f3(u.Util))
 			}
-			row = append(row, fmt.Sprint(r.Shared), change(r.AvgJCT, base.AvgJCT), change(r.GPUUtil, base.GPUUtil))
+			row = append(row, fmt.Sprint(r.Completed), fmt.Sprint(r.Unrunnable), fmt.Sprint(r.Shared))
 			t.Rows = append(t.Rows, row)
 		}
 	}
