@@ -474,6 +474,11 @@ func TestReportPaperSameBytes(t *testing.T) {
 			t.Errorf("policy %s is neither in the policy table nor named as not shown", p.Name)
 		}
 	}
+	// The warnings of the data: Gavel's suspect and infeasible pairs.
+	if !strings.Contains(page, "<h2>Warnings</h2>") || !strings.Contains(page, "<li>data gavel: 6736 suspect or infeasible pairs") {
+		i := strings.Index(page, "<h2>Warnings</h2>")
+		t.Errorf("index.html lacks the warnings of the data or the simulator:\n%s", page[max(i, 0):])
+	}
 	for _, want := range []string{"datasets/reference/gavel/pairs.arrow", "datasets/reference/pollux/scaling.arrow",
 		"examples/traces/physical_cluster/small_test.trace", "examples/cluster-gavel-48.yaml", "<h2>Scaling: pollux</h2>"} {
 		if !strings.Contains(page, want) {
@@ -494,5 +499,41 @@ func BenchmarkReportPaper(b *testing.B) {
 		if _, err := Build(cfg); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// A workload paired with itself (README's tiny campaign pairs resnet18-tiny
+// with itself): both processes carry its name, so the pair has one
+// per-process line, and the zeros it ends with, read after the processes
+// exited, are not drawn.
+func TestReportCampaignSelfPair(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	run := func(id, mode, partner string) datasets.Run {
+		return datasets.Run{Campaign: "c", RunID: id, Mode: mode, Workload: "a", Partner: partner, DeviceType: "cpu", DeviceIDs: "0",
+			Degree: 1, ShareMode: datasets.ShareExclusive, Start: t0, End: t0.Add(10 * time.Second),
+			Steps: 100, Throughput: 50, WindowS: 4, PeakMemory: math.NaN(), Status: datasets.StatusOK}
+	}
+	runs := &datasets.RunsTable{ThroughputUnit: datasets.UnitSamplesPerS, Rows: []datasets.Run{
+		run("s1", datasets.ModeSolo, ""), run("p1/0", datasets.ModePair, "a"), run("p1/1", datasets.ModePair, "a"),
+	}}
+	smp := datasets.NewSamples([]datasets.Counter{{Name: "proc_mem_used", Unit: "B"}})
+	at := func(s float64) time.Time { return t0.Add(time.Duration(s * float64(time.Second))) }
+	smp.Append("s1", 0, "a", at(1), []float64{100})
+	for i, v := range []float64{200, 0, 210, 0, 0} { // a zero inside the run stays
+		smp.Append("p1", 0, "a", at(float64(i+1)), []float64{v})
+	}
+	dir := filepath.Join(t.TempDir(), "camp")
+	if err := datasets.WriteDir(dir, runs.Table(), smp.Table()); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "report")
+	build(t, Config{Campaign: dir, Out: out})
+	got := readFile(t, filepath.Join(out, "counter-camp-proc_mem_used.csv"))
+	want := "series,time (s),proc_mem_used (B)\n" +
+		"solo: a (processes),1,100\n" +
+		"pair: a (processes of both sides),1,200\npair: a (processes of both sides),2,0\npair: a (processes of both sides),3,210\n" +
+		"pair: a (processes of both sides),4,\npair: a (processes of both sides),5,\n"
+	if got != want {
+		t.Errorf("proc_mem_used series:\n%s\nwant\n%s", got, want)
 	}
 }

@@ -44,6 +44,8 @@ func testPage(figs []plot.Figure) Page {
 			{Title: "Policies", Text: "Replayed on the example cluster.", Figures: figs,
 				Tables: []Table{{Caption: "Summary", Header: []string{"policy", "avg JCT (h)"}, Rows: [][]string{{"fifo", "1.50"}, {"<script>alert(1)</script>", "2"}}}}},
 			{Title: "Empty section"},
+			{Title: "Warnings", Text: "2 problems that did not stop the report.",
+				Items: []string{"data gavel: 3 suspect <pairs>", "simulator: fifo, msr/a on c: 1 job(s) not simulated"}},
 		},
 		Footer:      "coloc devel.\n\nInputs:",
 		FooterTable: &Table{Header: []string{"file", "SHA-256"}, Rows: [][]string{{"pairs.arrow", "0123"}}},

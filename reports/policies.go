@@ -71,9 +71,7 @@ func (b *builder) policies() ([]Section, error) {
 		return nil, fmt.Errorf("%s: %w", md.dir, err)
 	}
 	for _, rp := range replays {
-		for _, r := range rp.results {
-			b.warn(fmt.Sprintf("simulator: %s, %s on %s", r.Policy, traceName(rp.sc.Trace), rp.topo.Name), r.Warnings...)
-		}
+		b.simWarnings(rp)
 		b.logf("simulated %s on %s: %d policies", b.show(rp.sc.Trace), rp.topo.Name, len(rp.results))
 	}
 	sec := Section{
@@ -144,6 +142,29 @@ func unrunTable(rps []*replay) Table {
 		}
 	}
 	return t
+}
+
+// simWarnings records the simulator's warnings of one scenario, each once
+// with the policies that raised it: most (jobs no GPU type can run) depend
+// on the cluster and the data only, and every policy raises them.
+func (b *builder) simWarnings(rp *replay) {
+	var texts []string
+	by := map[string][]string{}
+	for _, r := range rp.results {
+		for _, w := range r.Warnings {
+			if by[w] == nil {
+				texts = append(texts, w)
+			}
+			by[w] = append(by[w], r.Policy)
+		}
+	}
+	for _, w := range texts {
+		who := strings.Join(by[w], ", ")
+		if len(by[w]) == len(rp.results) && len(rp.results) > 1 {
+			who = "every policy"
+		}
+		b.warn(fmt.Sprintf("simulator, %s on %s (%s)", traceName(rp.sc.Trace), rp.topo.Name, who), w)
+	}
 }
 
 // runPolicies replays every scenario under each named policy, each built

@@ -6,8 +6,8 @@ import (
 )
 
 // warning is a problem that did not stop the report, with where it comes
-// from: "data gavel", "model iapp", "simulator: fifo, msr/ed69ec on
-// cluster-gavel".
+// from: "data gavel", "model iapp", "simulator, msr/ed69ec on
+// gavel-48 (every policy)".
 type warning struct{ from, text string }
 
 // warn records warnings of one source; the same warning of the same source
@@ -37,8 +37,12 @@ func (b *builder) warningsSection() Section {
 		sec.Text = "None: the data, the models and the simulator raised no warning."
 		return sec
 	}
-	sec.Text = fmt.Sprintf("%d problems that did not stop the report: of the data (read and turned into model inputs), "+
-		"of each model (fitted here or read from a model directory) and of the simulator (per policy and trace).", len(b.warnings))
+	what := "problems"
+	if len(b.warnings) == 1 {
+		what = "problem"
+	}
+	sec.Text = fmt.Sprintf("%d %s that did not stop the report: of the data (read and turned into model inputs), "+
+		"of each model (fitted here or read from a model directory) and of the simulator (per trace, with the policies that met it).", len(b.warnings), what)
 	for _, w := range b.warnings {
 		sec.Items = append(sec.Items, w.from+": "+w.text)
 	}
