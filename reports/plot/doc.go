@@ -19,10 +19,13 @@
 // colours diverge around a centre value the caller gives (1 for
 // normalized throughput: red below, blue above), cells without a value
 // are grey. Series get the Okabe-Ito colours in order (with Tol's wine
-// for Okabe-Ito's yellow, too light on white); from the ninth on, colours
-// repeat with another dash pattern and glyph, so 32 series stay distinct.
+// for Okabe-Ito's yellow, too light on white) and two of Tol's (olive,
+// indigo): ten, one per model of a figure of the nine models; from the
+// eleventh on, colours repeat with another dash pattern and glyph, so 40
+// series stay distinct.
 //
-// Text sizes are chosen for a figure shown about 900 px wide in a page
-// at a 1,200 px window: a 20 cm figure is drawn at about 1.6 px a
-// point there, so tick and legend text of 7 pt render at about 11 px.
+// Text sizes are chosen for a figure 20 cm wide shown at its own size
+// (756 CSS px) in a page at a 1,200 px window, where 1 pt is 1.33 px:
+// tick and legend text of 9 pt render at 12 px (8 pt, 11 px, for the
+// labels of a heat map of more than 20 rows).
 package plot

@@ -125,10 +125,10 @@ func writeAtomic(path string, data []byte) error { return atomicfile.WriteBytes(
 
 // Text sizes in points. A figure 20 cm wide is shown at its own size,
 // 756 CSS px, in a page at a 1,200 px window: 1 pt is 1.33 px there, so
-// tick and legend text of 8.5 pt render at about 11 px, axis labels at
-// 13 px and titles at 16 px.
+// tick and legend text of 9 pt render at 12 px, axis labels at 13 px and
+// titles at 16 px.
 const (
-	textSize  = 8.5 // tick labels, legend, marks
+	textSize  = 9 // tick labels, legend, marks
 	labelSize = 10
 	titleSize = 12
 )
