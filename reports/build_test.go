@@ -194,6 +194,21 @@ func TestReportDirectory(t *testing.T) {
 	if readFile(t, filepath.Join(other, "index.html")) != "mine" {
 		t.Error("the foreign index.html was touched")
 	}
+	// The same for a figure's file, found once the report is built.
+	third := filepath.Join(parent, "third")
+	if err := os.MkdirAll(third, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(third, "pairs-tiny-x1.csv"), []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Build(Config{Data: []string{data}, Out: third})
+	if err == nil || !strings.Contains(err.Error(), "pairs-tiny-x1.csv exists and no earlier coloc report wrote it") {
+		t.Errorf("report over a foreign figure file: %v", err)
+	}
+	if entries, _ := os.ReadDir(third); len(entries) != 1 || readFile(t, filepath.Join(third, "pairs-tiny-x1.csv")) != "mine" {
+		t.Errorf("the refused report changed %s: %v", third, entries)
+	}
 	// A manifest naming a path outside the directory is refused before
 	// any work.
 	if err := os.WriteFile(filepath.Join(other, ManifestFile), []byte(`{"version":1,"generator":"x","files":["../report/notes.txt"]}`), 0o644); err != nil {
@@ -203,12 +218,12 @@ func TestReportDirectory(t *testing.T) {
 		t.Errorf("manifest with ../: %v", err)
 	}
 	entries, _ := os.ReadDir(parent)
-	if len(entries) != 2 {
+	if len(entries) != 3 {
 		var names []string
 		for _, e := range entries {
 			names = append(names, e.Name())
 		}
-		t.Errorf("%s holds %v, want report and other only", parent, names)
+		t.Errorf("%s holds %v, want report, other and third only", parent, names)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/coloc-dev/coloc/model"
@@ -171,8 +172,22 @@ func (c Config) Validate() error {
 			return fmt.Errorf("--eval: %w", err)
 		}
 	}
-	_, err := readManifest(filepath.Clean(c.Out))
-	return err
+	return checkOutDir(filepath.Clean(c.Out))
+}
+
+// checkOutDir refuses, before any work, a report directory whose manifest
+// is unreadable or whose index.html (which every report writes) no
+// earlier report wrote; install checks every other file at the end.
+func checkOutDir(out string) error {
+	old, err := readManifest(out)
+	if err != nil {
+		return err
+	}
+	if _, err := os.Lstat(filepath.Join(out, "index.html")); err == nil && !slices.Contains(old, "index.html") {
+		return fmt.Errorf("report directory %s: index.html exists and no earlier coloc report wrote it (its %s does not list it): move it or choose another --out",
+			out, ManifestFile)
+	}
+	return nil
 }
 
 func isFile(p string) error {

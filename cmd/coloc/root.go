@@ -58,7 +58,11 @@ Pipeline:
   coloc simulate         replay a job trace under several policies
   coloc report           figures and an HTML report
 
-Every file coloc writes is versioned and validated when read back.`,
+Every file coloc writes is versioned and validated when read back.
+
+Shell completion of commands, flags and flag values (policies, models,
+protocols, formats, devices; job names of 'coloc predict'):
+  source <(coloc completion bash)     # or zsh, fish, powershell`,
 		Version:       version.String(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
