@@ -89,7 +89,7 @@ CHROMIUM ?= chromium
 screenshot: paper
 	profile=$$(mktemp -d) && $(CHROMIUM) --headless --no-sandbox --disable-gpu --disable-background-networking \
 	  --disable-component-update --disable-sync --no-first-run --user-data-dir=$$profile --hide-scrollbars \
-	  --virtual-time-budget=10000 --window-size=1000,1600 --screenshot=docs/report.png \
+	  --virtual-time-budget=10000 --window-size=1200,1600 --screenshot=docs/report.png \
 	  file://$(CURDIR)/out/paper/index.html 2>/dev/null; rm -rf $$profile
 
 bench:

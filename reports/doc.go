@@ -1,27 +1,77 @@
-// Package reports draws coloc's figures and writes the HTML report. It is
-// the last stage of the pipeline (see DESIGN.md): it takes plain data
-// (numbers, labels, series), never the types of model/ or policy/, so the
-// plotting dependency (gonum.org/v1/plot) stays at this edge.
+// Package reports builds coloc's HTML report: the last stage of the
+// pipeline (docs/architecture.md). It reads datasets, model directories,
+// evaluation results, traces and campaigns, runs what is asked
+// (evaluation, simulation) and draws with reports/plot, which keeps the
+// plotting dependency at this edge.
 //
-// Each figure type (Heatmap, Scatter, CDF, Line, TimeSeries, Bars) has a
-// Write method that writes three files into a directory: NAME.svg,
-// NAME.png and NAME.csv, the data drawn, so every number in a figure can
-// be checked and re-plotted. WriteIndex writes an index.html that shows
-// figures with captions and tables; html/template escapes every string.
+// A report is described by a Config (DefaultConfig holds the defaults of
+// `coloc report`, PaperConfig the report of the shipped reference data).
+// Config.Validate checks every setting, name and input path before any
+// work; Build calls it, then builds one section per step, each in a file
+// of its own: interference.go (heat maps of pairs), scaling.go (scaling
+// curves), models.go (evaluation and predictions), policies.go (simulated
+// policies), campaign.go (counters of a campaign) and warnings.go (every
+// warning of the data, each model and the simulator, in a section of its
+// own). html.go renders the page.
 //
-// The same inputs give the same bytes. SVG text names the font
-// ("Liberation Sans", metric-compatible with Arial and Helvetica) instead
-// of embedding it, so files stay small and free of anything that varies;
-// PNG files carry no timestamp. Files are written atomically
-// (internal/atomicfile).
+// Choices where the papers are silent, with the reason:
 //
-// Choices where the data leave room: points that are NaN or infinite are
-// not drawn and appear as empty fields in the CSV; an empirical CDF is a
-// step function through (v_i, i/n) of the sorted values; a heat map's
-// colours diverge around a centre value the caller gives (1 for
-// normalized throughput: red below, blue above), cells without a value
-// are grey. Series get the Okabe-Ito colours in order (with Tol's wine
-// for Okabe-Ito's yellow, too light on white); from the ninth on, colours
-// repeat with another dash pattern and glyph, so 32 series stay distinct.
-// Table cells that are numbers are right-aligned, others left-aligned.
+//   - Heat maps: one per (device type, degree) with an ok pair, rows and
+//     columns the workloads of that slot in natural order ("batch size 5"
+//     before "10"); a slot whose matrix equals one already drawn cell for
+//     cell is named, not drawn again (Gavel's "_unconsolidated" single-GPU
+//     pairs copy the base type's), so the page shows no duplicate.
+//   - Scaling curves: per (workload, device type), place.ScalingCurve, the
+//     curve the policy export decides on: one per-GPU batch size, the one
+//     measured at the most degrees (the smallest on ties; mixing batch
+//     sizes would mix workloads), and at each degree the throughput on one
+//     node, or on the fewest nodes where no node ran it. Curves of one
+//     model family share a figure, at most six a figure; the throughput
+//     axis is logarithmic when a figure's values span more than 30x. The
+//     chosen degree is policy.ChooseDegree's at
+//     policy.DefaultThresholds.ScalingEfficiency, the rule the policy
+//     export uses.
+//   - Predicted against measured: the held-out pairs of one split of
+//     protocol pairs (fraction 0.5, seed 1 by default), from the same fits
+//     the evaluation scores (eval.Predict), so the figures show
+//     prediction, not fit. With Models the fitted models' predictions of
+//     the data's pairs are drawn too, and called in-sample when the
+//     models' provenance names exactly the data's files.
+//   - The evaluation the report computes runs the models on
+//     Config.EvalWorkers workers (eval.Options.Workers, one per CPU by
+//     default): the same cells as one worker, in less time.
+//   - Models, evaluation and simulation use the first dataset with a
+//     pairs table; the others add heat maps and scaling curves only.
+//   - Policies: models are fitted for the simulation (into OUT/models,
+//     every model, seed 1) only when a model-driven policy is chosen and
+//     no Models directory is given. The simulator is set up in one
+//     function, runPolicies. Average JCT and makespan bars are relative to
+//     fifo (or the first policy without fifo), because traces differ by
+//     orders of magnitude in hours; the hours are in the tables, whose
+//     columns comparing with fifo come first so that they are in view at
+//     a normal window width.
+//   - Campaign counters: the first ok pair run of runs.arrow and the first
+//     ok solo run of the same workload, device type and degree (else the
+//     first ok solo run), on the first device each used: one solo and one
+//     pair run, compared like for like. A workload paired with itself has
+//     one per-process line (both processes carry its name). The zeros a
+//     per-process line ends with (read after its processes exited) are
+//     not drawn, so memory is not shown falling to 0 at the end of a run.
+//   - Warnings: every warning is shown with its source ("data gavel",
+//     "model iapp of models", "simulator, msr/ed69ec on gavel-48 (every policy)"),
+//     each once, in the order the steps met them; a report without any
+//     says so.
+//   - Output directory: the report is built in a temporary directory
+//     beside OUT, then its files are moved into OUT. OUT may hold other
+//     files: the report lists the files it wrote in OUT/.coloc-report.json
+//     (ManifestFile, versioned) and the next report removes or replaces
+//     only those. A file the report would write that no earlier report
+//     wrote is never overwritten: the report is refused and names it.
+//   - The page holds no time and no absolute path of the report: the same
+//     inputs give the same bytes (the footer lists each input's SHA-256,
+//     named relative to Root for the paper report).
+//
+// Figure sizes are 20 x 11 cm (wide) and 20 x 18 cm (heat maps), shown at
+// their own size (756 CSS px wide) in a page at least 1,000 px wide; text
+// sizes are chosen for that (reports/plot).
 package reports

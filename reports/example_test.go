@@ -8,7 +8,8 @@ import (
 	"github.com/coloc-dev/coloc/reports"
 )
 
-// Draw the JCT distribution of two policies and a page that shows it.
+// A report of Pollux's scaling measurements: the scaling curves with the
+// degree coloc chooses, and the warnings section.
 func Example() {
 	dir, err := os.MkdirTemp("", "report")
 	if err != nil {
@@ -16,39 +17,17 @@ func Example() {
 	}
 	defer os.RemoveAll(dir)
 
-	cdf := &reports.CDF{
-		Title:  "Job completion time",
-		XLabel: "JCT (h)",
-		Series: []reports.Sample{
-			{Name: "fifo", Values: []float64{2, 1}},
-			{Name: "greedy-pack", Values: []float64{1.5}},
-		},
+	cfg := reports.DefaultConfig()
+	cfg.Data = []string{"../datasets/reference/pollux"}
+	cfg.Out = filepath.Join(dir, "report")
+	if err := cfg.Validate(); err != nil {
+		panic(err)
 	}
-	fig, err := cdf.Write(dir, "jct-cdf", reports.DefaultOptions)
+	sum, err := reports.Build(cfg)
 	if err != nil {
 		panic(err)
 	}
-	fig.Caption = "Empirical CDF of JCT per policy."
-	page := reports.Page{
-		Title:    "Policies",
-		Sections: []reports.Section{{Title: "JCT", Figures: []reports.Figure{fig}}},
-	}
-	if err := reports.WriteIndex(dir, page); err != nil {
-		panic(err)
-	}
-	for _, f := range []string{fig.SVG(), fig.PNG(), fig.CSV(), "index.html"} {
-		_, err := os.Stat(filepath.Join(dir, f))
-		fmt.Println(f, err == nil)
-	}
-	csv, _ := os.ReadFile(filepath.Join(dir, fig.CSV()))
-	fmt.Print(string(csv))
+	fmt.Println(filepath.Base(sum.Index), sum.Sections, sum.Warnings)
 	// Output:
-	// jct-cdf.svg true
-	// jct-cdf.png true
-	// jct-cdf.csv true
-	// index.html true
-	// series,JCT (h),fraction
-	// fifo,1,0.5
-	// fifo,2,1
-	// greedy-pack,1.5,1
+	// index.html [scaling 1] 0
 }

@@ -7,8 +7,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/coloc-dev/coloc/internal/atomicfile"
+	"github.com/coloc-dev/coloc/reports/plot"
 )
 
 // Page is an HTML report: a title, an introduction and sections of
@@ -27,11 +31,13 @@ type Page struct {
 	Generator string
 }
 
-// Section is a titled part of a page: text, then figures, then tables.
+// Section is a titled part of a page: text, a bulleted list, figures,
+// then tables.
 type Section struct {
 	Title   string
-	Text    string // paragraphs separated by blank lines
-	Figures []Figure
+	Text    string   // paragraphs separated by blank lines
+	Items   []string // a bulleted list after the text, e.g. warnings
+	Figures []plot.Figure
 	Tables  []Table
 }
 
@@ -61,8 +67,11 @@ func WriteIndex(dir string, p Page) error {
 	if err := RenderIndex(&buf, p); err != nil {
 		return err
 	}
-	return writeAtomic(filepath.Join(dir, "index.html"), buf.Bytes())
+	return atomicfile.WriteBytes(filepath.Join(dir, "index.html"), buf.Bytes())
 }
+
+// nameRE is what a figure name may hold: a plain file name.
+var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 
 // RenderIndex writes the page's HTML to w. Every string is escaped.
 func RenderIndex(w io.Writer, p Page) error {
@@ -143,6 +152,9 @@ footer table.inputs td:last-child { word-break: break-all; }
 <section id="section-{{inc $i}}">
 <h2>{{$s.Title}}</h2>
 {{range paragraphs $s.Text}}<p>{{.}}</p>
+{{end}}{{with $s.Items}}<ul>
+{{range .}}<li>{{.}}</li>
+{{end}}</ul>
 {{end}}{{range $s.Figures}}<figure id="figure-{{.Name}}">
 <img src="{{.SVG}}" alt="{{.Title}}">
 <figcaption>{{.Caption}} <span class="files">(<a href="{{.PNG}}">PNG</a>, <a href="{{.CSV}}">data as CSV</a>)</span></figcaption>

@@ -13,9 +13,9 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// newNVML is how coloc reaches the NVIDIA driver: the one place the real
-// library is constructed. Tests replace it with a scripted mock.
-var newNVML = func() nvml.Interface { return nvml.New() }
+// defaultNVML is how coloc reaches the NVIDIA driver (env.newNVML): the
+// one place the real library is constructed.
+func defaultNVML() nvml.Interface { return nvml.New() }
 
 func newDevicesCmd(e *env) *cobra.Command {
 	var asJSON bool
@@ -39,7 +39,7 @@ The type column is the name used for device_type in every dataset table
   coloc devices --json | jq -r '.gpu.devices[].type'`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			found := sampler.Detect(newNVML(), sampler.DetectOptions{})
+			found := sampler.Detect(e.newNVML(), sampler.DetectOptions{})
 			defer found.Close()
 			if asJSON {
 				return writeDevicesJSON(e.stdout, found)

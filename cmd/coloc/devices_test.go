@@ -11,14 +11,6 @@ import (
 	"github.com/coloc-dev/coloc/profile/sampler/nvmlfake"
 )
 
-// withNVML makes `coloc devices` see lib instead of the machine's driver.
-func withNVML(t *testing.T, lib nvml.Interface) {
-	t.Helper()
-	old := newNVML
-	newNVML = func() nvml.Interface { return lib }
-	t.Cleanup(func() { newNVML = old })
-}
-
 func TestDevices(t *testing.T) {
 	tests := []struct {
 		name string
@@ -50,8 +42,8 @@ func TestDevices(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			lib := tt.lib()
-			withNVML(t, lib)
-			text, _ := mustRun(t, "devices")
+			m := withNVML(t, lib)
+			text, _ := m.mustRun("devices")
 			for _, w := range tt.want {
 				if !strings.Contains(text, w) {
 					t.Errorf("output lacks %q", w)
@@ -59,7 +51,7 @@ func TestDevices(t *testing.T) {
 			}
 			golden(t, filepath.Join("testdata", "devices-"+tt.name+".txt"), text)
 
-			js, _ := mustRun(t, "devices", "--json")
+			js, _ := m.mustRun("devices", "--json")
 			var doc devicesJSON
 			if err := json.Unmarshal([]byte(js), &doc); err != nil {
 				t.Fatalf("--json output does not parse: %v", err)
@@ -76,9 +68,9 @@ func TestDevices(t *testing.T) {
 // machine whose Init fails make two Init calls and nothing else.
 func TestDevicesNoCallAfterFailedInit(t *testing.T) {
 	m := &mock.Interface{InitFunc: func() nvml.Return { return nvml.ERROR_DRIVER_NOT_LOADED }}
-	withNVML(t, m)
-	mustRun(t, "devices")
-	mustRun(t, "devices", "--json")
+	fake := withNVML(t, m)
+	fake.mustRun("devices")
+	fake.mustRun("devices", "--json")
 	if n := nvmlfake.TotalCalls(m); n != 2 {
 		t.Errorf("NVML saw %d calls, want the 2 Inits", n)
 	}

@@ -109,6 +109,9 @@ Progress goes to stderr.`,
 	f.BoolVar(&includeUnsettled, "include-unsettled", false, "also use suspect pairs from profiling runs whose step time never settled")
 	f.StringVarP(&out, "out", "o", "", "write every seed's scores to this Arrow file")
 	cmd.MarkFlagRequired("data")
+	completeValues(cmd, "protocol", append(eval.Protocols, "all"))
+	completeValues(cmd, "models", append(model.Names(), "all"))
+	cmd.RegisterFlagCompletionFunc("device", completeDataDevices)
 	return cmd
 }
 

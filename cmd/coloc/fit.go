@@ -68,6 +68,7 @@ file as warnings and printed.`,
 	cmd.Flags().BoolVar(&includeUnsettled, "include-unsettled", false, "also train on suspect pairs from profiling runs whose step time never settled")
 	cmd.MarkFlagRequired("data")
 	cmd.MarkFlagRequired("out")
+	completeValues(cmd, "models", append(model.Names(), "all"))
 	return cmd
 }
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/NVIDIA/go-nvml/pkg/nvml"
 	"github.com/coloc-dev/coloc/datasets"
 	"github.com/coloc-dev/coloc/profile"
 	"github.com/coloc-dev/coloc/profile/sampler"
@@ -23,11 +24,11 @@ type machine struct {
 	detection *sampler.Detection
 }
 
-// openMachine detects this machine's GPUs through NVML (newNVML, the one
-// place coloc reaches the driver) and its host counters, and settles
+// openMachine detects this machine's GPUs through NVML (env.newNVML, the
+// one place coloc reaches the driver) and its host counters, and settles
 // --device: cuda when a GPU is found, else cpu, unless the flag says which.
 // On a CPU run NVML is not opened at all.
-func openMachine(device string) (*machine, error) {
+func openMachine(newNVML func() nvml.Interface, device string) (*machine, error) {
 	m := &machine{hw: profile.Hardware{CPU: cpuModel()}}
 	m.hw.Host, _ = os.Hostname()
 	switch device {

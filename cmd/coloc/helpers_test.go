@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/NVIDIA/go-nvml/pkg/nvml"
 )
 
 // updateGolden rewrites the golden files under testdata instead of
@@ -40,17 +42,39 @@ func golden(t *testing.T, path, got string) {
 // output, standard error and error.
 func runCmd(t *testing.T, args ...string) (string, string, error) {
 	t.Helper()
+	return fakeMachine{t, defaultNVML}.run(args...)
+}
+
+// fakeMachine runs command lines whose NVML is newNVML.
+type fakeMachine struct {
+	t       *testing.T
+	newNVML func() nvml.Interface
+}
+
+// withNVML returns a fakeMachine on which coloc sees lib instead of the
+// driver.
+func withNVML(t *testing.T, lib nvml.Interface) fakeMachine {
+	return fakeMachine{t, func() nvml.Interface { return lib }}
+}
+
+func (m fakeMachine) run(args ...string) (string, string, error) {
+	m.t.Helper()
 	var out, errb bytes.Buffer
-	err := run(context.Background(), args, strings.NewReader(""), &out, &errb)
+	err := runEnv(context.Background(), &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb, newNVML: m.newNVML}, args)
 	return out.String(), errb.String(), err
+}
+
+func (m fakeMachine) mustRun(args ...string) (string, string) {
+	m.t.Helper()
+	out, errOut, err := m.run(args...)
+	if err != nil {
+		m.t.Fatalf("coloc %s: %v\nstderr: %s", strings.Join(args, " "), err, errOut)
+	}
+	return out, errOut
 }
 
 // mustRun is runCmd for commands that must succeed.
 func mustRun(t *testing.T, args ...string) (string, string) {
 	t.Helper()
-	out, errOut, err := runCmd(t, args...)
-	if err != nil {
-		t.Fatalf("coloc %s: %v\nstderr: %s", strings.Join(args, " "), err, errOut)
-	}
-	return out, errOut
+	return fakeMachine{t, defaultNVML}.mustRun(args...)
 }

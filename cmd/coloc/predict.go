@@ -44,11 +44,11 @@ solo features); for a job never profiled, see 'coloc similar'.`,
 			for _, l := range ms {
 				a, err := l.Frame.Job(args[0])
 				if err != nil {
-					return err
+					return unknownJob(err, args[0], l.Frame.Jobs)
 				}
 				b, err := l.Frame.Job(args[1])
 				if err != nil {
-					return err
+					return unknownJob(err, args[1], l.Frame.Jobs)
 				}
 				s, err := l.Frame.Slot(device)
 				if err != nil {
@@ -90,5 +90,8 @@ solo features); for a job never profiled, see 'coloc similar'.`,
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object per model")
 	cmd.MarkFlagRequired("models")
 	cmd.MarkFlagRequired("device")
+	completeValues(cmd, "only", model.Names())
+	cmd.RegisterFlagCompletionFunc("device", completeSlots)
+	cmd.ValidArgsFunction = completeJobs
 	return cmd
 }

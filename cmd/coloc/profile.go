@@ -67,6 +67,7 @@ func (f *planFlags) registerPlan(cmd *cobra.Command) {
 	fl.StringVar(&f.device, "device", "", "cuda or cpu (default cuda when a GPU is found, else cpu)")
 	fl.Uint64Var(&f.seed, "seed", d.Seed, "seed of the random subset of --pairs fraction:F")
 	cmd.MarkFlagRequired("suite")
+	completeValues(cmd, "device", []string{"cuda", "cpu"})
 }
 
 // plan loads the suite and builds the whole plan for gpus devices (a CPU

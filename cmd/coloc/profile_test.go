@@ -91,7 +91,7 @@ func TestProfileRunErrors(t *testing.T) {
 // on go-nvml's mock of an H200 machine: the plan uses the GPUs, the
 // manifest names them, and the samples hold device and host counters.
 func TestProfileRunOnFakeH200(t *testing.T) {
-	withNVML(t, nvmlfake.NewH200(2).Server)
+	h200 := withNVML(t, nvmlfake.NewH200(2).Server)
 	tmp := t.TempDir()
 	dir := filepath.Join(tmp, "camp")
 	python, _ := filepath.Abs("../../profile/testdata/fakepython.sh")
@@ -101,7 +101,7 @@ func TestProfileRunOnFakeH200(t *testing.T) {
 	suite := filepath.Join(tmp, "suite.yaml")
 	os.WriteFile(suite, []byte("version: 1\nname: h200\nworkloads:\n  - name: sleepy\n    class: other\n    batch_size: 4\n"+
 		"    command: [\"{python}\", \""+script+"\", \"ok\", \"--sleep\", \"1\"]\n"), 0o644)
-	_, stderr, err := runCmd(t, "profile", "run", "--suite", suite, "--out", dir, "--python", python,
+	_, stderr, err := h200.run("profile", "run", "--suite", suite, "--out", dir, "--python", python,
 		"--duration", "1s", "--warmup", "0s", "--repeats", "1", "--pairs", "none", "--degrees", "1", "--interval", "20ms")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)

@@ -1,439 +1,102 @@
 package main
 
 import (
-	"bytes"
-	"fmt"
-	"math"
-	"os"
 	"path/filepath"
-	"sort"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/coloc-dev/coloc/datasets"
-	"github.com/coloc-dev/coloc/model"
-	"github.com/coloc-dev/coloc/model/eval"
 )
 
-// tinyData writes a dataset of two workloads on one device type: four
-// pairs (two ok, one infeasible, one suspect) and a scaling table whose
-// chosen degree and reduction are computed by hand in the tests.
-func tinyData(t *testing.T) string {
-	t.Helper()
-	nan := math.NaN()
-	pair := func(w, p string, norm float64, status string) datasets.Pair {
-		solo, co := 100.0, 100*norm
-		if status == datasets.StatusInfeasible {
-			solo, co = nan, nan
-		}
-		return datasets.Pair{Workload: w, Partner: p, DeviceType: "x1", Degree: 1, Solo: solo, Colocated: co, Normalized: map[bool]float64{true: nan, false: norm}[status == datasets.StatusInfeasible],
-			NormLow: nan, NormHigh: nan, Status: status, Source: "test"}
-	}
-	pairs := &datasets.Pairs{ThroughputUnit: datasets.UnitSamplesPerS, Rows: []datasets.Pair{
-		pair("a", "b", 0.8, datasets.StatusOK),
-		pair("b", "a", 0.6, datasets.StatusOK),
-		pair("a", "a", 0, datasets.StatusInfeasible),
-		pair("b", "b", 1, datasets.StatusSuspect),
-	}}
-	scale := func(w string, deg, nodes, batch int, tp float64) datasets.Scale {
-		return datasets.Scale{Workload: w, DeviceType: "x1", Degree: deg, Nodes: nodes, BatchSize: batch, Throughput: tp, StepTime: nan, SyncTime: nan, Source: "test"}
-	}
-	sc := &datasets.ScalingTable{ThroughputUnit: datasets.UnitSamplesPerS, Rows: []datasets.Scale{
-		// Batch 32 is measured at four degrees, 64 at two: the curve is
-		// batch 32's. At degree 4 the best of two placements counts.
-		scale("a", 1, 1, 32, 100), scale("a", 2, 1, 32, 190), scale("a", 4, 1, 32, 300),
-		scale("a", 4, 2, 32, 250), scale("a", 8, 2, 32, 400),
-		scale("a", 1, 1, 64, 150), scale("a", 2, 1, 64, 290),
-		// One degree only: no curve.
-		scale("b", 1, 1, 16, 50),
-	}}
-	dir := filepath.Join(t.TempDir(), "tiny")
-	if err := datasets.WriteDir(dir, pairs.Table(), sc.Table()); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
-
-// row is how the page writes these table cells in a row: numbers
-// right-aligned.
-func row(cells ...string) string {
-	var b strings.Builder
-	for _, c := range cells {
-		if _, err := strconv.ParseFloat(strings.TrimSuffix(c, "%"), 64); err == nil {
-			b.WriteString(`<td class="num">` + c + "</td>")
-		} else {
-			b.WriteString("<td>" + c + "</td>")
-		}
-	}
-	return b.String()
-}
-
-func readFile(t *testing.T, path string) string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
-
-// The heat map and the scaling curve of a tiny dataset, by hand: a|b 0.8
-// and b|a 0.6 are the only coloured cells; the scaling curve of a at batch
-// 32 is 100, 190, 300, 400 (efficiencies 1, 0.95, 0.75, 0.5), so the
-// chosen degree at efficiency 0.7 is 4; b has one degree and no curve.
-func TestReportTinyData(t *testing.T) {
-	data := tinyData(t)
-	out := filepath.Join(t.TempDir(), "report")
-	stdout, _ := mustRun(t, "report", "--data", data, "--out", out, "-q")
-	if !strings.Contains(stdout, "2 figures") {
-		t.Errorf("stdout %q, want 2 figures", stdout)
-	}
-	heat := readFile(t, filepath.Join(out, "pairs-tiny-x1.csv"))
-	if want := "workload,a,b\na,,0.8\nb,0.6,\n"; heat != want {
-		t.Errorf("heat map CSV:\n%s\nwant\n%s", heat, want)
-	}
-	curve := readFile(t, filepath.Join(out, "scaling-tiny-x1.csv"))
-	a := "a (batch 32/GPU)" // two batch sizes measured: the name says which
-	if want := "series,GPUs,throughput (samples/s),mark\n" + a + ",1,100,\n" + a + ",2,190,\n" + a + ",4,300,\n" + a + ",8,400,\n" + a + ",4,300,\n"; curve != want {
-		t.Errorf("scaling CSV:\n%s\nwant\n%s", curve, want)
-	}
-	page := readFile(t, filepath.Join(out, "index.html"))
-	for _, want := range []string{
-		`<meta name="generator" content="coloc report">`,
-		"<h2>Pairwise interference: tiny</h2>", "<h2>Scaling: tiny</h2>",
-		// the pairs table: 2 workloads, 2 ok, 1 suspect, 1 infeasible, min 0.6, median 0.7, max 0.8, none above 1
-		row("x1", "2", "2", "1", "1", "0.600", "0.700", "0.800", "0.0%"),
-		// the chosen degree: a, batch 32, degrees 1 2 4 8, chosen 4 at 300, efficiency 0.75, 0.50 at 8
-		row("a", "x1", "32", "1 2 4 8", "4", "300", "0.75", "0.50"),
-		"pairs.arrow", "scaling.arrow", // inputs in the footer
-		// no solo table: no models, and the page says why
-		"Not computed: " + data + " has no solo table",
-	} {
-		if !strings.Contains(page, want) {
-			t.Errorf("index.html lacks %s", want)
-		}
-	}
-	if strings.Contains(page, "Simulated") || strings.Contains(page, "Counters") {
-		t.Error("index.html has sections for inputs not given")
-	}
-	if strings.Contains(page, out) {
-		t.Error("index.html names the report directory")
-	}
-}
-
-// writeReport replaces an earlier report, refuses any other directory and
-// leaves no temporary directory behind.
-func TestReportDirectory(t *testing.T) {
-	data := tinyData(t)
-	parent := t.TempDir()
-	out := filepath.Join(parent, "report")
-	mustRun(t, "report", "--data", data, "--out", out, "-q")
-	stale := filepath.Join(out, "stale.csv")
-	if err := os.WriteFile(stale, []byte("x"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	mustRun(t, "report", "--data", data, "--out", out, "-q")
-	if _, err := os.Stat(stale); !os.IsNotExist(err) {
-		t.Errorf("a file of the earlier report survived: %v", err)
-	}
-	other := filepath.Join(parent, "other")
-	if err := os.MkdirAll(other, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(other, "notes.txt"), []byte("mine"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if _, _, err := runCmd(t, "report", "--data", data, "--out", other, "-q"); err == nil || !strings.Contains(err.Error(), "is not a coloc report") {
-		t.Errorf("report into a foreign directory: %v", err)
-	}
-	if readFile(t, filepath.Join(other, "notes.txt")) != "mine" {
-		t.Error("the foreign directory was touched")
-	}
-	entries, _ := os.ReadDir(parent)
-	if len(entries) != 2 {
-		var names []string
-		for _, e := range entries {
-			names = append(names, e.Name())
-		}
-		t.Errorf("%s holds %v, want report and other only", parent, names)
-	}
-}
-
-func TestReportErrors(t *testing.T) {
-	data := tinyData(t)
+// The flags of coloc report reach the report: a mistyped policy of the
+// paper-sized command line is refused before any step, within a second
+// even on a loaded machine (the check opens no table), and nothing is
+// written; a lone --trace is refused too.
+func TestReportFlagsChecked(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "r")
-	cases := []struct {
+	start := time.Now()
+	_, stderr, err := runCmd(t, "report", "--data", gavelDir, "--out", out, "--policy", "fifo,typo",
+		"--trace", "../../examples/traces/physical_cluster/small_test.trace", "--cluster", "../../examples/cluster-gavel.yaml")
+	if err == nil || !strings.Contains(err.Error(), `unknown policy "typo"`) {
+		t.Errorf("error %v, want the unknown policy", err)
+	}
+	if stderr != "" {
+		t.Errorf("progress before the error:\n%s", stderr)
+	}
+	t.Logf("refused in %v", time.Since(start))
+	for _, c := range []struct {
 		args []string
 		want string
 	}{
-		{[]string{"report", "--out", out}, "nothing to report"},
-		{[]string{"report", "--data", data, "--out", out, "--trace", "t.trace"}, "--trace and --cluster go together"},
-		{[]string{"report", "--data", data, "--out", out, "--eval-models", "oracle"}, `unknown model "oracle"`},
-		{[]string{"report", "--data", data, "--out", out, "--eval-models", "none", "--trace", "../../examples/traces/physical_cluster/small_test.trace",
-			"--cluster", "../../examples/cluster-gavel.yaml", "--policy", "fifo"}, "needs a solo table"},
-		{[]string{"report", "--data", gavelDir, "--out", out, "--eval-models", "none", "--trace", "../../examples/traces/physical_cluster/small_test.trace",
-			"--cluster", "../../examples/cluster-gavel.yaml", "--policy", "lottery"}, `unknown policy "lottery"`},
-		{[]string{"report", "--data", data, "--out", out, "--eval", filepath.Join(data, "pairs.arrow")}, "eval"},
-		{[]string{"report", "paper", "--root", t.TempDir(), "--out", out}, "is --root the coloc repository"},
-		{[]string{"report", "--data", gavelDir, "--out", out, "--scatter-fraction", "1"}, "--scatter-fraction 1"},
-		{[]string{"report", "--data", gavelDir, "--out", out, "--eval-seeds", "0"}, "--eval-seeds 0"},
-		{[]string{"report", "--data", gavelDir, "--out", out, "--trace", "nope.trace", "--cluster", "../../examples/cluster-gavel.yaml"}, "nope.trace"},
-	}
-	for _, c := range cases {
-		_, _, err := runCmd(t, c.args...)
-		if err == nil || !strings.Contains(err.Error(), c.want) {
+		{[]string{"report", "--data", gavelDir, "--out", out, "--trace", "t.trace"}, "--trace and --cluster go together"},
+		{[]string{"report", "--data", gavelDir, "--out", out, "--eval-models", "oracle"}, `unknown model "oracle"`},
+		{[]string{"report", "--data", gavelDir, "--out", out, "--eval-fractions", "2"}, "2"},
+	} {
+		if _, _, err := runCmd(t, c.args...); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: error %v, want %q", c.args[1:], err, c.want)
 		}
 	}
-	if _, err := os.Stat(out); !os.IsNotExist(err) {
-		t.Errorf("a failed report left %s behind", out)
+}
+
+// Flag values complete (cobra's __complete is what the shell scripts of
+// `coloc completion` call), and a mistyped flag names the nearest.
+func TestCompletionAndSuggestions(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want []string
+		not  string
+	}{
+		{[]string{"report", "--policy", "fifo,gr"}, []string{"fifo,greedy-pack"}, "fifo,fifo"},
+		{[]string{"simulate", "--policy", "co"}, []string{"coloc"}, "fifo"},
+		{[]string{"fit", "--models", "ia"}, []string{"iapp", "iasp"}, "mean"},
+		{[]string{"eval", "--protocol", ""}, []string{"pairs", "new-job", "cross-device", "all"}, ""},
+		{[]string{"eval", "--data", gavelDir, "--device", "k80,v"}, []string{"k80,v100"}, "k80,k80"},
+		{[]string{"datasets", "export", "--format", ""}, []string{"csv", "parquet"}, ""},
+		{[]string{"profile", "run", "--device", ""}, []string{"cuda", "cpu"}, ""},
+	} {
+		out, _ := mustRun(t, append([]string{"__complete"}, c.args...)...)
+		lines := strings.Split(out, "\n")
+		for _, w := range c.want {
+			if !contains(lines, w) {
+				t.Errorf("completing %v: %q lacks %q", c.args, out, w)
+			}
+		}
+		if c.not != "" && contains(lines, c.not) {
+			t.Errorf("completing %v offers %q", c.args, c.not)
+		}
+	}
+	_, _, err := runCmd(t, "report", "--polcy", "fifo", "--out", "x")
+	if err == nil || !strings.Contains(err.Error(), "did you mean --policy?") {
+		t.Errorf("mistyped flag: %v", err)
+	}
+	_, _, err = runCmd(t, "simulate", "--zzzzzz")
+	if err == nil || !strings.Contains(err.Error(), "see coloc simulate --help") {
+		t.Errorf("unknown flag far from any: %v", err)
+	}
+	_, _, err = runCmd(t, "reprot")
+	if err == nil || !strings.Contains(err.Error(), "Did you mean this?\n\treport") {
+		t.Errorf("mistyped command: %v", err)
 	}
 }
 
-// The model section from an evaluation file, on-the-fly held-out
-// predictions and a model directory: the MAE figure's points are the
-// file's summaries, the held-out scatter has the pairs Predict holds out,
-// and models fit on the same data are called in-sample.
-func TestReportModels(t *testing.T) {
-	d, err := model.LoadData(gavelDir)
-	if err != nil {
-		t.Fatal(err)
+func contains(lines []string, s string) bool {
+	for _, l := range lines {
+		if l == s {
+			return true
+		}
 	}
-	res, err := eval.Run(d, eval.Options{Protocols: []string{"pairs"}, Fractions: []float64{0.2, 0.5}, Seeds: 2,
-		Models: []string{"mean", "bias"}, Devices: []string{"k80", "p100"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	evalFile := filepath.Join(dir, "eval.arrow")
-	if err := res.Write(evalFile); err != nil {
-		t.Fatal(err)
-	}
-	models := filepath.Join(dir, "models")
+	return false
+}
+
+// predict with a mistyped job names the nearest known ones.
+func TestPredictUnknownJob(t *testing.T) {
+	models := filepath.Join(t.TempDir(), "models")
 	mustRun(t, "fit", "--data", gavelDir, "-o", models, "--models", "mean")
-	out := filepath.Join(dir, "report")
-	mustRun(t, "report", "--data", gavelDir, "--eval", evalFile, "--eval-models", "bias", "--eval-device", "k80",
-		"--models", models, "--out", out, "-q")
-
-	mae := readFile(t, filepath.Join(out, "mae-pairs-k80.csv"))
-	for _, s := range res.Summaries {
-		if s.Device != "k80" {
-			continue
-		}
-		if want := s.Model + "," + csvNum(s.Fraction) + "," + csvNum(s.MAEMedian) + ",\n"; !strings.Contains(mae, want) {
-			t.Errorf("MAE figure lacks %q:\n%s", want, mae)
-		}
+	_, _, err := runCmd(t, "predict", "--models", models, "--device", "k80", "A3c", "CycleGAN")
+	if err == nil || !strings.Contains(err.Error(), `did you mean "A3C"?`) {
+		t.Errorf("mistyped job: %v", err)
 	}
-	ps, err := eval.Predict(d, []string{"bias"}, eval.Split{Protocol: "pairs", Device: "k80", Fraction: 0.5, Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	scatter := strings.Split(strings.TrimSpace(readFile(t, filepath.Join(out, "heldout-bias.csv"))), "\n")
-	if len(scatter)-1 != len(ps) || scatter[1] != "k80,"+csvNum(ps[0].Measured)+","+csvNum(ps[0].Predicted) {
-		t.Errorf("held-out scatter: %d rows, first %q; want %d rows, first k80,%v,%v", len(scatter)-1, scatter[1], len(ps), ps[0].Measured, ps[0].Predicted)
-	}
-	page := readFile(t, filepath.Join(out, "index.html"))
-	for _, want := range []string{"Model accuracy against observed pairs", "the evaluation file", "Predicted against measured, held-out pairs",
-		"Fitted models on the measured pairs", "in-sample", "fitted-mean.svg", "heldout-error-k80.svg", "<td>best</td>"} {
-		if !strings.Contains(page, want) {
-			t.Errorf("index.html lacks %q", want)
-		}
-	}
-}
-
-// csvNum formats like the figures' CSV.
-func csvNum(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
-
-// A synthetic campaign: a solo run and a pair run on device 0, samples of
-// both (device-wide and per process) plus rows of device 1 and of another
-// run that the report must leave out, and a counter with no value.
-func campaignData(t *testing.T) string {
-	t.Helper()
-	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	run := func(id, mode, w, partner string) datasets.Run {
-		return datasets.Run{Campaign: "c", RunID: id, Mode: mode, Workload: w, Partner: partner, DeviceType: "h200", DeviceIDs: "0",
-			Degree: 1, ShareMode: datasets.ShareExclusive, Start: t0, End: t0.Add(10 * time.Second),
-			Steps: 100, Throughput: 50, WindowS: 4, PeakMemory: math.NaN(), Status: datasets.StatusOK}
-	}
-	late := func(r datasets.Run) datasets.Run {
-		r.Start, r.End = t0.Add(20*time.Second), t0.Add(30*time.Second)
-		return r
-	}
-	runs := &datasets.RunsTable{ThroughputUnit: datasets.UnitSamplesPerS, Rows: []datasets.Run{
-		run("s0", datasets.ModeSolo, "b", ""), // not the pair's workload
-		run("s1", datasets.ModeSolo, "a", ""),
-		late(run("p1/0", datasets.ModePair, "a", "b")),
-		late(run("p1/1", datasets.ModePair, "b", "a")),
-	}}
-	smp := datasets.NewSamples([]datasets.Counter{{Name: "sm_util", Unit: "%"}, {Name: "power", Unit: "W"}, {Name: "nvlink", Unit: "B/s"}})
-	at := func(s float64) time.Time { return t0.Add(time.Duration(s * float64(time.Second))) }
-	nan := math.NaN()
-	smp.Append("s0", 0, "", at(1), []float64{10, 100, nan})
-	smp.Append("s1", 0, "", at(1), []float64{40, 150, nan})
-	smp.Append("s1", 0, "", at(2), []float64{42, 151, nan})
-	smp.Append("s1", 0, "a", at(2), []float64{39, nan, nan})
-	smp.Append("s1", 1, "", at(2), []float64{0, 50, nan}) // another device
-	smp.Append("p1", 0, "", at(21), []float64{90, 250, nan})
-	smp.Append("p1", 0, "a", at(21), []float64{50, nan, nan})
-	smp.Append("p1", 0, "b", at(21), []float64{38, nan, nan})
-	dir := filepath.Join(t.TempDir(), "camp")
-	if err := datasets.WriteDir(dir, runs.Table(), smp.Table()); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
-
-func TestReportCampaign(t *testing.T) {
-	dir := campaignData(t)
-	out := filepath.Join(t.TempDir(), "report")
-	mustRun(t, "report", "--campaign", dir, "--out", out, "-q")
-	got := readFile(t, filepath.Join(out, "counter-camp-sm_util.csv"))
-	want := "series,time (s),sm_util (%)\n" +
-		"solo a (device),1,40\nsolo a (device),2,42\n" +
-		"solo: a (processes),2,39\n" +
-		"pair a + b (device),1,90\n" +
-		"pair: a (processes),1,50\npair: b (processes),1,38\n"
-	if got != want {
-		t.Errorf("sm_util series:\n%s\nwant\n%s", got, want)
-	}
-	power := readFile(t, filepath.Join(out, "counter-camp-power.csv"))
-	if !strings.Contains(power, "solo a (device),1,150\n") || strings.Contains(power, "processes") {
-		t.Errorf("power series: per-process series without values drawn, or device-wide missing:\n%s", power)
-	}
-	if _, err := os.Stat(filepath.Join(out, "counter-camp-nvlink.csv")); !os.IsNotExist(err) {
-		t.Error("a counter without values got a figure")
-	}
-	page := readFile(t, filepath.Join(out, "index.html"))
-	for _, want := range []string{row("solo", "s1", "a"), row("pair", "p1/0", "a", "b")} {
-		if !strings.Contains(page, want) {
-			t.Errorf("runs table lacks %s", want)
-		}
-	}
-}
-
-// reducedPaper is the paper report with fewer models, fractions, seeds and
-// traces, so that a test can write it twice.
-func reducedPaper(t *testing.T, out string) reportConfig {
-	t.Helper()
-	cfg, err := paperConfig("../..", out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.EvalModels = []string{"mean", "bias"}
-	cfg.EvalFractions = []float64{0.2, 0.5}
-	cfg.EvalSeeds = 2
-	var keep []scenario
-	for _, sc := range cfg.Scenarios {
-		if strings.HasSuffix(sc.Trace, "small_test.trace") || strings.HasSuffix(sc.Trace, "minimize_makespan.trace") && strings.HasSuffix(sc.Cluster, "-48.yaml") {
-			keep = append(keep, sc)
-		}
-	}
-	cfg.Scenarios = keep
-	return cfg
-}
-
-// Two runs of the (reduced) paper report give the same files, byte for
-// byte; every figure has its three files and every policy is either
-// simulated or named as not shown.
-func TestReportPaperSameBytes(t *testing.T) {
-	dirs := []string{filepath.Join(t.TempDir(), "a"), filepath.Join(t.TempDir(), "b")}
-	for _, d := range dirs {
-		var stdout bytes.Buffer
-		if err := writeReport(&env{stdout: &stdout, stderr: &bytes.Buffer{}}, reducedPaper(t, d), nil); err != nil {
-			t.Fatal(err)
-		}
-	}
-	files := func(dir string) []string {
-		var out []string
-		err := filepath.WalkDir(dir, func(path string, e os.DirEntry, err error) error {
-			if err == nil && !e.IsDir() {
-				rel, _ := filepath.Rel(dir, path)
-				out = append(out, rel)
-			}
-			return err
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		sort.Strings(out)
-		return out
-	}
-	a, b := files(dirs[0]), files(dirs[1])
-	if strings.Join(a, "\n") != strings.Join(b, "\n") {
-		t.Fatalf("the two reports hold different files:\n%v\n%v", a, b)
-	}
-	for _, f := range a {
-		if readFile(t, filepath.Join(dirs[0], f)) != readFile(t, filepath.Join(dirs[1], f)) {
-			t.Errorf("%s differs between the two runs", f)
-		}
-	}
-	page := readFile(t, filepath.Join(dirs[0], "index.html"))
-	figs := 0
-	for _, f := range a {
-		if strings.HasSuffix(f, ".svg") {
-			figs++
-			base := strings.TrimSuffix(f, ".svg")
-			for _, ext := range []string{".png", ".csv"} {
-				if _, err := os.Stat(filepath.Join(dirs[0], base+ext)); err != nil {
-					t.Errorf("figure %s has no %s", base, ext)
-				}
-			}
-			if !strings.Contains(page, `src="`+f+`"`) {
-				t.Errorf("index.html does not show %s", f)
-			}
-		}
-	}
-	if figs < 20 {
-		t.Errorf("%d figures, want at least 20", figs)
-	}
-	for _, p := range simPolicies() {
-		if !strings.Contains(page, "<td>"+p.Name+"</td>") && !strings.Contains(page, "policy "+p.Name+": ") {
-			t.Errorf("policy %s is neither in the policy table nor named as not shown", p.Name)
-		}
-	}
-	for _, want := range []string{"datasets/reference/gavel/pairs.arrow", "datasets/reference/pollux/scaling.arrow",
-		"examples/traces/physical_cluster/small_test.trace", "examples/cluster-gavel-48.yaml", "<h2>Scaling: pollux</h2>"} {
-		if !strings.Contains(page, want) {
-			t.Errorf("index.html lacks %s", want)
-		}
-	}
-}
-
-// The report's evaluation, models spread over the CPUs, equals one
-// sequential eval.Run.
-func TestEvalParallelEqualsRun(t *testing.T) {
-	d, err := model.LoadData(gavelDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	o := eval.Options{Protocols: []string{"pairs"}, Fractions: []float64{0.2, 0.5}, Seeds: 2,
-		Models: []string{"mean", "bias", "linear"}, Devices: []string{"k80", "v100"}}
-	want, err := eval.Run(d, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := evalParallel(d, o, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if a, b := fmt.Sprint(got.Cells, got.Summaries, got.Warnings), fmt.Sprint(want.Cells, want.Summaries, want.Warnings); a != b {
-		t.Errorf("parallel evaluation differs from eval.Run:\n%s\n%s", a, b)
-	}
-}
-
-// BenchmarkReportPaper writes the whole paper report, as `coloc report
-// paper` does, once per op: go test -run '^$' -bench ReportPaper
-// -benchtime 1x ./cmd/coloc
-func BenchmarkReportPaper(b *testing.B) {
-	for b.Loop() {
-		cfg, err := paperConfig("../..", filepath.Join(b.TempDir(), "paper"))
-		if err != nil {
-			b.Fatal(err)
-		}
-		if err := writeReport(&env{stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}}, cfg, nil); err != nil {
-			b.Fatal(err)
-		}
+	out, _ := mustRun(t, "__complete", "predict", "--models", models, "--device", "k8")
+	if !strings.Contains(out, "k80\n") {
+		t.Errorf("device completion from the models: %q", out)
 	}
 }

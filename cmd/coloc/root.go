@@ -2,18 +2,26 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
+	"strings"
 
+	"github.com/NVIDIA/go-nvml/pkg/nvml"
 	"github.com/coloc-dev/coloc/internal/version"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
-// env is what every subcommand gets: its streams. Tests build one with
-// buffers and call run exactly as main does.
+// env is what every subcommand gets: its streams and its way to the
+// NVIDIA driver. Tests build one with buffers (and a mock driver) and call
+// runEnv exactly as main does.
 type env struct {
 	stdin  io.Reader
 	stdout io.Writer
 	stderr io.Writer
+	// newNVML is how coloc reaches the NVIDIA driver: the one place the
+	// real library is constructed (defaultNVML); tests give a mock.
+	newNVML func() nvml.Interface
 }
 
 // commands is the table of top-level subcommands, in the order --help
@@ -50,11 +58,17 @@ Pipeline:
   coloc simulate         replay a job trace under several policies
   coloc report           figures and an HTML report
 
-Every file coloc writes is versioned and validated when read back.`,
+Every file coloc writes is versioned and validated when read back.
+
+Shell completion of commands, flags and flag values (policies, models,
+protocols, formats, devices; job names of 'coloc predict'):
+  source <(coloc completion bash)     # or zsh, fish, powershell`,
 		Version:       version.String(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	root.SuggestionsMinimumDistance = 2
+	root.SetFlagErrorFunc(suggestFlag)
 	root.SetIn(e.stdin)
 	root.SetOut(e.stdout)
 	root.SetErr(e.stderr)
@@ -67,7 +81,34 @@ Every file coloc writes is versioned and validated when read back.`,
 // run executes the coloc command line args and returns its error; only main
 // exits.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	root := newRootCmd(&env{stdin: stdin, stdout: stdout, stderr: stderr})
+	return runEnv(ctx, &env{stdin: stdin, stdout: stdout, stderr: stderr, newNVML: defaultNVML}, args)
+}
+
+// runEnv is run with every dependency of the commands given.
+func runEnv(ctx context.Context, e *env, args []string) error {
+	root := newRootCmd(e)
 	root.SetArgs(args)
 	return root.ExecuteContext(ctx)
+}
+
+// suggestFlag adds the nearest flags of the command to an unknown-flag
+// error: "unknown flag: --polcy (did you mean --policy?)".
+func suggestFlag(cmd *cobra.Command, err error) error {
+	msg := err.Error()
+	const prefix = "unknown flag: --"
+	if !strings.HasPrefix(msg, prefix) {
+		return err
+	}
+	typed, _, _ := strings.Cut(strings.TrimPrefix(msg, prefix), "=")
+	var names []string
+	cmd.Flags().VisitAll(func(f *pflag.Flag) {
+		if !f.Hidden {
+			names = append(names, f.Name)
+		}
+	})
+	near := nearest(typed, names)
+	if len(near) == 0 {
+		return fmt.Errorf("%w (see %s --help)", err, cmd.CommandPath())
+	}
+	return fmt.Errorf("%w (did you mean --%s?)", err, strings.Join(near, " or --"))
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/coloc-dev/coloc/place/cluster"
 	"github.com/coloc-dev/coloc/place/jobs"
 	"github.com/coloc-dev/coloc/policy"
+	"github.com/coloc-dev/coloc/reports"
 	"github.com/coloc-dev/coloc/sim"
 	"github.com/coloc-dev/coloc/sim/policies"
 	"github.com/spf13/cobra"
@@ -104,6 +105,7 @@ policy, one a line.`,
 	for _, name := range []string{"trace", "cluster", "data"} {
 		cmd.MarkFlagRequired(name)
 	}
+	completeValues(cmd, "policy", reports.PolicyNames())
 	return cmd
 }
 

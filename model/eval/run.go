@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/coloc-dev/coloc/model"
@@ -23,6 +25,9 @@ type Options struct {
 	// Progress, when not nil, receives one line per finished (model,
 	// protocol, device).
 	Progress io.Writer
+	// Workers is how many models are evaluated at once (runWorkers); 0
+	// or 1: one after the other. The result does not depend on it.
+	Workers int
 }
 
 // DefaultOptions are the defaults of `coloc eval`.
@@ -86,6 +91,9 @@ type Result struct {
 
 // Run evaluates every model under every protocol, slot, fraction and seed.
 func Run(d *model.Data, o Options) (*Result, error) {
+	if o.Workers > 1 && len(o.Models) > 1 {
+		return runWorkers(d, o)
+	}
 	devices := o.Devices
 	if len(devices) == 0 {
 		devices = defaultSlots(d)
@@ -200,3 +208,60 @@ func summarise(cells []Cell) Summary {
 // empty: the slots with measured pairs, except "_unconsolidated" device
 // types.
 func DefaultDevices(d *model.Data) []string { return defaultSlots(d) }
+
+// DefaultWorkers is one worker per CPU Go may use.
+func DefaultWorkers() int { return runtime.GOMAXPROCS(0) }
+
+// runWorkers is Run with the models spread over o.Workers goroutines:
+// each model's cells are computed by one sequential Run, and the results
+// are joined in model order, so they equal those of one sequential Run
+// (every split and fit is seeded by its own seed, never by a shared
+// source). Progress lines of concurrent models are written whole.
+func runWorkers(d *model.Data, o Options) (*Result, error) {
+	n := len(o.Models)
+	results := make([]*Result, n)
+	errs := make([]error, n)
+	var progress io.Writer
+	if o.Progress != nil {
+		progress = &lockedWriter{w: o.Progress}
+	}
+	work := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < min(o.Workers, n); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				oi := o
+				oi.Models, oi.Workers, oi.Progress = o.Models[i:i+1], 1, progress
+				results[i], errs[i] = Run(d, oi)
+			}
+		}()
+	}
+	for i := range n {
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+	out := &Result{Warnings: d.Warnings}
+	for i, r := range results {
+		if errs[i] != nil {
+			return nil, errs[i]
+		}
+		out.Cells = append(out.Cells, r.Cells...)
+		out.Summaries = append(out.Summaries, r.Summaries...)
+	}
+	return out, nil
+}
+
+// lockedWriter serialises the writes of concurrent workers.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}

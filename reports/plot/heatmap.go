@@ -1,4 +1,4 @@
-package reports
+package plot
 
 import (
 	"fmt"
@@ -114,12 +114,12 @@ func (h *Heatmap) draw(dc draw.Canvas) error {
 	p.X.Tick.Label.YAlign = draw.YCenter
 	p.X.Padding, p.Y.Padding = 0, 0
 	if len(h.Rows) > 12 || len(h.Cols) > 12 {
-		p.X.Tick.Label.Font = sans(6)
-		p.Y.Tick.Label.Font = sans(6)
+		p.X.Tick.Label.Font = sans(heatTickSize(len(h.Rows), len(h.Cols)))
+		p.Y.Tick.Label.Font = sans(heatTickSize(len(h.Rows), len(h.Cols)))
 	}
 
 	bar := newPlot("", "", h.Label)
-	bar.Y.Label.TextStyle.Font = sans(8)
+	bar.Y.Label.TextStyle.Font = sans(textSize)
 	bar.HideX()
 	const steps = 64
 	cb := plotter.NewHeatMap(barGrid{lo: lo, hi: hi, n: steps}, divergingPalette(paletteSize))
@@ -159,4 +159,14 @@ func (h *Heatmap) table() ([]string, [][]string) {
 		rows[i] = row
 	}
 	return header, rows
+}
+
+// heatTickSize is the size of a heat map's row and column labels: the
+// text size, or 8 pt (about 11 px in the page) for more than 20 rows or
+// columns, so that 26 rows of labels still fit one a row.
+func heatTickSize(rows, cols int) vg.Length {
+	if rows > 20 || cols > 20 {
+		return 8
+	}
+	return textSize
 }

@@ -1,4 +1,4 @@
-package reports
+package plot
 
 import (
 	"bytes"
@@ -157,61 +157,6 @@ func TestFigureInputErrors(t *testing.T) {
 	}
 	if _, err := fixtures()["cdf"].Write(t.TempDir(), "c", Options{Width: 0, Height: 5, DPI: 96}); err == nil {
 		t.Error("zero width accepted")
-	}
-}
-
-func testPage(figs []Figure) Page {
-	figs[0].Caption = `JCT of each policy; "greedy" packs <b>two</b> jobs & more.`
-	return Page{
-		Title: "coloc report <test>",
-		Intro: "First paragraph.\n\nSecond & last paragraph.",
-		Sections: []Section{
-			{Title: "Policies", Text: "Replayed on the example cluster.", Figures: figs,
-				Tables: []Table{{Caption: "Summary", Header: []string{"policy", "avg JCT (h)"}, Rows: [][]string{{"fifo", "1.50"}, {"<script>alert(1)</script>", "2"}}}}},
-			{Title: "Empty section"},
-		},
-		Footer:      "coloc devel.\n\nInputs:",
-		FooterTable: &Table{Header: []string{"file", "SHA-256"}, Rows: [][]string{{"pairs.arrow", "0123"}}},
-		Generator:   "coloc <report>",
-	}
-}
-
-func TestIndexGolden(t *testing.T) {
-	dir := t.TempDir()
-	var figs []Figure
-	for _, name := range []string{"cdf", "bars"} {
-		f, err := fixtures()[name].Write(dir, name, DefaultOptions)
-		if err != nil {
-			t.Fatal(err)
-		}
-		figs = append(figs, f)
-	}
-	if err := WriteIndex(dir, testPage(figs)); err != nil {
-		t.Fatal(err)
-	}
-	got, err := os.ReadFile(filepath.Join(dir, "index.html"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	golden(t, "index.html", got)
-	if bytes.Contains(got, []byte("<script>")) || bytes.Contains(got, []byte("<b>")) {
-		t.Error("index.html holds unescaped markup")
-	}
-}
-
-func TestIndexErrors(t *testing.T) {
-	dir := t.TempDir()
-	err := WriteIndex(dir, Page{Sections: []Section{{Title: "s", Figures: []Figure{{Name: "missing"}}}}})
-	if err == nil || !strings.Contains(err.Error(), "figure missing") {
-		t.Errorf("missing figure files: %v", err)
-	}
-	err = WriteIndex(dir, Page{Sections: []Section{{Title: "s", Tables: []Table{{Header: []string{"a"}, Rows: [][]string{{"1", "2"}}}}}}})
-	if err == nil || !strings.Contains(err.Error(), "row 1 has 2 cells for 1 columns") {
-		t.Errorf("ragged table: %v", err)
-	}
-	err = WriteIndex(dir, Page{FooterTable: &Table{Header: []string{"a", "b"}, Rows: [][]string{{"1"}}}})
-	if err == nil || !strings.Contains(err.Error(), "footer table: row 1 has 1 cells for 2 columns") {
-		t.Errorf("ragged footer table: %v", err)
 	}
 }
 

@@ -36,5 +36,6 @@ stored in the file's metadata.`,
 	cmd.Flags().StringVarP(&out, "out", "o", "", "output file")
 	cmd.Flags().StringVar(&format, "format", datasets.FormatCSV, "csv or parquet")
 	cmd.MarkFlagRequired("out")
+	completeValues(cmd, "format", []string{datasets.FormatCSV, datasets.FormatParquet})
 	return cmd
 }

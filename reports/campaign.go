@@ -1,4 +1,4 @@
-package main
+package reports
 
 import (
 	"fmt"
@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/coloc-dev/coloc/datasets"
-	"github.com/coloc-dev/coloc/reports"
+	"github.com/coloc-dev/coloc/reports/plot"
 )
 
 // campaignRuns picks the runs whose counters the report draws: the first
@@ -69,6 +69,7 @@ type trace struct {
 	workload string // "" for device-wide rows
 	t        []float64
 	v        map[string][]float64 // counter -> values aligned with t
+	both     bool                 // the processes of both sides of a pair with itself
 }
 
 func (tr *trace) name() string {
@@ -78,10 +79,25 @@ func (tr *trace) name() string {
 	case tr.workload == "":
 		return fmt.Sprintf("solo %s (device)", tr.run.Workload)
 	}
+	if tr.both {
+		return fmt.Sprintf("%s: %s (processes of both sides)", tr.role, tr.workload)
+	}
 	return fmt.Sprintf("%s: %s (processes)", tr.role, tr.workload)
 }
 
-func (b *reportBuilder) campaign() ([]reports.Section, error) {
+// dropExited leaves out, per counter, the zeros a per-process trace ends
+// with: once its processes have exited, the sampler reads 0 for them
+// (memory, utilisation), which is no measurement of the run; drawn, it
+// would show memory falling to 0 at the end of every run.
+func (tr *trace) dropExited() {
+	for _, vs := range tr.v {
+		for i := len(vs) - 1; i >= 0 && (vs[i] == 0 || math.IsNaN(vs[i])); i-- {
+			vs[i] = math.NaN()
+		}
+	}
+}
+
+func (b *builder) campaign() ([]Section, error) {
 	dir := b.cfg.Campaign
 	ds, err := datasets.Open(dir)
 	if err != nil {
@@ -114,32 +130,33 @@ func (b *reportBuilder) campaign() ([]reports.Section, error) {
 		return nil, err
 	}
 	src := b.show(dir) + "/samples.arrow"
-	sec := reports.Section{
+	sec := Section{
 		Title: "Counters of a campaign: " + label(dir),
 		Text: fmt.Sprintf("Counter time series of two runs of the campaign in %s, on the first device each used: "+
 			"device-wide samples, and per-process samples (NVML's per-process utilisation, /proc) where the "+
 			"campaign has them. Time is seconds from the start of the run; the throughput is measured over the "+
-			"last window_s seconds (the steady window).", b.show(dir)),
+			"last window_s seconds (the steady window). A per-process line ends with the last sample its processes "+
+			"were alive for: the zeros read after they exit are not drawn.", b.show(dir)),
 	}
-	tab := reports.Table{Caption: "Runs drawn", Header: []string{"role", "run", "workload", "partner", "device", "degree", "share", "duration (s)", "window (s)", "throughput (" + ds.Runs.ThroughputUnit + ")"}}
+	tab := Table{Caption: "Runs drawn", Header: []string{"role", "run", "workload", "partner", "device", "degree", "share", "duration (s)", "window (s)", "throughput (" + ds.Runs.ThroughputUnit + ")"}}
 	for _, r := range runs {
 		tab.Rows = append(tab.Rows, []string{roles[sampleRun(r)], r.RunID, r.Workload, r.Partner, fmt.Sprintf("%s %d", r.DeviceType, firstDevice(r)),
 			fmt.Sprint(r.Degree), r.ShareMode, f2(r.End.Sub(r.Start).Seconds()), f2(r.WindowS), sig(r.Throughput)})
 	}
-	sec.Tables = []reports.Table{tab}
+	sec.Tables = []Table{tab}
 	for _, c := range counters {
-		ts := &reports.TimeSeries{Title: c.Name, YLabel: fmt.Sprintf("%s (%s)", c.Name, c.Unit)}
+		ts := &plot.TimeSeries{Title: c.Name, YLabel: fmt.Sprintf("%s (%s)", c.Name, c.Unit)}
 		for _, tr := range traces {
 			vs := tr.v[c.Name]
 			if !anyFinite(vs) {
 				continue
 			}
-			ts.Series = append(ts.Series, reports.Series{Name: tr.name(), X: tr.t, Y: vs})
+			ts.Series = append(ts.Series, plot.Series{Name: tr.name(), X: tr.t, Y: vs})
 		}
 		if len(ts.Series) == 0 {
 			continue
 		}
-		cap := fmt.Sprintf("Counter %s (%s) over time in the runs of the table above. From %s.", c.Name, c.Unit, src)
+		cap := fmt.Sprintf("Counter %s (%s) over time in the runs of the table below. From %s.", c.Name, c.Unit, src)
 		f, err := b.figure(ts, figName("counter", label(dir), c.Name), cap, wideFigure)
 		if err != nil {
 			return nil, err
@@ -149,7 +166,7 @@ func (b *reportBuilder) campaign() ([]reports.Section, error) {
 	if len(sec.Figures) == 0 {
 		sec.Text += "\n\nThe samples of these runs hold no counter values."
 	}
-	return []reports.Section{sec}, nil
+	return []Section{sec}, nil
 }
 
 // scanTraces streams the samples file and keeps the rows of the runs on
@@ -217,8 +234,16 @@ func scanTraces(path string, runs []*datasets.Run) ([]*trace, []datasets.Counter
 		if tr := found[key{sampleRun(r), ""}]; tr != nil {
 			out = append(out, tr)
 		}
-		for _, w := range []string{r.Workload, r.Partner} {
+		sides := []string{r.Workload, r.Partner}
+		if r.Partner == r.Workload {
+			// A workload paired with itself: both processes carry its
+			// name, so their samples are one trace.
+			sides = sides[:1]
+		}
+		for _, w := range sides {
 			if tr := found[key{sampleRun(r), w}]; w != "" && tr != nil {
+				tr.both = r.Partner == r.Workload
+				tr.dropExited()
 				out = append(out, tr)
 			}
 		}

@@ -1,4 +1,4 @@
-package main
+package reports
 
 import (
 	"bytes"
@@ -35,9 +35,12 @@ func findChromium(t *testing.T) string {
 	return ""
 }
 
-// checkPage loads a report in an iframe and, once the frame has loaded
-// (which waits for its images), writes how many images it has and which
-// did not load: an image that failed has naturalWidth 0.
+// checkPage loads a report in an iframe 1,200 px wide and, once the frame
+// has loaded (which waits for its images), writes how many images it has
+// and which did not load (an image that failed has naturalWidth 0), and
+// how many comparison columns of the policy tables ("... vs fifo") there
+// are and which lie, unscrolled, beyond the visible width of their table
+// (a table scrolls sideways when it is wider than the page).
 const checkPage = `<!DOCTYPE html>
 <html><body>
 <iframe id="f" src="report/index.html" width="1200" height="800"></iframe>
@@ -46,17 +49,25 @@ const checkPage = `<!DOCTYPE html>
 document.getElementById('f').onload = function () {
   const imgs = Array.from(this.contentDocument.images);
   const bad = imgs.filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.getAttribute('src'));
-  document.getElementById('out').textContent = 'images ' + imgs.length + ' broken ' + bad.length + ' ' + bad.join(' ');
+  const doc = this.contentDocument, view = this.contentWindow.innerWidth;
+  const cols = Array.from(doc.querySelectorAll('th')).filter(th => / vs /.test(th.textContent));
+  const hidden = cols.filter(th => {
+    const t = th.closest('table'), r = th.getBoundingClientRect(), tr = t.getBoundingClientRect();
+    return r.right > tr.left + t.clientWidth + 0.5 || r.right > view;
+  }).map(th => th.textContent.replace(/ /g, '_'));
+  document.getElementById('out').textContent = 'images ' + imgs.length + ' broken ' + bad.length + ' ' + bad.join(' ') +
+    '|columns ' + cols.length + ' hidden ' + hidden.length + ' ' + hidden.join(' ');
 };
 </script>
 </body></html>
 `
 
-var checkOut = regexp.MustCompile(`<pre id="out">images (\d+) broken (\d+) ?([^<]*)</pre>`)
+var checkOut = regexp.MustCompile(`<pre id="out">images (\d+) broken (\d+) ?([^|<]*)\|columns (\d+) hidden (\d+) ?([^<]*)</pre>`)
 
 // The report in a real browser: a report with every kind of figure
-// (reduced paper set plus a campaign) rendered in headless Chromium, every
-// image of index.html loaded.
+// (reduced paper set plus a campaign) rendered in headless Chromium at
+// 1,200 px, every image of index.html loaded, and the comparison columns
+// of every policy table in view without scrolling sideways.
 func TestReportInBrowser(t *testing.T) {
 	if testing.Short() && os.Getenv("COLOC_REQUIRE_CHROMIUM") != "1" {
 		t.Skip("starts a browser (a few seconds); not in -short mode")
@@ -65,9 +76,7 @@ func TestReportInBrowser(t *testing.T) {
 	base := t.TempDir()
 	cfg := reducedPaper(t, filepath.Join(base, "report"))
 	cfg.Campaign = campaignData(t)
-	if err := writeReport(&env{stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}}, cfg, nil); err != nil {
-		t.Fatal(err)
-	}
+	build(t, cfg)
 	page := readFile(t, filepath.Join(base, "report", "index.html"))
 	want := strings.Count(page, "<img ")
 	check := filepath.Join(base, "check.html")
@@ -99,6 +108,12 @@ func TestReportInBrowser(t *testing.T) {
 	}
 	if want < 20 {
 		t.Errorf("only %d images in the report", want)
+	}
+	if n := strings.Count(page, " vs fifo</th>"); string(m[4]) != fmt.Sprint(n) || n < 2 {
+		t.Errorf("the browser saw %s comparison columns, index.html has %d (want at least 2)", m[4], n)
+	}
+	if string(m[5]) != "0" {
+		t.Errorf("%s comparison columns are hidden behind a sideways scroll at 1,200 px: %s", m[5], m[6])
 	}
 	t.Logf("%s: %d images, all loaded", bin, want)
 }

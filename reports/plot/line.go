@@ -1,4 +1,4 @@
-package reports
+package plot
 
 import (
 	"fmt"
@@ -161,7 +161,7 @@ func drawLines(dc draw.Canvas, title, xl, yl string, series []Series, marks []Ma
 			return err
 		}
 		for i := range lab.TextStyle {
-			lab.TextStyle[i] = text.Style{Color: colours[6], Font: sans(8), Handler: p.TextHandler}
+			lab.TextStyle[i] = text.Style{Color: colours[6], Font: sans(textSize), Handler: p.TextHandler}
 		}
 		lab.Offset = vg.Point{X: vg.Points(8), Y: vg.Points(4)}
 		p.Add(rings, lab)

@@ -1,20 +1,18 @@
-package main
+package reports
 
 import (
 	"fmt"
 	"io"
 	"math"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/coloc-dev/coloc/datasets"
 	"github.com/coloc-dev/coloc/features"
 	"github.com/coloc-dev/coloc/model"
 	"github.com/coloc-dev/coloc/model/eval"
-	"github.com/coloc-dev/coloc/reports"
+	"github.com/coloc-dev/coloc/reports/plot"
 )
 
 // modelData is the dataset models are evaluated and policies simulated on:
@@ -28,7 +26,7 @@ type modelData struct {
 }
 
 // pairsData loads the first dataset with pairs, once; nil when none has.
-func (b *reportBuilder) pairsData() (*modelData, error) {
+func (b *builder) pairsData() (*modelData, error) {
 	if b.models != nil {
 		return b.models, nil
 	}
@@ -45,6 +43,8 @@ func (b *reportBuilder) pairsData() (*modelData, error) {
 			md.why = fmt.Sprintf("%s has no solo table, and the models' features come from solo measurements", b.show(dir))
 		} else if md.data, err = model.LoadData(dir); err != nil {
 			return nil, err
+		} else {
+			b.warn("data "+label(dir), md.data.Warnings...)
 		}
 		b.models = md
 		return md, nil
@@ -55,14 +55,14 @@ func (b *reportBuilder) pairsData() (*modelData, error) {
 // accuracy is the model section: the evaluation table and MAE against the
 // fraction of observed pairs, the held-out predictions of one split, and
 // the predictions of a given model directory.
-func (b *reportBuilder) accuracy() ([]reports.Section, error) {
+func (b *builder) accuracy() ([]Section, error) {
 	md, err := b.pairsData()
 	if err != nil {
 		return nil, err
 	}
-	var secs []reports.Section
+	var secs []Section
 	if md != nil && md.data == nil {
-		secs = append(secs, reports.Section{Title: "Model accuracy", Text: "Not computed: " + md.why + "."})
+		secs = append(secs, Section{Title: "Model accuracy", Text: "Not computed: " + md.why + "."})
 		md = nil
 	}
 	res, from, err := b.evaluation(md)
@@ -95,7 +95,7 @@ func (b *reportBuilder) accuracy() ([]reports.Section, error) {
 
 // evaluation reads the evaluation file or computes the evaluation; from
 // says which, for the captions.
-func (b *reportBuilder) evaluation(md *modelData) (*eval.Result, string, error) {
+func (b *builder) evaluation(md *modelData) (*eval.Result, string, error) {
 	if b.cfg.EvalFile != "" {
 		res, err := eval.Read(b.cfg.EvalFile)
 		if err != nil {
@@ -104,14 +104,18 @@ func (b *reportBuilder) evaluation(md *modelData) (*eval.Result, string, error) 
 		if err := b.input(b.cfg.EvalFile); err != nil {
 			return nil, "", err
 		}
+		b.warn("evaluation file "+b.show(b.cfg.EvalFile), res.Warnings...)
 		return res, "the evaluation file " + b.show(b.cfg.EvalFile), nil
 	}
 	if md == nil || len(b.cfg.EvalModels) == 0 {
 		return nil, "", nil
 	}
 	o := eval.Options{Protocols: []string{"pairs"}, Fractions: b.cfg.EvalFractions, Seeds: b.cfg.EvalSeeds,
-		Models: b.cfg.EvalModels, Devices: b.cfg.EvalDevices}
-	res, err := evalParallel(md.data, o, b.progress)
+		Models: b.cfg.EvalModels, Devices: b.cfg.EvalDevices, Workers: b.cfg.EvalWorkers}
+	if b.progress != nil {
+		o.Progress = prefixWriter{b.progress}
+	}
+	res, err := eval.Run(md.data, o)
 	if err != nil {
 		return nil, "", err
 	}
@@ -123,8 +127,8 @@ func (b *reportBuilder) evaluation(md *modelData) (*eval.Result, string, error) 
 		b.show(md.dir), strings.Join(fr, ", "), o.Seeds), nil
 }
 
-func (b *reportBuilder) evalSection(res *eval.Result, from string) (reports.Section, error) {
-	sec := reports.Section{
+func (b *builder) evalSection(res *eval.Result, from string) (Section, error) {
+	sec := Section{
 		Title: "Model accuracy against observed pairs",
 		Text: "Median absolute error (MAE) of the predicted normalized throughput over seeds, on the pairs held out, " +
 			"against the fraction of a device's measured pairs the models observe (protocol pairs: matrix completion; " +
@@ -133,7 +137,7 @@ func (b *reportBuilder) evalSection(res *eval.Result, from string) (reports.Sect
 	}
 	type key struct{ proto, dev string }
 	var keys []key
-	series := map[key][]reports.Series{}
+	series := map[key][]plot.Series{}
 	for _, s := range res.Summaries {
 		k := key{s.Protocol, s.Device}
 		if _, ok := series[k]; !ok {
@@ -142,7 +146,7 @@ func (b *reportBuilder) evalSection(res *eval.Result, from string) (reports.Sect
 		ss := series[k]
 		i := len(ss) - 1
 		if i < 0 || ss[i].Name != s.Model {
-			ss = append(ss, reports.Series{Name: s.Model})
+			ss = append(ss, plot.Series{Name: s.Model})
 			i = len(ss) - 1
 		}
 		ss[i].X = append(ss[i].X, s.Fraction)
@@ -150,7 +154,7 @@ func (b *reportBuilder) evalSection(res *eval.Result, from string) (reports.Sect
 		series[k] = ss
 	}
 	for _, k := range keys {
-		l := &reports.Line{
+		l := &plot.Line{
 			Title:  fmt.Sprintf("MAE against observed fraction, %s, protocol %s", k.dev, k.proto),
 			XLabel: "fraction of pairs observed", YLabel: "median MAE of normalized throughput",
 			Series: series[k], YFromZero: true,
@@ -171,7 +175,7 @@ func (b *reportBuilder) evalSection(res *eval.Result, from string) (reports.Sect
 // protocol, one row per model and one column per (device, fraction) in the
 // order of the summaries, and a last row naming the best model (lowest
 // MAE) of each column.
-func evalTables(res *eval.Result) []reports.Table {
+func evalTables(res *eval.Result) []Table {
 	type col struct {
 		dev  string
 		frac float64
@@ -197,9 +201,9 @@ func evalTables(res *eval.Result) []reports.Table {
 		}
 		val[cell{s.Protocol, s.Model, c}] = s.MAEMedian
 	}
-	var out []reports.Table
+	var out []Table
 	for _, p := range protos {
-		t := reports.Table{
+		t := Table{
 			Caption: fmt.Sprintf("Protocol %s: median MAE of normalized throughput over seeds, per device and fraction observed (the lowest of each column in the last row)", p),
 			Header:  []string{"model"},
 		}
@@ -237,7 +241,7 @@ func evalTables(res *eval.Result) []reports.Table {
 // heldOutSection draws the predicted against measured values of the pairs
 // held out by one split of protocol pairs, per model, and the CDF of
 // absolute errors per device.
-func (b *reportBuilder) heldOutSection(md *modelData) (reports.Section, error) {
+func (b *builder) heldOutSection(md *modelData) (Section, error) {
 	devices := b.cfg.EvalDevices
 	if len(devices) == 0 {
 		devices = eval.DefaultDevices(md.data)
@@ -247,12 +251,12 @@ func (b *reportBuilder) heldOutSection(md *modelData) (reports.Section, error) {
 		sp := eval.Split{Protocol: "pairs", Device: dev, Fraction: b.cfg.ScatterFraction, Seed: b.cfg.ScatterSeed}
 		ps, err := eval.Predict(md.data, b.cfg.EvalModels, sp)
 		if err != nil {
-			return reports.Section{}, err
+			return Section{}, err
 		}
 		preds = append(preds, ps...)
 	}
 	split := fmt.Sprintf("protocol pairs, %g of each device's measured pairs observed, seed %d", b.cfg.ScatterFraction, b.cfg.ScatterSeed)
-	sec := reports.Section{
+	sec := Section{
 		Title: "Predicted against measured, held-out pairs",
 		Text: fmt.Sprintf("Each model is fit on the observed pairs of one split (%s) of %s and predicts the others; "+
 			"the figures show those held-out pairs only, so they measure prediction, not fit. One scatter per model "+
@@ -264,24 +268,24 @@ func (b *reportBuilder) heldOutSection(md *modelData) (reports.Section, error) {
 		return sec, err
 	}
 	sec.Figures = figs
-	sec.Tables = []reports.Table{tab}
+	sec.Tables = []Table{tab}
 	return sec, nil
 }
 
 // predictionFigures draws a scatter per model and an absolute-error CDF
 // per device, and tabulates MAE per model and device.
-func (b *reportBuilder) predictionFigures(preds []eval.Prediction, devices []string, prefix, what string) ([]reports.Figure, reports.Table, error) {
+func (b *builder) predictionFigures(preds []eval.Prediction, devices []string, prefix, what string) ([]plot.Figure, Table, error) {
 	var models []string
-	byModel := map[string]map[string]*reports.Series{}
+	byModel := map[string]map[string]*plot.Series{}
 	errs := map[string]map[string][]float64{} // device -> model -> |error|
 	for _, p := range preds {
 		if byModel[p.Model] == nil {
 			models = append(models, p.Model)
-			byModel[p.Model] = map[string]*reports.Series{}
+			byModel[p.Model] = map[string]*plot.Series{}
 		}
 		s := byModel[p.Model][p.Device]
 		if s == nil {
-			s = &reports.Series{Name: p.Device}
+			s = &plot.Series{Name: p.Device}
 			byModel[p.Model][p.Device] = s
 		}
 		s.X = append(s.X, p.Measured)
@@ -291,10 +295,10 @@ func (b *reportBuilder) predictionFigures(preds []eval.Prediction, devices []str
 		}
 		errs[p.Device][p.Model] = append(errs[p.Device][p.Model], math.Abs(p.Predicted-p.Measured))
 	}
-	tab := reports.Table{Caption: "MAE of the pairs drawn (" + what + ")", Header: append([]string{"model"}, devices...)}
-	var figs []reports.Figure
+	tab := Table{Caption: "MAE of the pairs drawn (" + what + ")", Header: append([]string{"model"}, devices...)}
+	var figs []plot.Figure
 	for _, m := range models {
-		sc := &reports.Scatter{
+		sc := &plot.Scatter{
 			Title:  fmt.Sprintf("Predicted against measured: %s", m),
 			XLabel: "measured normalized throughput", YLabel: "predicted normalized throughput", Diagonal: true,
 		}
@@ -316,9 +320,9 @@ func (b *reportBuilder) predictionFigures(preds []eval.Prediction, devices []str
 		figs = append(figs, f)
 	}
 	for _, dev := range devices {
-		c := &reports.CDF{Title: "Absolute error on " + dev, XLabel: "absolute error of normalized throughput"}
+		c := &plot.CDF{Title: "Absolute error on " + dev, XLabel: "absolute error of normalized throughput"}
 		for _, m := range models {
-			c.Series = append(c.Series, reports.Sample{Name: m, Values: errs[dev][m]})
+			c.Series = append(c.Series, plot.Sample{Name: m, Values: errs[dev][m]})
 		}
 		cap := fmt.Sprintf("Empirical CDF of each model's absolute errors on %s: the fraction of pairs predicted within x (%s).", dev, what)
 		f, err := b.figure(c, figName(prefix, "error", dev), cap, wideFigure)
@@ -345,13 +349,13 @@ func mean(xs []float64) float64 {
 // every measured pair of the data they know. When the models were fit on
 // these very files (their provenance says so), the figures show the fit,
 // not prediction, and the text says so.
-func (b *reportBuilder) fittedSection(md *modelData) (reports.Section, error) {
+func (b *builder) fittedSection(md *modelData) (Section, error) {
 	ms, err := model.LoadDir(b.cfg.Models, nil)
 	if err != nil {
-		return reports.Section{}, err
+		return Section{}, err
 	}
 	if err := b.input(filepath.Join(b.cfg.Models, model.IndexFile)); err != nil {
-		return reports.Section{}, err
+		return Section{}, err
 	}
 	same := true
 	var preds []eval.Prediction
@@ -367,8 +371,9 @@ func (b *reportBuilder) fittedSection(md *modelData) (reports.Section, error) {
 	sp := md.data.Space
 	for _, l := range ms {
 		if err := b.input(filepath.Join(b.cfg.Models, l.File.Model+".json")); err != nil {
-			return reports.Section{}, err
+			return Section{}, err
 		}
+		b.warn("model "+l.File.Model+" of "+b.show(b.cfg.Models), l.File.Warnings...)
 		same = same && sameFiles(l.File.Provenance.Data, md.data)
 		for _, o := range md.data.Obs {
 			w, p, slot := sp.Jobs[o.A], sp.Jobs[o.B], sp.Slots[o.S].String()
@@ -390,7 +395,7 @@ func (b *reportBuilder) fittedSection(md *modelData) (reports.Section, error) {
 	if same {
 		kind = "in-sample: the models were fit on these very pairs, so the figures show how well they fit, not how well they predict"
 	}
-	sec := reports.Section{
+	sec := Section{
 		Title: "Fitted models on the measured pairs",
 		Text: fmt.Sprintf("The models of %s (written by coloc fit) predict every measured pair of %s they know on %s: %s.",
 			b.show(b.cfg.Models), b.show(md.dir), strings.Join(devices, ", "), kind),
@@ -402,7 +407,7 @@ func (b *reportBuilder) fittedSection(md *modelData) (reports.Section, error) {
 	if err != nil {
 		return sec, err
 	}
-	sec.Figures, sec.Tables = figs, []reports.Table{tab}
+	sec.Figures, sec.Tables = figs, []Table{tab}
 	return sec, nil
 }
 
@@ -419,47 +424,12 @@ func sameFiles(fit []features.FileSum, d *model.Data) bool {
 	return true
 }
 
-// evalParallel is eval.Run with the models spread over the CPUs: each
-// model's cells are computed by one eval.Run, and the results are joined
-// in model order, so they equal those of one sequential eval.Run.
-func evalParallel(d *model.Data, o eval.Options, progress io.Writer) (*eval.Result, error) {
-	n := len(o.Models)
-	results := make([]*eval.Result, n)
-	errs := make([]error, n)
-	var mu sync.Mutex // serialises progress lines
-	work := make(chan int)
-	var wg sync.WaitGroup
-	for w := 0; w < min(runtime.GOMAXPROCS(0), n); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range work {
-				oi := o
-				oi.Models = o.Models[i : i+1]
-				results[i], errs[i] = eval.Run(d, oi)
-				if progress != nil && errs[i] == nil {
-					mu.Lock()
-					fmt.Fprintf(progress, "report: eval %-10s %d cells\n", o.Models[i], len(results[i].Cells))
-					mu.Unlock()
-				}
-			}
-		}()
+// prefixWriter marks the evaluation's progress lines as the report's.
+type prefixWriter struct{ w io.Writer }
+
+func (p prefixWriter) Write(b []byte) (int, error) {
+	if _, err := io.WriteString(p.w, "report: "); err != nil {
+		return 0, err
 	}
-	for i := 0; i < n; i++ {
-		work <- i
-	}
-	close(work)
-	wg.Wait()
-	out := &eval.Result{}
-	for i := range results {
-		if errs[i] != nil {
-			return nil, errs[i]
-		}
-		out.Cells = append(out.Cells, results[i].Cells...)
-		out.Summaries = append(out.Summaries, results[i].Summaries...)
-		if i == 0 {
-			out.Warnings = results[i].Warnings
-		}
-	}
-	return out, nil
+	return p.w.Write(b)
 }

@@ -1,4 +1,4 @@
-package main
+package reports
 
 import (
 	"fmt"
@@ -8,24 +8,25 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/coloc-dev/coloc/datasets"
 	"github.com/coloc-dev/coloc/model"
 	"github.com/coloc-dev/coloc/place/cluster"
-	"github.com/coloc-dev/coloc/reports"
+	"github.com/coloc-dev/coloc/reports/plot"
 	"github.com/coloc-dev/coloc/sim"
 )
 
 // replay is the outcome of one scenario: a result per policy run.
 type replay struct {
-	sc      scenario
+	sc      Scenario
 	trace   *sim.Trace
 	topo    *sim.Topology
 	results []*sim.Result
 }
 
-// policies replays every scenario under every available policy and draws
+// policies replays every scenario under every chosen policy and draws
 // the JCT CDF of each scenario and, per cluster, average JCT, GPU
 // utilisation and makespan per policy.
-func (b *reportBuilder) policies() ([]reports.Section, error) {
+func (b *builder) policies() ([]Section, error) {
 	md, err := b.pairsData()
 	if err != nil {
 		return nil, err
@@ -33,64 +34,47 @@ func (b *reportBuilder) policies() ([]reports.Section, error) {
 	if md == nil {
 		return nil, fmt.Errorf("simulating traces needs measured rates: give --data with a dataset that has solo and pairs tables")
 	}
-	ds := md.ds
-	if ds.Solo == nil {
+	if md.ds.Solo == nil {
 		return nil, fmt.Errorf("%s: simulating traces needs a solo table beside the pairs", md.dir)
 	}
-	truth, err := sim.NewMeasured(ds.Solo, ds.Pairs)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", md.dir, err)
-	}
-	known := simPolicies()
-	baseline := map[string]bool{}
-	for _, p := range sim.Baselines() {
-		baseline[p.Name] = true
-	}
-	env := sim.Env{Seed: b.cfg.Seed, Solo: sim.SoloOnly(truth), Truth: truth, Models: b.cfg.Models}
-	if env.Models == "" {
-		env.Models = filepath.Join(b.dir, "models") // fitted below when a policy needs it
-	}
-	// Models are fitted only when a model-driven policy is chosen.
-	var chosen []sim.PolicyInfo
+	var ran []string
 	needModels := false
 	for _, name := range b.cfg.Policies {
-		p, err := sim.Lookup(known, strings.TrimSpace(name))
-		if err != nil {
-			return nil, err
-		}
-		needModels = needModels || !baseline[p.Name]
-		chosen = append(chosen, p)
+		ran = append(ran, strings.TrimSpace(name))
+		needModels = needModels || !slices.ContainsFunc(sim.Baselines(), func(p sim.PolicyInfo) bool { return p.Name == ran[len(ran)-1] })
 	}
-	if len(chosen) == 0 {
-		return nil, fmt.Errorf("no policy to simulate")
-	}
-	modelsNote := ""
+	models, modelsNote := b.cfg.Models, ""
 	switch {
-	case needModels && b.cfg.Models == "":
-		if err := b.fitModels(md, env.Models); err != nil {
+	case needModels && models == "":
+		// Models are fitted only when a model-driven policy is chosen.
+		models = filepath.Join(b.dir, "models")
+		if err := b.fitModels(md, models); err != nil {
 			return nil, err
 		}
 		modelsNote = fmt.Sprintf(" Model-driven policies use the models the report fitted on every measured pair of %s (models/ beside this page).", b.show(md.dir))
 	case needModels:
-		modelsNote = fmt.Sprintf(" Model-driven policies use the models of %s.", b.show(env.Models))
+		modelsNote = fmt.Sprintf(" Model-driven policies use the models of %s.", b.show(models))
 	}
-	var ran []string
-	ref := chosen[0].Name // what relative values are relative to: fifo when it runs
-	for _, p := range chosen {
-		ran = append(ran, p.Name)
-		if p.Name == "fifo" {
-			ref = p.Name
-		}
+	ref := ran[0] // what relative values are relative to: fifo when it runs
+	if slices.Contains(ran, "fifo") {
+		ref = "fifo"
 	}
-	var replays []*replay
 	for _, sc := range b.cfg.Scenarios {
-		rp, err := b.replay(sc, truth, chosen, env)
-		if err != nil {
-			return nil, err
+		for _, p := range []string{sc.Trace, sc.Cluster} {
+			if err := b.input(p); err != nil {
+				return nil, err
+			}
 		}
-		replays = append(replays, rp)
 	}
-	sec := reports.Section{
+	replays, err := runPolicies(md.ds, b.cfg.Scenarios, ran, models, b.cfg.Seed)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", md.dir, err)
+	}
+	for _, rp := range replays {
+		b.simWarnings(rp)
+		b.logf("simulated %s on %s: %d policies", b.show(rp.sc.Trace), rp.topo.Name, len(rp.results))
+	}
+	sec := Section{
 		Title: "Simulated policies",
 		Text: fmt.Sprintf("Each trace is replayed on its cluster with the rates measured in %s: a job runs at its solo "+
 			"rate on its GPU type and number of GPUs, or at the measured co-located rate while it shares its GPUs; "+
@@ -129,14 +113,14 @@ func (b *reportBuilder) policies() ([]reports.Section, error) {
 			"GPUs than the cluster has of one type) are not simulated and left out of every metric; the last table counts them."
 		sec.Tables = append(sec.Tables, t)
 	}
-	return []reports.Section{sec}, nil
+	return []Section{sec}, nil
 }
 
 // unrunTable counts the jobs of each replay that were not simulated, by
 // reason (the same for every policy: it depends on the cluster and the
 // data only).
-func unrunTable(rps []*replay) reports.Table {
-	t := reports.Table{Caption: "Jobs not simulated", Header: []string{"trace", "cluster", "jobs", "reason"}}
+func unrunTable(rps []*replay) Table {
+	t := Table{Caption: "Jobs not simulated", Header: []string{"trace", "cluster", "jobs", "reason"}}
 	for _, rp := range rps {
 		if len(rp.results) == 0 {
 			continue
@@ -160,50 +144,93 @@ func unrunTable(rps []*replay) reports.Table {
 	return t
 }
 
-// replay runs one scenario under each policy, each built afresh.
-func (b *reportBuilder) replay(sc scenario, truth sim.Rates, chosen []sim.PolicyInfo, env sim.Env) (*replay, error) {
-	tr, err := sim.LoadTrace(sc.Trace)
+// simWarnings records the simulator's warnings of one scenario, each once
+// with the policies that raised it: most (jobs no GPU type can run) depend
+// on the cluster and the data only, and every policy raises them.
+func (b *builder) simWarnings(rp *replay) {
+	var texts []string
+	by := map[string][]string{}
+	for _, r := range rp.results {
+		for _, w := range r.Warnings {
+			if by[w] == nil {
+				texts = append(texts, w)
+			}
+			by[w] = append(by[w], r.Policy)
+		}
+	}
+	for _, w := range texts {
+		who := strings.Join(by[w], ", ")
+		if len(by[w]) == len(rp.results) && len(rp.results) > 1 {
+			who = "every policy"
+		}
+		b.warn(fmt.Sprintf("simulator, %s on %s (%s)", traceName(rp.sc.Trace), rp.topo.Name, who), w)
+	}
+}
+
+// runPolicies replays every scenario under each named policy, each built
+// afresh, with the rates measured in ds (solo and pairs tables): the
+// policies decide with what sim.Env gives them (the baselines with solo
+// rates only), the jobs progress at the measured rates. It is the one
+// place the report sets up the simulator, kept apart so that a library
+// experiment running policies on traces can take its place.
+func runPolicies(ds *datasets.Dataset, scenarios []Scenario, names []string, models string, seed uint64) ([]*replay, error) {
+	truth, err := sim.NewMeasured(ds.Solo, ds.Pairs)
 	if err != nil {
 		return nil, err
 	}
-	spec, err := cluster.Load(sc.Cluster)
-	if err != nil {
-		return nil, err
-	}
-	topo, err := sim.NewTopology(spec)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", sc.Cluster, err)
-	}
-	for _, p := range []string{sc.Trace, sc.Cluster} {
-		if err := b.input(p); err != nil {
+	known := knownPolicies()
+	var chosen []sim.PolicyInfo
+	for _, name := range names {
+		p, err := sim.Lookup(known, name)
+		if err != nil {
 			return nil, err
 		}
+		chosen = append(chosen, p)
 	}
-	rp := &replay{sc: sc, trace: tr, topo: topo}
-	for _, info := range chosen {
-		pol, err := info.New(env)
+	env := sim.Env{Seed: seed, Solo: sim.SoloOnly(truth), Truth: truth, Models: models}
+	var out []*replay
+	for _, sc := range scenarios {
+		tr, err := sim.LoadTrace(sc.Trace)
 		if err != nil {
-			return nil, fmt.Errorf("policy %s: %w", info.Name, err)
+			return nil, err
 		}
-		res, err := sim.Run(topo, tr.Jobs, truth, pol, sim.DefaultOptions)
+		spec, err := cluster.Load(sc.Cluster)
 		if err != nil {
-			return nil, fmt.Errorf("%s on %s, policy %s: %w", sc.Trace, sc.Cluster, info.Name, err)
+			return nil, err
 		}
-		rp.results = append(rp.results, res)
+		topo, err := sim.NewTopology(spec)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", sc.Cluster, err)
+		}
+		rp := &replay{sc: sc, trace: tr, topo: topo}
+		for _, info := range chosen {
+			pol, err := info.New(env)
+			if err != nil {
+				return nil, fmt.Errorf("policy %s: %w", info.Name, err)
+			}
+			res, err := sim.Run(topo, tr.Jobs, truth, pol, sim.DefaultOptions)
+			if err != nil {
+				return nil, fmt.Errorf("%s on %s, policy %s: %w", sc.Trace, sc.Cluster, info.Name, err)
+			}
+			rp.results = append(rp.results, res)
+		}
+		out = append(out, rp)
 	}
-	b.logf("simulated %s on %s: %d policies", b.show(sc.Trace), topo.Name, len(rp.results))
-	return rp, nil
+	return out, nil
 }
 
 // fitModels fits every model on all measured pairs into dir
 // (OUT/models), for the model-driven policies.
-func (b *reportBuilder) fitModels(md *modelData, dir string) error {
+func (b *builder) fitModels(md *modelData, dir string) error {
 	fitted, err := model.FitAll(md.data, model.Names(), model.DefaultSeed)
 	if err != nil {
 		return err
 	}
 	if _, err := model.WriteDir(dir, md.data, fitted); err != nil {
 		return err
+	}
+	for _, f := range fitted {
+		b.warn("model "+f.Name+" (fitted for the policies)", f.Warnings...)
 	}
 	b.logf("fitted %d models on %s into models/", len(fitted), b.show(md.dir))
 	return nil
@@ -215,8 +242,8 @@ func traceName(path string) string {
 	return filepath.Base(filepath.Dir(path)) + "/" + strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 }
 
-func (b *reportBuilder) jctFigure(rp *replay) (reports.Figure, error) {
-	c := &reports.CDF{
+func (b *builder) jctFigure(rp *replay) (plot.Figure, error) {
+	c := &plot.CDF{
 		Title:  fmt.Sprintf("JCT: %s on %s", traceName(rp.sc.Trace), rp.topo.Name),
 		XLabel: "job completion time (h)", LogX: true,
 	}
@@ -227,7 +254,7 @@ func (b *reportBuilder) jctFigure(rp *replay) (reports.Figure, error) {
 				hs = append(hs, j.JCT/3600)
 			}
 		}
-		c.Series = append(c.Series, reports.Sample{Name: r.Policy, Values: hs})
+		c.Series = append(c.Series, plot.Sample{Name: r.Policy, Values: hs})
 		for _, h := range hs {
 			c.LogX = c.LogX && h > 0 // a zero JCT cannot sit on a logarithmic axis
 		}
@@ -245,7 +272,7 @@ func (b *reportBuilder) jctFigure(rp *replay) (reports.Figure, error) {
 }
 
 // coinciding names the series with the same values as an earlier one.
-func coinciding(ss []reports.Sample) string {
+func coinciding(ss []plot.Sample) string {
 	var out []string
 	for i, s := range ss {
 		for _, t := range ss[:i] {
@@ -261,16 +288,16 @@ func coinciding(ss []reports.Sample) string {
 // policyBars draws, over the traces replayed on one cluster, average JCT
 // and makespan relative to the reference policy (fifo when it ran, else
 // the first) and GPU utilisation, per policy.
-func (b *reportBuilder) policyBars(rps []*replay, ran []string, ref string) ([]reports.Figure, error) {
+func (b *builder) policyBars(rps []*replay, ran []string, ref string) ([]plot.Figure, error) {
 	var cats []string
 	for _, rp := range rps {
 		cats = append(cats, traceName(rp.sc.Trace))
 	}
 	name := rps[0].topo.Name
-	metric := func(get func(r *sim.Result) float64, relative bool) []reports.Sample {
-		var out []reports.Sample
+	metric := func(get func(r *sim.Result) float64, relative bool) []plot.Sample {
+		var out []plot.Sample
 		for _, p := range ran {
-			s := reports.Sample{Name: p}
+			s := plot.Sample{Name: p}
 			for _, rp := range rps {
 				v, base := math.NaN(), math.NaN()
 				for _, r := range rp.results {
@@ -293,19 +320,19 @@ func (b *reportBuilder) policyBars(rps []*replay, ran []string, ref string) ([]r
 	slant := len(cats) > 3
 	specs := []struct {
 		file, title, ylabel, cap string
-		bars                     *reports.Bars
+		bars                     *plot.Bars
 	}{
 		{"avg-jct", "Average JCT relative to " + ref, "average JCT / " + ref + "'s",
 			"Average job completion time of each policy over that of " + ref + ", per trace replayed on " + name + " (below 1: faster); the hours are in the table below.",
-			&reports.Bars{Series: metric(func(r *sim.Result) float64 { return r.AvgJCT }, true), Ref: 1}},
+			&plot.Bars{Series: metric(func(r *sim.Result) float64 { return r.AvgJCT }, true), Ref: 1}},
 		{"gpu-util", "GPU utilisation", "busy GPU time / available GPU time",
 			"GPU utilisation of each policy per trace replayed on " + name + ": busy GPU time over GPUs x makespan.",
-			&reports.Bars{Series: metric(func(r *sim.Result) float64 { return r.GPUUtil }, false)}},
+			&plot.Bars{Series: metric(func(r *sim.Result) float64 { return r.GPUUtil }, false)}},
 		{"makespan", "Makespan relative to " + ref, "makespan / " + ref + "'s",
 			"Makespan (first arrival to last completion) of each policy over that of " + ref + ", per trace replayed on " + name + "; the hours are in the table below.",
-			&reports.Bars{Series: metric(func(r *sim.Result) float64 { return r.Makespan }, true), Ref: 1}},
+			&plot.Bars{Series: metric(func(r *sim.Result) float64 { return r.Makespan }, true), Ref: 1}},
 	}
-	var figs []reports.Figure
+	var figs []plot.Figure
 	for _, s := range specs {
 		s.bars.Title = s.title + " on " + name
 		s.bars.YLabel = s.ylabel
@@ -321,19 +348,22 @@ func (b *reportBuilder) policyBars(rps []*replay, ran []string, ref string) ([]r
 }
 
 // policyTable tabulates every replay of one cluster: a row per (trace,
-// policy), with average JCT and utilisation relative to those of ref.
-func policyTable(rps []*replay, clusterFile, ref string) reports.Table {
+// policy). The change of average JCT and utilisation against ref comes
+// right after the policy, so that the comparison is in view at a normal
+// window width; the hours, the utilisation per GPU type and the job
+// counts follow.
+func policyTable(rps []*replay, clusterFile, ref string) Table {
 	topo := rps[0].topo
 	var gpus []string
 	for _, t := range topo.Types() {
 		gpus = append(gpus, fmt.Sprintf("%d %s", topo.Count(t), t))
 	}
-	t := reports.Table{
-		Caption: fmt.Sprintf("Policies on %s (%s: %s GPUs); GPU util per type, then the change against %s", topo.Name, clusterFile, strings.Join(gpus, ", "), ref),
-		Header:  []string{"trace", "policy", "jobs", "unrunnable", "avg JCT (h)", "p95 JCT (h)", "makespan (h)", "GPU util"},
+	t := Table{
+		Caption: fmt.Sprintf("Policies on %s (%s: %s GPUs): the change against %s, then hours, GPU utilisation (overall and per type) and jobs", topo.Name, clusterFile, strings.Join(gpus, ", "), ref),
+		Header:  []string{"trace", "policy", "avg JCT vs " + ref, "GPU util vs " + ref, "avg JCT (h)", "p95 JCT (h)", "makespan (h)", "GPU util"},
 	}
 	t.Header = append(t.Header, topo.Types()...)
-	t.Header = append(t.Header, "shared jobs", "avg JCT vs "+ref, "GPU util vs "+ref)
+	t.Header = append(t.Header, "jobs", "unrunnable", "shared jobs")
 	for _, rp := range rps {
 		var base *sim.Result
 		for _, r := range rp.results {
@@ -342,12 +372,12 @@ func policyTable(rps []*replay, clusterFile, ref string) reports.Table {
 			}
 		}
 		for _, r := range rp.results {
-			row := []string{traceName(rp.sc.Trace), r.Policy, fmt.Sprint(r.Completed), fmt.Sprint(r.Unrunnable),
+			row := []string{traceName(rp.sc.Trace), r.Policy, change(r.AvgJCT, base.AvgJCT), change(r.GPUUtil, base.GPUUtil),
 				f2(r.AvgJCT / 3600), f2(r.P95JCT / 3600), f2(r.Makespan / 3600), f3(r.GPUUtil)}
 			for _, u := range r.Util {
 				row = append(row, f3(u.Util))
 			}
-			row = append(row, fmt.Sprint(r.Shared), change(r.AvgJCT, base.AvgJCT), change(r.GPUUtil, base.GPUUtil))
+			row = append(row, fmt.Sprint(r.Completed), fmt.Sprint(r.Unrunnable), fmt.Sprint(r.Shared))
 			t.Rows = append(t.Rows, row)
 		}
 	}

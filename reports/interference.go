@@ -1,4 +1,4 @@
-package main
+package reports
 
 import (
 	"fmt"
@@ -8,11 +8,11 @@ import (
 
 	"github.com/coloc-dev/coloc/datasets"
 	"github.com/coloc-dev/coloc/model"
-	"github.com/coloc-dev/coloc/reports"
+	"github.com/coloc-dev/coloc/reports/plot"
 )
 
 // openData opens a dataset of the report once and records its files.
-func (b *reportBuilder) openData(dir string) (*datasets.Dataset, error) {
+func (b *builder) openData(dir string) (*datasets.Dataset, error) {
 	if b.opened == nil {
 		b.opened = map[string]*datasets.Dataset{}
 	}
@@ -34,8 +34,8 @@ func (b *reportBuilder) openData(dir string) (*datasets.Dataset, error) {
 // degree) of measured pairs. A slot whose matrix repeats one already drawn
 // (Gavel's "_unconsolidated" single-GPU pairs repeat the base type's) is
 // named in the text instead.
-func (b *reportBuilder) interference() ([]reports.Section, error) {
-	var secs []reports.Section
+func (b *builder) interference() ([]Section, error) {
+	var secs []Section
 	for _, dir := range b.cfg.Data {
 		ds, err := b.openData(dir)
 		if err != nil {
@@ -44,7 +44,7 @@ func (b *reportBuilder) interference() ([]reports.Section, error) {
 		if ds.Pairs == nil {
 			continue
 		}
-		sec := reports.Section{
+		sec := Section{
 			Title: "Pairwise interference: " + label(dir),
 			Text: fmt.Sprintf("Normalized throughput of each ordered pair of %s: the throughput of the workload (row) "+
 				"while it shares its GPUs with the partner (column), over its solo throughput. Below 1 (red) the "+
@@ -52,7 +52,7 @@ func (b *reportBuilder) interference() ([]reports.Section, error) {
 				"(noise, clocks) and coloc keeps. Only pairs of status ok are coloured; grey cells were not measured, "+
 				"could not run (infeasible) or look like placeholders (suspect).", b.show(dir)+"/pairs.arrow"),
 		}
-		tab := reports.Table{
+		tab := Table{
 			Caption: "Pairs per device type (" + label(dir) + ")",
 			Header:  []string{"device", "workloads", "ok", "suspect", "infeasible", "min", "median", "max", "ok > 1"},
 		}
@@ -81,7 +81,7 @@ func (b *reportBuilder) interference() ([]reports.Section, error) {
 				continue
 			}
 			done = append(done, drawn{sl.String(), m})
-			h := &reports.Heatmap{
+			h := &plot.Heatmap{
 				Title:  fmt.Sprintf("Normalized throughput on %s (%s)", sl, label(dir)),
 				XLabel: "partner", YLabel: "workload", Label: "normalized throughput",
 				Rows: m.jobs, Cols: m.jobs, Values: m.values, Center: 1,

@@ -1,4 +1,4 @@
-package reports
+package plot
 
 import (
 	"bytes"
@@ -123,6 +123,16 @@ func write(dir, name, title string, c chart, opt Options) (Figure, error) {
 // into place (internal/atomicfile).
 func writeAtomic(path string, data []byte) error { return atomicfile.WriteBytes(path, data) }
 
+// Text sizes in points. A figure 20 cm wide is shown at its own size,
+// 756 CSS px, in a page at a 1,200 px window: 1 pt is 1.33 px there, so
+// tick and legend text of 9 pt render at 12 px, axis labels at 13 px and
+// titles at 16 px.
+const (
+	textSize  = 9 // tick labels, legend, marks
+	labelSize = 10
+	titleSize = 12
+)
+
 // sans is the font of every text: Liberation Sans, which browsers render
 // with Arial or Helvetica at the same widths.
 func sans(size vg.Length) font.Font {
@@ -133,15 +143,15 @@ func sans(size vg.Length) font.Font {
 func newPlot(title, xlabel, ylabel string) *plot.Plot {
 	p := plot.New()
 	p.Title.Text = title
-	p.Title.TextStyle.Font = sans(11)
+	p.Title.TextStyle.Font = sans(titleSize)
 	p.X.Label.Text = xlabel
 	p.Y.Label.Text = ylabel
 	for _, ax := range []*plot.Axis{&p.X, &p.Y} {
-		ax.Label.TextStyle.Font = sans(10)
-		ax.Tick.Label.Font = sans(8)
+		ax.Label.TextStyle.Font = sans(labelSize)
+		ax.Tick.Label.Font = sans(textSize)
 		ax.Tick.Marker = trimTicks{plot.DefaultTicks{}}
 	}
-	p.Legend.TextStyle.Font = sans(8)
+	p.Legend.TextStyle.Font = sans(textSize)
 	p.Legend.Top = true
 	return p
 }
@@ -181,8 +191,9 @@ func (t trimTicks) Ticks(min, max float64) []plot.Tick {
 	return ts
 }
 
-// colours are the Okabe-Ito colours, safe for colour-blind readers, in
-// the order series get them.
+// colours are the Okabe-Ito colours, safe for colour-blind readers, then
+// two of Paul Tol's (olive, indigo), in the order series get them: ten,
+// so the nine models of one figure each have their own colour.
 var colours = []color.Color{
 	color.RGBA{0x00, 0x72, 0xB2, 0xFF}, // blue
 	color.RGBA{0xD5, 0x5E, 0x00, 0xFF}, // vermillion
@@ -192,12 +203,14 @@ var colours = []color.Color{
 	color.RGBA{0x56, 0xB4, 0xE9, 0xFF}, // sky blue
 	color.RGBA{0x00, 0x00, 0x00, 0xFF}, // black
 	color.RGBA{0x88, 0x22, 0x55, 0xFF}, // wine (Tol), instead of Okabe-Ito's yellow, too light on white
+	color.RGBA{0x99, 0x99, 0x33, 0xFF}, // olive (Tol)
+	color.RGBA{0x33, 0x22, 0x88, 0xFF}, // indigo (Tol)
 }
 
 func colour(i int) color.Color { return colours[i%len(colours)] }
 
-// variant shifts the dash pattern and glyph of series 8 and later, whose
-// colours repeat those of the first eight, so no two of the first 32
+// variant shifts the dash pattern and glyph of series 10 and later, whose
+// colours repeat those of the first ten, so no two of the first 40
 // series look alike.
 func variant(i int) int { return i + i/len(colours) }
 

@@ -1,4 +1,4 @@
-package main
+package reports
 
 import (
 	"fmt"
@@ -9,7 +9,7 @@ import (
 	"github.com/coloc-dev/coloc/datasets"
 	"github.com/coloc-dev/coloc/place"
 	"github.com/coloc-dev/coloc/policy"
-	"github.com/coloc-dev/coloc/reports"
+	"github.com/coloc-dev/coloc/reports/plot"
 )
 
 // curve is the scaling curve of one workload on one device type at one
@@ -108,8 +108,8 @@ func groups(cs []curve) [][]curve {
 	return out
 }
 
-func (b *reportBuilder) scaling() ([]reports.Section, error) {
-	var secs []reports.Section
+func (b *builder) scaling() ([]Section, error) {
+	var secs []Section
 	want := map[string]bool{}
 	for _, d := range b.cfg.ScalingDevices {
 		want[d] = true
@@ -125,7 +125,7 @@ func (b *reportBuilder) scaling() ([]reports.Section, error) {
 		}
 		unit := ds.Scaling.ThroughputUnit
 		src := b.show(dir) + "/scaling.arrow"
-		sec := reports.Section{
+		sec := Section{
 			Title: "Scaling: " + label(dir),
 			Text: fmt.Sprintf("Throughput (%s) against the number of GPUs of data-parallel training, from %s. "+
 				"One curve per workload and device type: at each degree the highest throughput measured at one per-GPU "+
@@ -134,7 +134,7 @@ func (b *reportBuilder) scaling() ([]reports.Section, error) {
 				"the degrees that keep a scaling efficiency of at least %.2f, efficiency being throughput per GPU over "+
 				"throughput per GPU at the smallest degree measured.", unit, src, eff),
 		}
-		tab := reports.Table{
+		tab := Table{
 			Caption: "Chosen degree per workload (" + label(dir) + ")",
 			Header:  []string{"workload", "device", "batch/GPU", "degrees", "chosen", "throughput (" + unit + ")", "efficiency", "efficiency at max"},
 		}
@@ -185,19 +185,19 @@ func (b *reportBuilder) scaling() ([]reports.Section, error) {
 	return secs, nil
 }
 
-func (b *reportBuilder) scalingFigure(g []curve, dir, dev, unit, src string, gi, n int) (reports.Figure, error) {
-	l := &reports.Line{XLabel: "GPUs", YLabel: "throughput (" + unit + ")", YFromZero: true}
+func (b *builder) scalingFigure(g []curve, dir, dev, unit, src string, gi, n int) (plot.Figure, error) {
+	l := &plot.Line{XLabel: "GPUs", YLabel: "throughput (" + unit + ")", YFromZero: true}
 	lo, hi := math.Inf(1), math.Inf(-1)
 	var fams []string
 	for _, c := range g {
-		s := reports.Series{Name: c.name()}
+		s := plot.Series{Name: c.name()}
 		for _, p := range c.points {
 			s.X = append(s.X, float64(p.Degree))
 			s.Y = append(s.Y, p.Throughput)
 			lo, hi = math.Min(lo, p.Throughput), math.Max(hi, p.Throughput)
 		}
 		l.Series = append(l.Series, s)
-		l.Marks = append(l.Marks, reports.Mark{Series: s.Name, X: float64(c.chosen.Degree), Y: c.chosen.Throughput})
+		l.Marks = append(l.Marks, plot.Mark{Series: s.Name, X: float64(c.chosen.Degree), Y: c.chosen.Throughput})
 		if f := family(c.workload); len(fams) == 0 || fams[len(fams)-1] != f {
 			fams = append(fams, f)
 		}

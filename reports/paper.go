@@ -1,23 +1,21 @@
-package main
+package reports
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
 
 	"github.com/coloc-dev/coloc/model"
-	"github.com/spf13/cobra"
 )
 
-// paperConfig is the report `coloc report paper` writes from the shipped
+// PaperConfig is the report `coloc report paper` writes from the shipped
 // reference data under root (the repository): Gavel's pairs and scaling,
 // Pollux's scaling, every model evaluated on Gavel's k80, p100 and v100
 // pairs, and every shipped trace replayed on both Gavel example clusters
 // under every policy.
-func paperConfig(root, out string) (reportConfig, error) {
-	cfg := defaultReportConfig()
+func PaperConfig(root, out string) (Config, error) {
+	cfg := DefaultConfig()
 	at := func(p string) string { return filepath.Join(root, filepath.FromSlash(p)) }
 	cfg.Out, cfg.Root = out, root
 	cfg.Title = "coloc: interference-aware placement, the figures from the reference data"
@@ -46,7 +44,7 @@ func paperConfig(root, out string) (reportConfig, error) {
 	}
 	for _, c := range []string{"examples/cluster-gavel.yaml", "examples/cluster-gavel-48.yaml"} {
 		for _, t := range traces {
-			cfg.Scenarios = append(cfg.Scenarios, scenario{Trace: t, Cluster: at(c)})
+			cfg.Scenarios = append(cfg.Scenarios, Scenario{Trace: t, Cluster: at(c)})
 		}
 	}
 	for _, d := range cfg.Data {
@@ -55,43 +53,4 @@ func paperConfig(root, out string) (reportConfig, error) {
 		}
 	}
 	return cfg, nil
-}
-
-func newReportPaperCmd(e *env) *cobra.Command {
-	var out, root string
-	var quiet bool
-	cmd := &cobra.Command{
-		Use:   "paper --out DIR",
-		Short: "Regenerate the whole figure set from the shipped reference data",
-		Long: `Writes the report of the shipped reference data into DIR: heat maps of Gavel's
-pairwise normalized throughput on k80, p100 and v100; scaling curves of Gavel
-(k80, p100, v100) and Pollux (t4) with the chosen degree marked; every model
-evaluated on Gavel's pairs (protocol pairs, fractions 0.1, 0.2, 0.5 and 0.8,
-seeds 1 to 5) with predicted against measured values of the held-out pairs of
-fraction 0.5, seed 1; and every trace of examples/traces replayed on
-examples/cluster-gavel.yaml and examples/cluster-gavel-48.yaml under every
-policy of 'coloc simulate' (seed 1), the model-driven ones with models fitted
-on all of Gavel's measured pairs (DIR/models).
-
-Run it in the repository, or give --root. The same inputs give the same bytes.
-Progress goes to stderr.`,
-		Example: `  coloc report paper --out out/paper`,
-		Args:    cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := paperConfig(root, out)
-			if err != nil {
-				return err
-			}
-			var progress io.Writer
-			if !quiet {
-				progress = e.stderr
-			}
-			return writeReport(e, cfg, progress)
-		},
-	}
-	cmd.Flags().StringVarP(&out, "out", "o", "", "report directory")
-	cmd.Flags().StringVar(&root, "root", ".", "the coloc repository (where datasets/reference and examples are)")
-	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress on stderr")
-	cmd.MarkFlagRequired("out")
-	return cmd
 }
