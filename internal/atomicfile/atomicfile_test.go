@@ -36,3 +36,93 @@ func TestWriteReplacesWholeOrNothing(t *testing.T) {
 		t.Errorf("file %q mode %v", b, st.Mode().Perm())
 	}
 }
+
+func TestDirReplacesWholeOrNothing(t *testing.T) {
+	parent := t.TempDir()
+	out := filepath.Join(parent, "out")
+	write := func(dir, name, text string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	read := func(name string) string {
+		b, err := os.ReadFile(filepath.Join(out, name))
+		if err != nil {
+			return "<" + err.Error() + ">"
+		}
+		return string(b)
+	}
+	// A first write creates the directory.
+	if err := Dir(out, func(tmp string) error {
+		write(tmp, "a", "a1")
+		write(tmp, "b", "b1")
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if read("a") != "a1" || read("b") != "b1" {
+		t.Fatalf("after the first write: a=%q b=%q", read("a"), read("b"))
+	}
+	write(out, "user/notes.txt", "mine")
+
+	// A failing write leaves the old directory whole.
+	boom := errors.New("boom")
+	err := Dir(out, func(tmp string) error {
+		write(tmp, "a", "a2")
+		return boom
+	})
+	if !errors.Is(err, boom) {
+		t.Fatalf("error %v, want boom", err)
+	}
+	if read("a") != "a1" || read("b") != "b1" || read("user/notes.txt") != "mine" {
+		t.Errorf("after a failed write: a=%q b=%q notes=%q, want the old content", read("a"), read("b"), read("user/notes.txt"))
+	}
+
+	// A good write replaces what it writes and keeps the rest.
+	if err := Dir(out, func(tmp string) error {
+		write(tmp, "a", "a3")
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if read("a") != "a3" || read("b") != "b1" || read("user/notes.txt") != "mine" {
+		t.Errorf("after a second write: a=%q b=%q notes=%q", read("a"), read("b"), read("user/notes.txt"))
+	}
+	entries, _ := os.ReadDir(parent)
+	if len(entries) != 1 || entries[0].Name() != "out" {
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		t.Errorf("parent holds %v, want only out (no temporary or old copy left)", names)
+	}
+}
+
+func TestDirRefusesAFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(path, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	called := false
+	err := Dir(path, func(string) error { called = true; return nil })
+	if err == nil {
+		t.Fatal("replaced a file with a directory")
+	}
+	if b, _ := os.ReadFile(path); string(b) != "x" || !called {
+		t.Errorf("file %q, fn called %v", b, called)
+	}
+}
+
+func TestWriteModeSetsTheMode(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "run.sh")
+	if err := WriteMode(path, 0o755, func(w io.Writer) error { _, err := io.WriteString(w, "#!/bin/sh\n"); return err }); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Stat(path); err != nil || st.Mode().Perm() != 0o755 {
+		t.Fatalf("stat %v, %v; want mode 0755", st, err)
+	}
+}
