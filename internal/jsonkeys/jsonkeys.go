@@ -10,7 +10,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -31,105 +31,237 @@ func (p *Problem) Error() string {
 	return fmt.Sprintf("line %d: %s: %s", p.Line, p.Path, p.Msg)
 }
 
-// frame is an object or array being read.
-type frame struct {
-	obj     bool
-	path    string
-	keys    map[string]bool // of an object
-	key     string          // of an object: the member whose value is next
-	wantKey bool            // of an object: a member name (or '}') is next
-	n       int             // of an array: the index of the next element
-}
-
 // Check returns the first duplicate member name or invalid UTF-8 of data,
-// or nil. It stops at a syntax error without reporting it: the caller's
-// decoder reports that with its own words.
+// or nil. It is meant for a document the caller's decoder accepted: on a
+// syntax error it stops without reporting it (the decoder reports that in
+// its own words), and it never fails on any input.
+//
+// It scans the bytes once, keeping the member names of each open object,
+// and builds a path only for the problem it returns, so it costs a small
+// fraction of decoding the document.
 func Check(data []byte) *Problem {
-	bad := invalidUTF8(data)
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var stack []*frame
-	top := func() *frame {
-		if len(stack) == 0 {
-			return nil
-		}
-		return stack[len(stack)-1]
+	c := &checker{data: data, bad: invalidUTF8(data)}
+	if p := c.value(); p != nil {
+		return p
 	}
-	// done records that a value of the innermost container was read.
-	done := func() {
-		if f := top(); f != nil {
-			if f.obj {
-				f.wantKey = true
-			} else {
-				f.n++
-			}
-		}
-	}
-	for {
-		tok, err := dec.Token()
-		if err != nil {
-			break // io.EOF, or a syntax error the caller reports
-		}
-		end := dec.InputOffset()
-		f := top()
-		if f != nil && f.obj && f.wantKey {
-			if tok == json.Delim('}') {
-				stack = stack[:len(stack)-1]
-				done()
-				continue
-			}
-			key, _ := tok.(string)
-			path := member(f.path, key)
-			if bad >= 0 && end > bad {
-				return &Problem{Path: path, Line: lineOf(data, bad), Msg: "member name is not UTF-8 text"}
-			}
-			if f.keys[key] {
-				return &Problem{Path: path, Line: lineOf(data, end), Msg: fmt.Sprintf("member %q appears twice in one object", key)}
-			}
-			f.keys[key], f.key, f.wantKey = true, key, false
-			continue
-		}
-		var path string
-		switch {
-		case f == nil:
-		case f.obj:
-			path = member(f.path, f.key)
-		default:
-			path = f.path + "[" + strconv.Itoa(f.n) + "]"
-		}
-		switch tok {
-		case json.Delim('{'):
-			stack = append(stack, &frame{obj: true, path: path, keys: map[string]bool{}, wantKey: true})
-			continue
-		case json.Delim('['):
-			stack = append(stack, &frame{path: path})
-			continue
-		case json.Delim(']'):
-			stack = stack[:len(stack)-1]
-			done()
-			continue
-		}
-		if bad >= 0 && end > bad {
-			return &Problem{Path: path, Line: lineOf(data, bad), Msg: "not UTF-8 text"}
-		}
-		done()
-	}
-	if bad >= 0 {
-		return &Problem{Line: lineOf(data, bad), Msg: "not UTF-8 text"}
+	if c.bad >= 0 {
+		return &Problem{Line: lineOf(data, c.bad), Msg: "not UTF-8 text"}
 	}
 	return nil
 }
 
-func member(path, key string) string {
-	if path == "" {
-		return key
+// step is one step of a JSON path: a member name, or an array index when
+// key is nil.
+type step struct {
+	key   []byte
+	index int
+}
+
+type checker struct {
+	data []byte
+	i    int
+	bad  int64 // offset of the first byte that is not UTF-8, or -1
+	path []step
+}
+
+func (c *checker) pathString() string {
+	var b strings.Builder
+	for _, s := range c.path {
+		if s.key == nil {
+			fmt.Fprintf(&b, "[%d]", s.index)
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(strings.ToValidUTF8(string(s.key), "\uFFFD"))
 	}
-	return path + "." + key
+	return b.String()
+}
+
+func (c *checker) space() {
+	for c.i < len(c.data) {
+		switch c.data[c.i] {
+		case ' ', '\t', '\r', '\n':
+			c.i++
+		default:
+			return
+		}
+	}
+}
+
+// covers reports whether the first invalid byte lies in data[from:c.i].
+func (c *checker) covers(from int) bool {
+	return c.bad >= int64(from) && c.bad < int64(c.i)
+}
+
+// value checks the value at c.i and moves past it.
+func (c *checker) value() *Problem {
+	c.space()
+	if c.i >= len(c.data) {
+		return nil
+	}
+	switch c.data[c.i] {
+	case '{':
+		return c.object()
+	case '[':
+		return c.array()
+	case '"':
+		from := c.i
+		c.str()
+		if c.covers(from) {
+			return &Problem{Path: c.pathString(), Line: lineOf(c.data, c.bad), Msg: "not UTF-8 text"}
+		}
+	default: // a number, true, false or null
+		for c.i < len(c.data) && !bytes.ContainsRune([]byte(",:]} \t\r\n"), rune(c.data[c.i])) {
+			c.i++
+		}
+	}
+	return nil
+}
+
+// str moves past the string at c.i.
+func (c *checker) str() {
+	for c.i++; c.i < len(c.data); c.i++ {
+		switch c.data[c.i] {
+		case '\\':
+			c.i++
+		case '"':
+			c.i++
+			return
+		}
+	}
+}
+
+func (c *checker) object() *Problem {
+	c.i++
+	var (
+		keys [][]byte
+		set  map[string]bool
+	)
+	for {
+		c.space()
+		if c.i >= len(c.data) {
+			return nil
+		}
+		switch c.data[c.i] {
+		case '}':
+			c.i++
+			return nil
+		case ',':
+			c.i++
+			continue
+		case '"':
+		default:
+			return nil // a syntax error: the caller's decoder reports it
+		}
+		from := c.i
+		c.str()
+		key := memberName(c.data[from:c.i])
+		c.path = append(c.path, step{key: key})
+		if c.covers(from) {
+			return &Problem{Path: c.pathString(), Line: lineOf(c.data, c.bad), Msg: "member name is not UTF-8 text"}
+		}
+		if seen(&keys, &set, key) {
+			return &Problem{Path: c.pathString(), Line: lineOf(c.data, int64(c.i)), Msg: fmt.Sprintf("member %q appears twice in one object", key)}
+		}
+		c.space()
+		if c.i >= len(c.data) || c.data[c.i] != ':' {
+			return nil
+		}
+		c.i++
+		at := c.i
+		if p := c.value(); p != nil {
+			return p
+		}
+		if c.i == at {
+			return nil // no value: a syntax error
+		}
+		c.path = c.path[:len(c.path)-1]
+	}
+}
+
+func (c *checker) array() *Problem {
+	c.i++
+	for n := 0; ; {
+		c.space()
+		if c.i >= len(c.data) {
+			return nil
+		}
+		switch c.data[c.i] {
+		case ']':
+			c.i++
+			return nil
+		case ',':
+			c.i++
+			continue
+		}
+		c.path = append(c.path, step{index: n})
+		at := c.i
+		if p := c.value(); p != nil {
+			return p
+		}
+		if c.i == at {
+			return nil // no value: a syntax error
+		}
+		c.path = c.path[:len(c.path)-1]
+		n++
+	}
+}
+
+// smallObject is the number of members kept in a list; an object with
+// more moves them to a map (a list is cheaper for the few members of most
+// objects, a map keeps a hostile object of a million members linear).
+const smallObject = 16
+
+// seen reports whether key is among the names kept so far, and adds it.
+func seen(keys *[][]byte, set *map[string]bool, key []byte) bool {
+	if *set != nil {
+		if (*set)[string(key)] {
+			return true
+		}
+		(*set)[string(key)] = true
+		return false
+	}
+	for _, k := range *keys {
+		if bytes.Equal(k, key) {
+			return true
+		}
+	}
+	*keys = append(*keys, key)
+	if len(*keys) > smallObject {
+		*set = make(map[string]bool, 2*len(*keys))
+		for _, k := range *keys {
+			(*set)[string(k)] = true
+		}
+		*keys = nil
+	}
+	return false
+}
+
+// memberName returns the name a quoted member name stands for: the bytes
+// between the quotes, decoded when they hold an escape.
+func memberName(quoted []byte) []byte {
+	if len(quoted) < 2 {
+		return quoted
+	}
+	inner := quoted[1 : len(quoted)-1]
+	if bytes.IndexByte(inner, '\\') < 0 {
+		return inner
+	}
+	var s string
+	if err := json.Unmarshal(quoted, &s); err != nil {
+		return inner
+	}
+	return []byte(s)
 }
 
 // invalidUTF8 returns the offset of the first byte of data that is not
 // part of valid UTF-8, or -1.
 func invalidUTF8(data []byte) int64 {
+	if utf8.Valid(data) {
+		return -1
+	}
 	for i := 0; i < len(data); {
 		r, size := utf8.DecodeRune(data[i:])
 		if r == utf8.RuneError && size == 1 {
