@@ -126,3 +126,22 @@ func TestWriteModeSetsTheMode(t *testing.T) {
 		t.Fatalf("stat %v, %v; want mode 0755", st, err)
 	}
 }
+
+func TestDirOfTheWorkingDirectory(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "work")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	if err := os.WriteFile("old", []byte("o"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := Dir(".", func(tmp string) error { return os.WriteFile(filepath.Join(tmp, "new"), []byte("n"), 0o644) }); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"old", "new"} {
+		if _, err := os.Stat(name); err != nil {
+			t.Errorf("%s, relative to the working directory after the write: %v", name, err)
+		}
+	}
+}

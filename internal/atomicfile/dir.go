@@ -23,11 +23,18 @@ import (
 // The replacement is two renames (the old directory aside, the new one in
 // place) followed by removing the old one. A crash between the renames
 // leaves path absent and the old directory, whole, at .<name>.old-* beside
-// it; a failed second rename is rolled back.
+// it; a failed second rename is rolled back. When path is the working
+// directory, the process moves into the new directory.
 func Dir(path string, fn func(tmp string) error) (err error) {
 	path, err = resolveDir(path)
 	if err != nil {
 		return err
+	}
+	if path, err = filepath.Abs(path); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if filepath.Dir(path) == path {
+		return fmt.Errorf("writing %s: cannot replace a file system's root", path)
 	}
 	parent, base := filepath.Dir(path), filepath.Base(path)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
@@ -91,6 +98,9 @@ func Dir(path string, fn func(tmp string) error) (err error) {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	SyncDir(parent)
+	if wd, err := os.Getwd(); err == nil && wd == aside {
+		os.Chdir(path)
+	}
 	// The new directory is in place; a leftover old copy is only litter.
 	os.RemoveAll(aside)
 	return nil
