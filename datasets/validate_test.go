@@ -262,6 +262,7 @@ func TestImportCSVBadInput(t *testing.T) {
 		{"quote", "scaling", "workload,device_type\n\"A,v100\n", "malformed CSV"},
 		{"empty", "pairs", "", "no header row"},
 		{"duplicate header", "pairs", "workload,workload\n", "duplicate"},
+		{"not UTF-8", "scaling", "workload,device_type,degree,nodes,batch_size,throughput\nA,v100,1,1,32,5\nB\xff,v100,1,1,32,5\n", `x.csv:3: column workload: "B\xff" is not UTF-8 text`},
 		{"missing column", "pairs", "workload,partner,device_type,degree,solo_throughput\nA,B,v100,1,5\n", "column colocated_throughput: required column is missing"},
 	}
 	for _, c := range cases {
