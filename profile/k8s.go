@@ -165,10 +165,10 @@ func K8sManifest(f *Fleet) ([]byte, error) {
 	if o == nil {
 		return nil, fmt.Errorf("fleet %s has no Kubernetes settings", f.Name)
 	}
-	if err := o.check(); err != nil {
+	if err := f.checkFleetStrings(); err != nil {
 		return nil, err
 	}
-	if err := f.checkFleetStrings(); err != nil {
+	if err := o.check(); err != nil {
 		return nil, err
 	}
 	n := len(f.Plan.Shards)

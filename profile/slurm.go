@@ -71,10 +71,10 @@ func SlurmScript(dir string, f *Fleet) (string, error) {
 	if o == nil {
 		return "", fmt.Errorf("fleet %s has no Slurm settings", f.Name)
 	}
-	if err := o.check(); err != nil {
+	if err := f.checkFleetStrings(); err != nil {
 		return "", err
 	}
-	if err := f.checkFleetStrings(); err != nil {
+	if err := o.check(); err != nil {
 		return "", err
 	}
 	if !filepath.IsAbs(dir) || strings.ContainsAny(dir, " \t\r\n") {
