@@ -167,6 +167,9 @@ func (l *List) Validate() error {
 	if len(l.Jobs) == 0 {
 		return errors.New("no jobs")
 	}
+	if !plainText(l.Name) {
+		return fmt.Errorf("name: want UTF-8 text of at most %d bytes without control characters", MaxTextLen)
+	}
 	seen := map[string]int{}
 	for i := range l.Jobs {
 		j := &l.Jobs[i]

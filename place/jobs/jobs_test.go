@@ -100,6 +100,7 @@ func TestParseErrorsNameTheJob(t *testing.T) {
 		{"memory nan", head + "  - {id: a, workload: A3C, steps: 1, memory_gb: .nan}\n", `memory_gb NaN`},
 		{"layers huge", head + "  - {id: a, model: {layers: {conv: 9223372036854775807}}, steps: 1}\n", `layers: conv count 9223372036854775807 is above the limit`},
 		{"control workload", head + "  - {id: a, workload: \"A3C\\x1b[2J\", steps: 1}\n", `workload "A3C\x1b[2J": want UTF-8 text`},
+		{"list name", "version: 1\nname: \"a\\x07\"\njobs:\n  - {id: a, workload: A3C, steps: 1}\n", "j.yaml: name: want UTF-8 text"},
 		{"duplicate key", head + "  - {id: a, workload: A3C, steps: 1, steps: 2}\n", `mapping key "steps" already defined`},
 		{"duplicate JSON key", `{"version": 1, "jobs": [{"id": "a", "id": "b", "workload": "A3C", "steps": 1}]}`, `mapping key "id" already defined`},
 	}
