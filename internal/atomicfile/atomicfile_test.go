@@ -82,7 +82,11 @@ func TestDirReplacesWholeOrNothing(t *testing.T) {
 		t.Errorf("after a failed write: a=%q b=%q notes=%q, want the old content", read("a"), read("b"), read("user/notes.txt"))
 	}
 
-	// A good write replaces what it writes and keeps the rest.
+	// A good write replaces what it writes and keeps the rest, and the
+	// directory's permissions.
+	if err := os.Chmod(out, 0o750); err != nil {
+		t.Fatal(err)
+	}
 	if err := Dir(out, func(tmp string) error {
 		write(tmp, "a", "a3")
 		return nil
@@ -91,6 +95,9 @@ func TestDirReplacesWholeOrNothing(t *testing.T) {
 	}
 	if read("a") != "a3" || read("b") != "b1" || read("user/notes.txt") != "mine" {
 		t.Errorf("after a second write: a=%q b=%q notes=%q", read("a"), read("b"), read("user/notes.txt"))
+	}
+	if st, err := os.Stat(out); err != nil || st.Mode().Perm() != 0o750 {
+		t.Errorf("directory mode after the write: %v, %v; want 0750", st.Mode().Perm(), err)
 	}
 	entries, _ := os.ReadDir(parent)
 	if len(entries) != 1 || entries[0].Name() != "out" {

@@ -17,8 +17,9 @@ import (
 // Entries of an existing path that fn did not write are carried over into
 // the new directory as hard links (directories recreated, symbolic links
 // copied), so the result is the old directory with fn's entries replaced:
-// files a user keeps beside coloc's outputs stay. A symbolic link at path
-// is followed: the directory it points to is replaced.
+// files a user keeps beside coloc's outputs stay, and the directory keeps
+// its permissions. A symbolic link at path is followed: the directory it
+// points to is replaced.
 //
 // The replacement is two renames (the old directory aside, the new one in
 // place) followed by removing the old one. A crash between the renames
@@ -67,6 +68,9 @@ func Dir(path string, fn func(tmp string) error) (err error) {
 	if old != nil {
 		if err := carryOver(path, tmp); err != nil {
 			return fmt.Errorf("writing %s: keeping the entries of the old directory: %w", path, err)
+		}
+		if err := os.Chmod(tmp, old.Mode().Perm()); err != nil {
+			return fmt.Errorf("writing %s: %w", path, err)
 		}
 	}
 	if err := syncTree(tmp); err != nil {
