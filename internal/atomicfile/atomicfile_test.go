@@ -96,8 +96,10 @@ func TestDirReplacesWholeOrNothing(t *testing.T) {
 	if read("a") != "a3" || read("b") != "b1" || read("user/notes.txt") != "mine" {
 		t.Errorf("after a second write: a=%q b=%q notes=%q", read("a"), read("b"), read("user/notes.txt"))
 	}
-	if st, err := os.Stat(out); err != nil || st.Mode().Perm() != 0o750 {
-		t.Errorf("directory mode after the write: %v, %v; want 0750", st.Mode().Perm(), err)
+	if st, err := os.Stat(out); err != nil {
+		t.Error(err)
+	} else if st.Mode().Perm() != 0o750 {
+		t.Errorf("directory mode after the write: %v, want 0750", st.Mode().Perm())
 	}
 	entries, _ := os.ReadDir(parent)
 	if len(entries) != 1 || entries[0].Name() != "out" {
@@ -129,8 +131,10 @@ func TestWriteModeSetsTheMode(t *testing.T) {
 	if err := WriteMode(path, 0o755, func(w io.Writer) error { _, err := io.WriteString(w, "#!/bin/sh\n"); return err }); err != nil {
 		t.Fatal(err)
 	}
-	if st, err := os.Stat(path); err != nil || st.Mode().Perm() != 0o755 {
-		t.Fatalf("stat %v, %v; want mode 0755", st, err)
+	if st, err := os.Stat(path); err != nil {
+		t.Fatal(err)
+	} else if st.Mode().Perm() != 0o755 {
+		t.Fatalf("mode %v, want 0755", st.Mode().Perm())
 	}
 }
 
