@@ -91,8 +91,7 @@ func SlurmScript(dir string, f *Fleet) (string, error) {
 	directive("--array=1-%d", n)
 	directive("--nodes=1")
 	directive("--ntasks=1")
-	// %a and %A are Slurm's array index and job id; a literal % is %%.
-	logDir := strings.ReplaceAll(filepath.Join(dir, ShardsDir), "%", "%%")
+	logDir := sbatchValue(filepath.Join(dir, ShardsDir))
 	directive("--output=%s/%%a/slurm-%%A_%%a.out", logDir)
 	if o.Partition != "" {
 		directive("--partition=%s", o.Partition)
@@ -130,6 +129,26 @@ shard=${SLURM_ARRAY_TASK_ID:?run this script with sbatch, as a task of its job a
 	cmd = append(cmd, "--out", shellQuote(filepath.Join(dir, ShardsDir)+"/")+`"$shard"`, "--shard", fmt.Sprintf(`"$shard/%d"`, n))
 	b.WriteString(wrapCommand("exec", cmd[:3], cmd[3:]))
 	return b.String(), nil
+}
+
+// sbatchValue writes s for an #SBATCH line. sbatch splits such a line into
+// words itself (no shell is involved): single and double quotes group
+// characters and are removed, and a backslash makes the next character
+// literal; in a file name pattern, %a and %A are the array index and job
+// id, and a literal % is %%. So each quote and backslash gets a backslash,
+// and each % is doubled.
+func sbatchValue(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch r {
+		case '\'', '"', '\\':
+			b.WriteByte('\\')
+		case '%':
+			b.WriteByte('%')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // wrapCommand writes a shell command line: head words, then the flags
