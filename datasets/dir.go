@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+
+	"github.com/coloc-dev/coloc/internal/atomicfile"
 )
 
 // Dataset is a directory of tables, each under its conventional name
@@ -108,11 +110,36 @@ func CrossCheck(solo *SoloTable, pairs *Pairs, pairsFile string) error {
 
 // WriteDir writes the tables into dir under their conventional names. All
 // are validated and written to temporary files first and renamed into place
-// only when every one succeeded, so bad input writes nothing.
+// only when every one succeeded, so bad input writes nothing. A failure
+// among the renames can leave some tables new and some old: where the
+// tables must change together, use ReplaceDir.
 func WriteDir(dir string, tables ...*Table) error {
+	if err := checkDir(dir, tables); err != nil {
+		return err
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
+	return writeTables(dir, tables)
+}
+
+// ReplaceDir writes the tables into dir as WriteDir does, but as one
+// change of the whole directory (internal/atomicfile.Dir): they are written
+// into a temporary directory beside dir, which then replaces dir, so a
+// reader sees every old table or every new one, and any failure leaves dir
+// as it was. The other files of dir (tables not written, a user's notes)
+// are kept. Importers use it: their tables (solo, pairs, scaling) describe
+// one source together.
+func ReplaceDir(dir string, tables ...*Table) error {
+	if err := checkDir(dir, tables); err != nil {
+		return err
+	}
+	return atomicfile.Dir(dir, func(tmp string) error { return writeTables(tmp, tables) })
+}
+
+// checkDir validates the tables of one directory, naming each by its file
+// in dir, and refuses two of one kind.
+func checkDir(dir string, tables []*Table) error {
 	seen := map[Kind]bool{}
 	for _, t := range tables {
 		if seen[t.Kind] {
@@ -123,6 +150,12 @@ func WriteDir(dir string, tables ...*Table) error {
 			return err
 		}
 	}
+	return nil
+}
+
+// writeTables writes validated tables into dir, renaming them into place
+// when every one was written.
+func writeTables(dir string, tables []*Table) error {
 	var staged []*Writer
 	abort := func() {
 		for _, w := range staged {

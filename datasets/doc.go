@@ -29,7 +29,8 @@
 // would make it allocate without bound. Write, WriteDir and Export write to
 // a temporary file and rename it into place, so a crash never leaves a
 // partial file under the final name; WriteDir renames only after every
-// table of the directory was written.
+// table of the directory was written, and ReplaceDir (the importers')
+// replaces the directory as a whole.
 //
 // # Choices of ours
 //

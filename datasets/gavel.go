@@ -13,6 +13,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/coloc-dev/coloc/internal/jsonkeys"
 )
 
 // GavelSource is the provenance written into tables imported from Gavel.
@@ -95,6 +97,12 @@ func ImportGavel(r io.Reader, name string) (*Imported, error) {
 	var raw map[string]map[string]map[string]json.RawMessage
 	if err := json.Unmarshal(data, &raw); err != nil {
 		return nil, fmt.Errorf("%s: %s", name, jsonErrorText(data, err))
+	}
+	// Unmarshal keeps the last of two members of one name and replaces
+	// bytes that are not UTF-8: refuse both rather than import a
+	// throughput or a job name the file does not unambiguously hold.
+	if p := jsonkeys.Check(data); p != nil {
+		return nil, fmt.Errorf("%s:%d: %s: %s", name, p.Line, p.Path, p.Msg)
 	}
 	if len(raw) == 0 {
 		return nil, fmt.Errorf("%s: no device types in the file", name)

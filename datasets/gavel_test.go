@@ -141,6 +141,10 @@ func TestGavelBadInput(t *testing.T) {
 		{"pair not a pair", `{"k80": {"('A', 1)": {"null": 2, "('A', 1)": [1]}}}`, `want [this job's throughput`},
 		{"scale mismatch", `{"k80": {"('A', 1)": {"null": 2, "('B', 2)": [1, 1]}, "('B', 2)": {"null": 1}}}`, `scale factor 2, job has 1`},
 		{"half zero", `{"k80": {"('A', 1)": {"null": 2, "('A', 1)": [0, 1]}}}`, `co-located throughput is 0`},
+		{"duplicate solo", "{\"k80\": {\"('A', 1)\": {\"null\": 2,\n \"null\": 3}}}", `in.json:2: k80.('A', 1).null: member "null" appears twice in one object`},
+		{"duplicate job", "{\"k80\": {\"('A', 1)\": {\"null\": 2},\n\"('A', 1)\": {\"null\": 3}}}", `in.json:2: k80.('A', 1): member "('A', 1)" appears twice`},
+		{"duplicate device", "{\"k80\": {\"('A', 1)\": {\"null\": 2}}, \"k80\": {}}", `in.json:1: k80: member "k80" appears twice`},
+		{"not UTF-8", "{\"k80\": {\"('A\xff', 1)\": {\"null\": 2}}}", "in.json:1: k80.('A\uFFFD', 1): member name is not UTF-8 text"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

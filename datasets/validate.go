@@ -4,12 +4,13 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Validate checks a table against its schema: known kind, required columns,
-// types, units, nulls, enumerations, value ranges, unique keys and the rules
-// of each table (time order within a run, normalized = co-located / solo,
-// ...). It returns nil or a *ValidationError listing every problem; file
+// types, units, nulls, UTF-8 text, enumerations, value ranges, unique keys
+// and the rules of each table (time order within a run, normalized =
+// co-located / solo, ...). It returns nil or a *ValidationError listing every problem; file
 // names the source in the problems and may be empty.
 func Validate(t *Table, file string) error {
 	ps := &problems{file: file}
@@ -107,7 +108,9 @@ func checkValues(c *Column, cs ColumnSpec, ps *problems) {
 		}
 		switch c.Type {
 		case String:
-			if len(cs.Enum) > 0 && !contains(cs.Enum, c.Str[i]) {
+			if !utf8.ValidString(c.Str[i]) {
+				ps.add(i+1, c.Name, "%q is not UTF-8 text", c.Str[i])
+			} else if len(cs.Enum) > 0 && !contains(cs.Enum, c.Str[i]) {
 				ps.add(i+1, c.Name, "%q is not one of %s", c.Str[i], strings.Join(cs.Enum, ", "))
 			}
 		case Float:

@@ -2,6 +2,7 @@ package datasets
 
 import (
 	"errors"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -261,6 +262,7 @@ func TestImportCSVBadInput(t *testing.T) {
 		{"quote", "scaling", "workload,device_type\n\"A,v100\n", "malformed CSV"},
 		{"empty", "pairs", "", "no header row"},
 		{"duplicate header", "pairs", "workload,workload\n", "duplicate"},
+		{"not UTF-8", "scaling", "workload,device_type,degree,nodes,batch_size,throughput\nA,v100,1,1,32,5\nB\xff,v100,1,1,32,5\n", `x.csv:3: column workload: "B\xff" is not UTF-8 text`},
 		{"missing column", "pairs", "workload,partner,device_type,degree,solo_throughput\nA,B,v100,1,5\n", "column colocated_throughput: required column is missing"},
 	}
 	for _, c := range cases {
@@ -305,5 +307,63 @@ func TestParseHeader(t *testing.T) {
 	}
 	if _, _, _, err := ParseHeader("a [b] [c]"); err == nil {
 		t.Error("two units accepted")
+	}
+}
+
+// TestReplaceDirAsAWhole: an import replaces its tables together, keeps the
+// other files of the directory, and leaves the old tables whole when the
+// new ones are refused.
+func TestReplaceDirAsAWhole(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "data")
+	if err := ReplaceDir(dir, sampleSolo().Table(), samplePairs().Table(), sampleScaling().Table()); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "NOTES.md"), []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	snapshot := func() map[string]string {
+		out := map[string]string{}
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			b, _ := os.ReadFile(filepath.Join(dir, e.Name()))
+			out[e.Name()] = string(b)
+		}
+		return out
+	}
+	before := snapshot()
+
+	bad := samplePairs().Table()
+	bad.Column("solo_throughput").Float[0] = -1
+	err := ReplaceDir(dir, sampleSolo().Table(), bad)
+	if err == nil || !strings.Contains(err.Error(), filepath.Join(dir, "pairs.arrow")) {
+		t.Fatalf("error %v, want one naming %s", err, filepath.Join(dir, "pairs.arrow"))
+	}
+	if after := snapshot(); !maps.Equal(before, after) {
+		t.Errorf("a refused import changed the directory: %d files before, %d after", len(before), len(after))
+	}
+
+	// Other solo and pairs tables replace the old ones; scaling and the
+	// notes stay.
+	solo := sampleSolo()
+	solo.Rows[0].Repeats = 4
+	pairs := samplePairs()
+	pairs.Rows = pairs.Rows[:1]
+	if err := ReplaceDir(dir, solo.Table(), pairs.Table()); err != nil {
+		t.Fatal(err)
+	}
+	after := snapshot()
+	for name, same := range map[string]bool{"solo.arrow": false, "pairs.arrow": false, "scaling.arrow": true, "NOTES.md": true} {
+		if (after[name] == before[name]) != same {
+			t.Errorf("%s: unchanged %v, want %v", name, !same, same)
+		}
+	}
+	if len(after) != len(before) {
+		t.Errorf("%d files after, want %d", len(after), len(before))
+	}
+	if entries, _ := os.ReadDir(filepath.Dir(dir)); len(entries) != 1 {
+		t.Errorf("%d entries beside the dataset, want none (no temporary left)", len(entries)-1)
+	}
+	if _, err := Open(dir); err != nil {
+		t.Error(err)
 	}
 }

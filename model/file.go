@@ -1,6 +1,8 @@
 package model
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -9,6 +11,7 @@ import (
 
 	"github.com/coloc-dev/coloc/features"
 	"github.com/coloc-dev/coloc/internal/atomicfile"
+	"github.com/coloc-dev/coloc/internal/jsonkeys"
 	"github.com/coloc-dev/coloc/internal/version"
 )
 
@@ -188,12 +191,18 @@ const (
 	IndexFile   = "index.json"
 )
 
-// ReadIndex reads and checks MODELDIR/index.json.
+// ReadIndex reads and checks MODELDIR/index.json: its format and version,
+// and that every entry names a model once and a file of the directory
+// itself (a bare file name: no separator, no "..") with a SHA-256 of 64
+// hex digits.
 func ReadIndex(dir string) (*Index, error) {
 	path := filepath.Join(dir, IndexFile)
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w (is %s a directory written by 'coloc fit'?)", path, err, dir)
+	}
+	if p := jsonkeys.Check(b); p != nil {
+		return nil, fmt.Errorf("%s:%d: %s: %s", path, p.Line, p.Path, p.Msg)
 	}
 	var ix Index
 	if err := json.Unmarshal(b, &ix); err != nil {
@@ -202,11 +211,43 @@ func ReadIndex(dir string) (*Index, error) {
 	if ix.Format != IndexFormat || ix.Version != FileVersion {
 		return nil, fmt.Errorf("%s: format %q version %d; this coloc reads %q version %d", path, ix.Format, ix.Version, IndexFormat, FileVersion)
 	}
+	seen := map[string]bool{}
+	for i, e := range ix.Models {
+		where := fmt.Sprintf("%s: models[%d] (%q)", path, i, e.Name)
+		switch {
+		case seen[e.Name]:
+			return nil, fmt.Errorf("%s: model %q is listed twice", where, e.Name)
+		case e.File == "" || e.File != filepath.Base(e.File) || !filepath.IsLocal(e.File) || strings.ContainsAny(e.File, `/\`):
+			return nil, fmt.Errorf("%s: file %q: want the name of a file in %s (an index cannot point outside its directory)", where, e.File, dir)
+		case len(e.SHA256) != sha256.Size*2 || strings.Trim(e.SHA256, "0123456789abcdef") != "":
+			return nil, fmt.Errorf("%s: sha256 %q: want 64 lower-case hex digits", where, e.SHA256)
+		}
+		seen[e.Name] = true
+	}
 	return &ix, nil
 }
 
+// LoadEntry loads the model file of an index entry of dir, after checking
+// its bytes against the SHA-256 the index records: a file changed or
+// replaced since `coloc fit` wrote it is refused.
+func LoadEntry(dir string, e IndexEntry) (*Loaded, error) {
+	if e.File != filepath.Base(e.File) || !filepath.IsLocal(e.File) {
+		return nil, fmt.Errorf("%s: model %s: file %q is not in the directory", dir, e.Name, e.File)
+	}
+	path := filepath.Join(dir, e.File)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if sum := sha256.Sum256(b); hex.EncodeToString(sum[:]) != e.SHA256 {
+		return nil, fmt.Errorf("%s: SHA-256 %s, the index records %s: the file changed after 'coloc fit' wrote it (fit again)", path, hex.EncodeToString(sum[:])[:12], e.SHA256[:min(12, len(e.SHA256))])
+	}
+	return Decode(b, path)
+}
+
 // LoadDir loads the named models of a model directory (all when names is
-// empty), checking each file's feature list against the index's.
+// empty), checking each file against the SHA-256 the index records and
+// its feature list against the index's.
 func LoadDir(dir string, names []string) ([]*Loaded, error) {
 	ix, err := ReadIndex(dir)
 	if err != nil {
@@ -223,7 +264,7 @@ func LoadDir(dir string, names []string) ([]*Loaded, error) {
 			continue
 		}
 		delete(want, e.Name)
-		l, err := Load(filepath.Join(dir, e.File))
+		l, err := LoadEntry(dir, e)
 		if err != nil {
 			return nil, err
 		}

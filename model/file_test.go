@@ -1,7 +1,9 @@
 package model
 
 import (
+	"bytes"
 	"errors"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -197,4 +199,108 @@ func TestLoadDirLoadsOnlyTheNamedModels(t *testing.T) {
 	if ls, err := LoadDir(dir, nil); err != nil || len(ls) != 2 {
 		t.Errorf("LoadDir(all): %d models, %v", len(ls), err)
 	}
+}
+
+// TestModelDirIntegrity: a model file changed after the fit, or an index
+// entry naming a file outside its directory, is refused on load; a failed
+// write leaves the old directory whole.
+func TestModelDirIntegrity(t *testing.T) {
+	lin, sp := fitted(t, "linear")
+	mean, _ := fitted(t, "mean")
+	write := func(t *testing.T) string {
+		dir := filepath.Join(t.TempDir(), "models")
+		if _, err := WriteDir(dir, &Data{Space: sp}, []Fitted{{Name: "linear", Bytes: lin}, {Name: "mean", Bytes: mean}}); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	editIndex := func(t *testing.T, dir, old, new string) {
+		path := filepath.Join(dir, IndexFile)
+		raw, err := os.ReadFile(path)
+		if err != nil || !strings.Contains(string(raw), old) {
+			t.Fatalf("test bug: %q not in the index (%v)", old, err)
+		}
+		if err := os.WriteFile(path, []byte(strings.Replace(string(raw), old, new, 1)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	t.Run("tampered file", func(t *testing.T) {
+		dir := write(t)
+		path := filepath.Join(dir, "mean.json")
+		// Same JSON, one more space: decodes fine, but is not what was fit.
+		b, _ := os.ReadFile(path)
+		os.WriteFile(path, append(b, ' '), 0o644)
+		if _, err := LoadDir(dir, []string{"linear"}); err != nil {
+			t.Errorf("the untouched model: %v", err)
+		}
+		_, err := LoadDir(dir, nil)
+		if err == nil || !strings.Contains(err.Error(), "mean.json: SHA-256") || !strings.Contains(err.Error(), "the file changed") {
+			t.Errorf("LoadDir of a changed file: %v", err)
+		}
+	})
+	for _, bad := range []string{"../linear.json", "/etc/passwd", "sub/linear.json", "..", ""} {
+		t.Run("entry "+bad, func(t *testing.T) {
+			dir := write(t)
+			// A copy beside the directory, with the right checksum: the
+			// index still may not name it.
+			os.WriteFile(filepath.Join(filepath.Dir(dir), "linear.json"), lin, 0o644)
+			editIndex(t, dir, `"file": "linear.json"`, `"file": "`+bad+`"`)
+			_, err := LoadDir(dir, []string{"linear"})
+			if err == nil || !strings.Contains(err.Error(), "cannot point outside its directory") {
+				t.Errorf("index entry %q: %v", bad, err)
+			}
+		})
+	}
+	t.Run("bad checksum text", func(t *testing.T) {
+		dir := write(t)
+		ix, _ := ReadIndex(dir)
+		editIndex(t, dir, ix.Models[0].SHA256, "abc")
+		if _, err := LoadDir(dir, nil); err == nil || !strings.Contains(err.Error(), `sha256 "abc": want 64`) {
+			t.Errorf("short checksum: %v", err)
+		}
+	})
+	t.Run("member twice", func(t *testing.T) {
+		dir := write(t)
+		editIndex(t, dir, `"file": "linear.json"`, `"file": "mean.json", "file": "linear.json"`)
+		if _, err := LoadDir(dir, nil); err == nil || !strings.Contains(err.Error(), `models[0].file: member "file" appears twice`) {
+			t.Errorf("duplicate member: %v", err)
+		}
+	})
+	t.Run("failed write keeps the old directory", func(t *testing.T) {
+		dir := write(t)
+		before := readAll(t, dir)
+		// A model name that cannot be a file name fails the write half-way,
+		// after linear.json was written.
+		if _, err := WriteDir(dir, &Data{Space: sp}, []Fitted{{Name: "linear", Bytes: mean}, {Name: "no/such/dir", Bytes: lin}}); err == nil {
+			t.Fatal("WriteDir of an impossible file name succeeded")
+		}
+		if after := readAll(t, dir); !maps.EqualFunc(before, after, bytes.Equal) {
+			t.Errorf("the directory changed after a failed write: %d files before, %d after", len(before), len(after))
+		}
+		if entries, _ := os.ReadDir(filepath.Dir(dir)); len(entries) != 1 {
+			t.Errorf("%d entries beside the model directory, want none (no temporary left)", len(entries)-1)
+		}
+		if _, err := LoadDir(dir, nil); err != nil {
+			t.Errorf("the old directory no longer loads: %v", err)
+		}
+	})
+}
+
+// readAll returns the content of every file of dir by name.
+func readAll(t *testing.T, dir string) map[string][]byte {
+	t.Helper()
+	out := map[string][]byte{}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[e.Name()] = b
+	}
+	return out
 }

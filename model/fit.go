@@ -4,9 +4,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"os"
 	"path/filepath"
 
+	"github.com/coloc-dev/coloc/internal/atomicfile"
 	"github.com/coloc-dev/coloc/internal/version"
 )
 
@@ -45,25 +45,29 @@ func FitAll(d *Data, names []string, seed uint64) ([]Fitted, error) {
 	return out, nil
 }
 
-// WriteDir writes each fitted model to dir/<name>.json and then the index
-// (each file atomically; the index last, so a reader never sees an index
-// naming a file not yet written).
+// WriteDir writes each fitted model to dir/<name>.json and the index, as
+// one directory replaced as a whole (internal/atomicfile.Dir): a reader
+// sees the old models or the new ones, and a failure leaves the old
+// directory as it was. Other files in dir are kept.
 func WriteDir(dir string, d *Data, fitted []Fitted) (*Index, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
-	}
 	ix := &Index{Format: IndexFormat, Version: FileVersion, Tool: version.String(), Data: d.Files, Features: d.Space.Features}
-	for _, f := range fitted {
-		file := f.Name + ".json"
-		if err := WriteFile(filepath.Join(dir, file), f.Bytes); err != nil {
-			return nil, err
+	err := atomicfile.Dir(dir, func(tmp string) error {
+		for _, f := range fitted {
+			file := f.Name + ".json"
+			if err := WriteFile(filepath.Join(tmp, file), f.Bytes); err != nil {
+				return err
+			}
+			sum := sha256.Sum256(f.Bytes)
+			ix.Models = append(ix.Models, IndexEntry{Name: f.Name, File: file, SHA256: hex.EncodeToString(sum[:]), Notes: f.Warnings})
 		}
-		sum := sha256.Sum256(f.Bytes)
-		ix.Models = append(ix.Models, IndexEntry{Name: f.Name, File: file, SHA256: hex.EncodeToString(sum[:]), Notes: f.Warnings})
-	}
-	b, err := jsonIndent(ix)
+		b, err := jsonIndent(ix)
+		if err != nil {
+			return err
+		}
+		return WriteFile(filepath.Join(tmp, IndexFile), b)
+	})
 	if err != nil {
 		return nil, err
 	}
-	return ix, WriteFile(filepath.Join(dir, IndexFile), b)
+	return ix, nil
 }

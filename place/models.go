@@ -90,7 +90,7 @@ func LoadModels(dir string, names ModelNames) (*Models, error) {
 				dir, w, model.IndexFile, dir, names.Cluster, names.Node)
 		}
 		path := filepath.Join(dir, entry.File)
-		l, err := model.Load(path)
+		l, err := model.LoadEntry(dir, *entry)
 		if err != nil {
 			return nil, err
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -254,3 +255,29 @@ func TestProblemString(t *testing.T) {
 type jsonNumber string
 
 func (n jsonNumber) MarshalJSON() ([]byte, error) { return []byte(n), nil }
+
+// TestDuplicateMembersAndUTF8: a member named twice in one object, or text
+// that is not UTF-8, is refused with its path and line (encoding/json would
+// keep the last member and replace the bytes).
+func TestDuplicateMembersAndUTF8(t *testing.T) {
+	data := readFixture(t)
+	i := bytes.Index(data, []byte(`"job": `))
+	if i < 0 {
+		t.Fatal("test bug: no job in the fixture")
+	}
+	line := 1 + bytes.Count(data[:i], []byte("\n"))
+	twice := bytes.Join([][]byte{data[:i], []byte(`"job": "x", `), data[i:]}, nil)
+	notUTF8 := bytes.Join([][]byte{data[:i+len(`"job": "`)], []byte("\xff"), data[i+len(`"job": "`):]}, nil)
+	for _, tc := range []struct {
+		name, data, want string
+	}{
+		{"member twice", string(twice), `p.json:` + strconv.Itoa(line) + `: decisions[0].job: member "job" appears twice in one object`},
+		{"not UTF-8", string(notUTF8), `p.json:` + strconv.Itoa(line) + `: decisions[0].job: not UTF-8 text`},
+	} {
+		_, err := Decode(strings.NewReader(tc.data), "p.json")
+		ps := ProblemsOf(err)
+		if len(ps) != 1 || ps[0].String() != tc.want {
+			t.Errorf("%s: problems %v, want %q", tc.name, ps, tc.want)
+		}
+	}
+}

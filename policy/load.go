@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"reflect"
+
+	"github.com/coloc-dev/coloc/internal/jsonkeys"
 )
 
 // Load reads, validates and indexes the policy file at path.
@@ -28,7 +30,8 @@ func Load(path string) (*Policy, error) {
 // nodes that exist and GPUs in range, co-located jobs that exist and list
 // each other back, at most Thresholds.MaxPerGPU jobs a GPU, throughputs
 // positive and finite, thresholds in range, similarity arrays aligned,
-// unique keys. The error is a *ValidationError listing every problem with
+// unique keys. A member named twice in one object, or text that is not
+// UTF-8, is refused with its JSON path and line. The error is a *ValidationError listing every problem with
 // its JSON path.
 func Decode(r io.Reader, name string) (*Policy, error) {
 	data, err := io.ReadAll(r)
@@ -89,6 +92,12 @@ func decode(data []byte, name string) (*Policy, error) {
 	}
 	if refuse(raw, ps) {
 		return nil, ps.error()
+	}
+	// encoding/json keeps the last of two members of one name and turns
+	// bytes that are not UTF-8 into U+FFFD: both would let this reader
+	// see another file than a scheduler's reader does.
+	if p := jsonkeys.Check(data); p != nil {
+		return nil, &ValidationError{File: name, Problems: []Problem{{File: name, Line: p.Line, Path: p.Path, Msg: p.Msg}}}
 	}
 	checkShape(raw, reflect.TypeFor[File](), "", ps)
 	if ps.failed() {

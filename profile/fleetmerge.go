@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/coloc-dev/coloc/datasets"
+	"github.com/coloc-dev/coloc/internal/atomicfile"
 	"github.com/coloc-dev/coloc/internal/version"
 )
 
@@ -245,38 +246,28 @@ func mergeSamples(dir string, plan *Plan, recs map[string]*RunRecord, src map[st
 	return nil
 }
 
-// linkOrCopy replaces dst with src's content: a hard link, or a copy
-// written to a temporary file and renamed.
+// linkOrCopy replaces dst with src's content: a hard link renamed into
+// place, or else a copy written atomically (internal/atomicfile).
 func linkOrCopy(src, dst string) error {
 	tmp := filepath.Join(filepath.Dir(dst), "."+filepath.Base(dst)+".merge")
 	os.Remove(tmp)
-	if err := os.Link(src, tmp); err != nil {
-		in, err := os.Open(src)
-		if err != nil {
-			return err
-		}
-		defer in.Close()
-		out, err := os.Create(tmp)
-		if err != nil {
-			return err
-		}
-		_, err = io.Copy(out, in)
-		if err == nil {
-			err = out.Sync()
-		}
-		if cerr := out.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
+	if err := os.Link(src, tmp); err == nil {
+		if err := os.Rename(tmp, dst); err != nil {
 			os.Remove(tmp)
 			return err
 		}
+		atomicfile.SyncDir(filepath.Dir(dst))
+		return nil
 	}
-	if err := os.Rename(tmp, dst); err != nil {
-		os.Remove(tmp)
+	in, err := os.Open(src)
+	if err != nil {
 		return err
 	}
-	return nil
+	defer in.Close()
+	return atomicfile.Write(dst, func(w io.Writer) error {
+		_, err := io.Copy(w, in)
+		return err
+	})
 }
 
 // writeJournal writes the records of plan's runs, in plan order, as the

@@ -76,6 +76,24 @@ func (o *K8sOptions) check() error {
 		return fmt.Errorf("--mount-path %q: want an absolute path", o.MountPath)
 	case o.Parallelism < 0 || o.BackoffLimit < 0:
 		return fmt.Errorf("--parallelism and --backoff-limit cannot be negative")
+	case !k8sImage.MatchString(o.Image):
+		return fmt.Errorf("--image %q: want an image reference (letters, digits and . _ / : @ + -)", o.Image)
+	case !k8sSubdomain.MatchString(o.PVC) || len(o.PVC) > 253:
+		return fmt.Errorf("--pvc %q: want a claim name (a DNS-1123 subdomain: lower-case letters, digits, '-', '.')", o.PVC)
+	case o.CPUs != "" && !k8sQuantity.MatchString(o.CPUs):
+		return fmt.Errorf("--cpus-per-pod %q: want a CPU quantity such as 8, 0.5 or 500m", o.CPUs)
+	}
+	for k, v := range o.NodeSelector {
+		if !k8sLabelKey.MatchString(k) || len(k) > 316 || !k8sLabelValue.MatchString(v) || len(v) > 63 {
+			return fmt.Errorf("--node-selector %q=%q: want a label key ([prefix/]name) and value (letters, digits, '.', '_', '-')", k, v)
+		}
+	}
+	for _, v := range []struct{ flag, val string }{
+		{"--mount-path", o.MountPath}, {"--coloc", o.Coloc}, {"--suite-in-image", o.Suite}, {"--python", o.Python},
+	} {
+		if err := checkPlain(v.flag, v.val); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -146,6 +164,9 @@ func K8sManifest(f *Fleet) ([]byte, error) {
 	o := f.K8s
 	if o == nil {
 		return nil, fmt.Errorf("fleet %s has no Kubernetes settings", f.Name)
+	}
+	if err := f.checkFleetStrings(); err != nil {
+		return nil, err
 	}
 	if err := o.check(); err != nil {
 		return nil, err

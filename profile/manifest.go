@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/coloc-dev/coloc/internal/atomicfile"
 )
 
 // Manifest format and version: manifest.json of a campaign directory.
@@ -121,30 +123,8 @@ func writeManifest(path string, m *Manifest) error {
 	return writeFileAtomic(path, append(b, '\n'))
 }
 
-// writeFileAtomic writes data to a temporary file beside path, syncs it and
-// renames it into place.
-func writeFileAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return nil
-}
+// writeFileAtomic writes data to path atomically (internal/atomicfile).
+func writeFileAtomic(path string, data []byte) error { return atomicfile.WriteBytes(path, data) }
 
 // differences lists what makes old a different campaign from m: another
 // suite, plan or settings. Hardware, tool version and shard may change

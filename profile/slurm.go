@@ -30,7 +30,8 @@ type SlurmOptions struct {
 // "days-hours:minutes:seconds", or UNLIMITED.
 var slurmTime = regexp.MustCompile(`^(\d+|\d+:\d+|\d+:\d+:\d+|\d+-\d+|\d+-\d+:\d+|\d+-\d+:\d+:\d+|UNLIMITED|unlimited|infinite)$`)
 
-// check refuses values an #SBATCH line cannot carry.
+// check refuses values an #SBATCH line cannot carry, and paths a shell
+// word cannot.
 func (o *SlurmOptions) check() error {
 	for _, v := range []struct{ flag, val string }{
 		{"--job-name", o.JobName}, {"--partition", o.Partition}, {"--constraint", o.Constraint}, {"--time", o.Time},
@@ -39,11 +40,22 @@ func (o *SlurmOptions) check() error {
 			return fmt.Errorf("%s %q: an #SBATCH line cannot hold white space", v.flag, v.val)
 		}
 	}
-	if o.Time != "" && !slurmTime.MatchString(o.Time) {
+	switch {
+	case !slurmJobName.MatchString(o.JobName):
+		return fmt.Errorf("--job-name %q: want 1 to 100 letters, digits, '.', '_' and '-'", o.JobName)
+	case o.Partition != "" && !slurmPartition.MatchString(o.Partition):
+		return fmt.Errorf("--partition %q: want partition names (letters, digits, '.', '_', '-') separated by commas", o.Partition)
+	case o.Constraint != "" && !slurmConstraint.MatchString(o.Constraint):
+		return fmt.Errorf("--constraint %q: want node features (letters, digits, '.', '_', '-', ':') and Slurm's operators & | , * ! [ ] ( )", o.Constraint)
+	case o.Time != "" && !slurmTime.MatchString(o.Time):
 		return fmt.Errorf("--time %q: want Slurm's format (minutes, HH:MM:SS, D-HH:MM:SS, ...)", o.Time)
-	}
-	if o.CPUsPerTask < 0 {
+	case o.CPUsPerTask < 0:
 		return fmt.Errorf("--cpus-per-task %d: want 0 (Slurm's default) or more", o.CPUsPerTask)
+	}
+	for _, v := range []struct{ flag, val string }{{"--coloc", o.Coloc}, {"--suite", o.Suite}, {"--python", o.Python}} {
+		if err := checkPlain(v.flag, v.val); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -59,11 +71,17 @@ func SlurmScript(dir string, f *Fleet) (string, error) {
 	if o == nil {
 		return "", fmt.Errorf("fleet %s has no Slurm settings", f.Name)
 	}
+	if err := f.checkFleetStrings(); err != nil {
+		return "", err
+	}
 	if err := o.check(); err != nil {
 		return "", err
 	}
 	if !filepath.IsAbs(dir) || strings.ContainsAny(dir, " \t\r\n") {
 		return "", fmt.Errorf("fleet directory %q: Slurm needs an absolute path without white space", dir)
+	}
+	if !fleetDir.MatchString(dir) {
+		return "", fmt.Errorf("fleet directory %q: an #SBATCH line carries letters, digits and - _ . / : = + , @ %% ~ ' only", dir)
 	}
 	n := len(f.Plan.Shards)
 	var b strings.Builder
@@ -73,8 +91,7 @@ func SlurmScript(dir string, f *Fleet) (string, error) {
 	directive("--array=1-%d", n)
 	directive("--nodes=1")
 	directive("--ntasks=1")
-	// %a and %A are Slurm's array index and job id; a literal % is %%.
-	logDir := strings.ReplaceAll(filepath.Join(dir, ShardsDir), "%", "%%")
+	logDir := sbatchValue(filepath.Join(dir, ShardsDir))
 	directive("--output=%s/%%a/slurm-%%A_%%a.out", logDir)
 	if o.Partition != "" {
 		directive("--partition=%s", o.Partition)
@@ -112,6 +129,26 @@ shard=${SLURM_ARRAY_TASK_ID:?run this script with sbatch, as a task of its job a
 	cmd = append(cmd, "--out", shellQuote(filepath.Join(dir, ShardsDir)+"/")+`"$shard"`, "--shard", fmt.Sprintf(`"$shard/%d"`, n))
 	b.WriteString(wrapCommand("exec", cmd[:3], cmd[3:]))
 	return b.String(), nil
+}
+
+// sbatchValue writes s for an #SBATCH line. sbatch splits such a line into
+// words itself (no shell is involved): single and double quotes group
+// characters and are removed, and a backslash makes the next character
+// literal; in a file name pattern, %a and %A are the array index and job
+// id, and a literal % is %%. So each quote and backslash gets a backslash,
+// and each % is doubled.
+func sbatchValue(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch r {
+		case '\'', '"', '\\':
+			b.WriteByte('\\')
+		case '%':
+			b.WriteByte('%')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // wrapCommand writes a shell command line: head words, then the flags

@@ -98,7 +98,9 @@ func TestSlurmScriptRuns(t *testing.T) {
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("task 2 ran coloc with\n%q\nwant\n%q", got, want)
 	}
-	if !strings.Contains(script, "#SBATCH --output="+dir+"/shards/%a/slurm-%A_%a.out\n") {
+	// sbatch reads quotes in #SBATCH lines as grouping: the one in the
+	// directory's name is escaped.
+	if !strings.Contains(script, "#SBATCH --output="+strings.ReplaceAll(dir, "'", `\'`)+"/shards/%a/slurm-%A_%a.out\n") {
 		t.Errorf("script lacks the log path in %s:\n%s", dir, script)
 	}
 
@@ -135,6 +137,19 @@ func TestSlurmScriptRefuses(t *testing.T) {
 		f.Slurm.Time = ok
 		if _, err := SlurmScript("/c", f); err != nil {
 			t.Errorf("--time %s: %v", ok, err)
+		}
+	}
+}
+
+func TestSbatchValue(t *testing.T) {
+	for in, want := range map[string]string{
+		"/shared/camp":   "/shared/camp",
+		"/x/it's":        `/x/it\'s`,
+		`/x/a"b\c`:       `/x/a\"b\\c`,
+		"/x/100%/shards": "/x/100%%/shards",
+	} {
+		if got := sbatchValue(in); got != want {
+			t.Errorf("sbatchValue(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

@@ -5,7 +5,9 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"math"
 	"strings"
+	"unicode/utf8"
 )
 
 // SuiteVersion is the only suite file version this build reads.
@@ -67,11 +69,36 @@ func (s *Suite) Workload(name string) (Workload, bool) {
 	return Workload{}, false
 }
 
+// Limits of a suite's numbers and names. They are far above any real
+// workload and keep every later computation finite: plan estimates are
+// time.Durations (at most about 292 years), and names reach file names,
+// Slurm scripts and Kubernetes manifests.
+const (
+	MaxNameLen   = 100       // bytes of a suite or workload name
+	MaxBatchSize = 1 << 20   // batch_size
+	MaxSteps     = 1 << 31   // steps of a protocol none workload
+	MaxMemoryGB  = 1 << 16   // memory_gb (64 TB a GPU)
+	MaxEstStepS  = 24 * 3600 // est_step_s: one day a step
+)
+
+// CheckName reports whether s may name a suite or a workload: 1 to
+// MaxNameLen letters, digits, '.', '_' and '-', starting with a letter or a
+// digit. Such a name needs no quoting in a file name, a shell script or a
+// YAML manifest; what names it is used in messages.
+func CheckName(what, s string) error {
+	if !namePattern.MatchString(s) || len(s) > MaxNameLen {
+		return fmt.Errorf("%s %q: a name is letters, digits, '.', '_' and '-', starting with a letter or digit, at most %d bytes", what, s, MaxNameLen)
+	}
+	return nil
+}
+
 func (w Workload) check() error {
 	name := fmt.Sprintf("workload %q", w.Name)
+	finite := func(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+	if err := CheckName("workload", w.Name); err != nil {
+		return err
+	}
 	switch {
-	case !namePattern.MatchString(w.Name):
-		return fmt.Errorf("%s: a name is letters, digits, '.', '_' and '-', starting with a letter or digit", name)
 	case !oneOf(w.Class, Classes):
 		return fmt.Errorf("%s: class %q (want one of %s)", name, w.Class, strings.Join(Classes, ", "))
 	case !oneOf(w.Precision, Precisions):
@@ -82,16 +109,25 @@ func (w Workload) check() error {
 		return fmt.Errorf("%s: no command", name)
 	case w.BatchSize <= 0:
 		return fmt.Errorf("%s: batch_size must be positive, got %d", name, w.BatchSize)
+	case w.BatchSize > MaxBatchSize:
+		return fmt.Errorf("%s: batch_size %d is above the limit of %d", name, w.BatchSize, MaxBatchSize)
 	case w.Steps < 0:
 		return fmt.Errorf("%s: steps must not be negative, got %d", name, w.Steps)
+	case w.Steps > MaxSteps:
+		return fmt.Errorf("%s: steps %d is above the limit of %d", name, w.Steps, MaxSteps)
 	case w.Protocol == ProtocolNone && w.Steps == 0:
 		return fmt.Errorf("%s: protocol none needs steps (the number of steps the command runs)", name)
 	case w.Protocol == ProtocolColoc && w.Steps != 0:
 		return fmt.Errorf("%s: steps is for protocol none only (a coloc workload reports its steps)", name)
-	case w.MemoryGB < 0 || w.EstStepS < 0:
-		return fmt.Errorf("%s: memory_gb and est_step_s must not be negative", name)
+	case !finite(w.MemoryGB) || w.MemoryGB < 0 || w.MemoryGB > MaxMemoryGB:
+		return fmt.Errorf("%s: memory_gb %v: want a number from 0 to %d", name, w.MemoryGB, MaxMemoryGB)
+	case !finite(w.EstStepS) || w.EstStepS < 0 || w.EstStepS > MaxEstStepS:
+		return fmt.Errorf("%s: est_step_s %v: want a number of seconds from 0 to %d", name, w.EstStepS, MaxEstStepS)
 	}
-	for _, arg := range w.Command {
+	for i, arg := range w.Command {
+		if !utf8.ValidString(arg) || strings.ContainsRune(arg, 0) {
+			return fmt.Errorf("%s: command word %d %q: want UTF-8 text without NUL bytes", name, i+1, arg)
+		}
 		for _, ph := range placeholderPattern.FindAllString(arg, -1) {
 			if ph != PlaceholderPython && ph != PlaceholderSuiteDir {
 				return fmt.Errorf("%s: unknown placeholder %s in command (known: %s, %s)", name, ph, PlaceholderPython, PlaceholderSuiteDir)
@@ -122,7 +158,10 @@ func (s *Suite) Hash() string {
 	}{SuiteVersion, s.Name, s.Workloads}
 	b, err := json.Marshal(canon)
 	if err != nil {
-		panic(err) // plain structs always marshal
+		// Only a non-finite number fails to marshal; LoadSuite refuses
+		// those, but a suite built in code may hold one. Its Go syntax
+		// still names its content exactly.
+		b = fmt.Appendf(nil, "%#v", canon)
 	}
 	sum := sha256.Sum256(b)
 	return "sha256:" + hex.EncodeToString(sum[:])

@@ -1,6 +1,7 @@
 package profile
 
 import (
+	"math"
 	"strings"
 	"testing"
 )
@@ -76,6 +77,20 @@ func TestParseSuiteErrors(t *testing.T) {
 		{"class", replace("class: rnn", "class: transformer"), `class "transformer" (want one of cnn, rnn, recommender, other)`},
 		{"precision", replace("precision: fp32", "precision: bf16"), `precision "bf16"`},
 		{"bad name", replace("name: plain", "name: a+b"), `workload "a+b": a name is letters`},
+		{"long name", replace("name: plain", "name: "+strings.Repeat("x", MaxNameLen+1)), "at most 100 bytes"},
+		{"suite name newline", replace("name: tiny", `name: "tiny\ntouch /tmp/x"`), `tiny.yaml: suite name "tiny\ntouch /tmp/x": a name is letters`},
+		{"suite name subshell", replace("name: tiny", `name: "t$(id)"`), `suite name "t$(id)"`},
+		{"suite name quote", replace("name: tiny", `name: "t'; id; '"`), `suite name "t'; id; '"`},
+		{"suite name backtick", replace("name: tiny", "name: t`id`"), "suite name \"t`id`\""},
+		{"workload name semicolon", replace("name: plain", `name: "p;id"`), `workload "p;id": a name is letters`},
+		{"memory nan", replace("memory_gb: 2.5", "memory_gb: .nan"), `tiny.yaml:8: workload "cnn-a": memory_gb NaN: want a number from 0 to 65536`},
+		{"memory inf", replace("memory_gb: 2.5", "memory_gb: .inf"), `memory_gb +Inf`},
+		{"memory huge", replace("memory_gb: 2.5", "memory_gb: 1e300"), `memory_gb 1e+300`},
+		{"est nan", replace("memory_gb: 2.5", "est_step_s: .NaN"), `est_step_s NaN: want a number of seconds from 0 to 86400`},
+		{"est huge", replace("memory_gb: 2.5", "est_step_s: 1e12"), `est_step_s 1e+12`},
+		{"batch huge", replace("batch_size: 32", "batch_size: 9223372036854775807"), "batch_size 9223372036854775807 is above the limit of 1048576"},
+		{"steps huge", replace("steps: 100", "steps: 9223372036854775807"), "steps 9223372036854775807 is above the limit of 2147483648"},
+		{"nul in command", replace(`["/bin/true"]`, `["/bin/true", "a\0b"]`), `command word 2 "a\x00b": want UTF-8 text without NUL bytes`},
 		{"batch", replace("batch_size: 32", "batch_size: 0"), "batch_size must be positive"},
 		{"no command", replace(`    command: ["/bin/true"]`+"\n", ""), `workload "plain": no command`},
 		{"syntax", replace("workloads:", "workloads: ["), "tiny.yaml:"},
@@ -92,6 +107,16 @@ func TestParseSuiteErrors(t *testing.T) {
 				t.Fatalf("error %q\nwant it to contain %q", err, tc.want)
 			}
 		})
+	}
+}
+
+func TestSuiteHashOfNonFiniteNumbers(t *testing.T) {
+	// LoadSuite refuses these; a suite built in code still hashes, and
+	// the hash tells NaN from a number.
+	nan := &Suite{Name: "s", Workloads: []Workload{{Name: "w", MemoryGB: math.NaN()}}}
+	one := &Suite{Name: "s", Workloads: []Workload{{Name: "w", MemoryGB: 1}}}
+	if h := nan.Hash(); !strings.HasPrefix(h, "sha256:") || h == one.Hash() {
+		t.Errorf("hash of a NaN suite %q, of a finite one %q", h, one.Hash())
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -93,6 +94,12 @@ func ParseSuite(data []byte, path string) (*Suite, error) {
 	s := &Suite{Name: f.Name, Description: f.Description, Path: path, Dir: filepath.Dir(path)}
 	if f.Name == "" {
 		return nil, fmt.Errorf("%s: no suite name (want \"name: ...\")", path)
+	}
+	if err := CheckName("suite name", f.Name); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if !utf8.ValidString(f.Description) {
+		return nil, fmt.Errorf("%s: description: not UTF-8 text", path)
 	}
 	if f.Defaults.Name != nil {
 		return nil, fmt.Errorf("%s: defaults cannot set a name", path)

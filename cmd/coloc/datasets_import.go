@@ -119,7 +119,7 @@ line and column.`,
 			if err != nil {
 				return err
 			}
-			if err := datasets.WriteDir(out, t); err != nil {
+			if err := datasets.ReplaceDir(out, t); err != nil {
 				return err
 			}
 			fmt.Fprintf(e.stdout, "wrote %s/%s: %d rows\n", out, t.Kind.FileName(), t.Len())
@@ -137,7 +137,7 @@ line and column.`,
 // wrote and any warnings.
 func writeImported(e *env, dir string, im *datasets.Imported) error {
 	tables := im.Tables()
-	if err := datasets.WriteDir(dir, tables...); err != nil {
+	if err := datasets.ReplaceDir(dir, tables...); err != nil {
 		return err
 	}
 	for _, w := range im.Warnings {

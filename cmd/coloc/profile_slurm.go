@@ -3,11 +3,13 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 
+	"github.com/coloc-dev/coloc/internal/atomicfile"
 	"github.com/coloc-dev/coloc/profile"
 	"github.com/spf13/cobra"
 )
@@ -136,32 +138,13 @@ func writeExecutable(path, text string) error {
 	return writeAtomic(path, []byte(text), 0o755)
 }
 
-// writeAtomic writes data to a temporary file beside path, syncs it, sets
-// its mode and renames it into place.
+// writeAtomic writes data to path atomically with the given mode
+// (internal/atomicfile).
 func writeAtomic(path string, data []byte, mode os.FileMode) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
+	return atomicfile.WriteMode(path, mode, func(w io.Writer) error {
+		_, err := w.Write(data)
 		return err
-	}
-	tmp := f.Name()
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp, mode)
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return nil
+	})
 }
 
 // sbatch submits script from dir and returns the job id.

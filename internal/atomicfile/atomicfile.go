@@ -1,7 +1,9 @@
 // Package atomicfile writes files so that readers see either the old file
 // or the whole new one, never a part: the content goes to a temporary file
-// beside the target, is synced, and is renamed into place. Every file coloc
-// writes goes through it.
+// beside the target, is synced, and is renamed into place, and the
+// directory is synced so the rename survives a crash. Every file coloc
+// writes goes through it. Dir does the same for a directory of files that
+// belong together (a dataset, a model directory).
 package atomicfile
 
 import (
@@ -14,7 +16,12 @@ import (
 
 // Write writes a file through fn. If fn or any step fails, the target is
 // untouched and no temporary file is left behind. The file gets mode 0644.
-func Write(path string, fn func(w io.Writer) error) (err error) {
+func Write(path string, fn func(w io.Writer) error) error {
+	return WriteMode(path, 0o644, fn)
+}
+
+// WriteMode is Write with the file mode given (0o755 for a script).
+func WriteMode(path string, mode os.FileMode, fn func(w io.Writer) error) (err error) {
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
@@ -30,7 +37,7 @@ func Write(path string, fn func(w io.Writer) error) (err error) {
 		return err
 	}
 	if err = bw.Flush(); err == nil {
-		err = Commit(f, path)
+		err = commit(f, path, mode)
 	}
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
@@ -49,8 +56,10 @@ func WriteBytes(path string, data []byte) error {
 // Commit finishes a temporary file written beside path: mode 0644, sync,
 // close, rename to path, sync the directory. On error the caller removes
 // the temporary file.
-func Commit(f *os.File, path string) error {
-	err := f.Chmod(0o644)
+func Commit(f *os.File, path string) error { return commit(f, path, 0o644) }
+
+func commit(f *os.File, path string, mode os.FileMode) error {
+	err := f.Chmod(mode)
 	if err == nil {
 		err = f.Sync()
 	}

@@ -21,4 +21,11 @@
 // Bandwidths share one unit, GB/s, so a communication cost is bytes over
 // bytes per second whichever link it crosses. Reading a spec validates it;
 // errors name the file, the line and the node.
+//
+// A spec is bounded (MaxGPUsPerNode, MaxGPUs, MaxMemoryGB, MaxBandwidth,
+// MaxNameLen): far above any real cluster, the limits keep the placement
+// engine's per-GPU state small and every count far from overflow, and they
+// are checked before the groups are expanded into nodes, so a hostile file
+// costs nothing to refuse. NaN and infinities are refused, and so is a key
+// given twice in one entry (the YAML library's rule).
 package cluster

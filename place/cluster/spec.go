@@ -8,6 +8,8 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -106,6 +108,18 @@ func Parse(r io.Reader, name string) (*Spec, error) {
 	return &s, nil
 }
 
+// Limits of a spec. They are far above real clusters (the largest GPU
+// nodes hold 8 to 16 GPUs) and keep a spec's expansion small: every GPU is
+// a few words of the placement engine's memory, and counts stay far from
+// integer overflow.
+const (
+	MaxGPUsPerNode = 64      // gpus of one node
+	MaxGPUs        = 1 << 20 // GPUs of the whole cluster (count x gpus, summed)
+	MaxMemoryGB    = 1 << 16 // gpu_memory_gb
+	MaxBandwidth   = 1e6     // link_gbytes_s and network_gbytes_s, GB/s
+	MaxNameLen     = 253     // bytes of a node or GPU type name
+)
+
 // Validate checks the version and every node group; the error names the
 // group (by name and line when known).
 func (s *Spec) Validate() error {
@@ -118,7 +132,11 @@ func (s *Spec) Validate() error {
 	if len(s.Groups) == 0 {
 		return errors.New("no nodes")
 	}
+	if !utf8.ValidString(s.Name) {
+		return errors.New("name: not UTF-8 text")
+	}
 	seen := map[string]int{}
+	total := 0
 	for i, g := range s.Groups {
 		where := fmt.Sprintf("node %d (%q)", i+1, g.Name)
 		if g.Line > 0 {
@@ -126,6 +144,11 @@ func (s *Spec) Validate() error {
 		}
 		if err := g.validate(); err != nil {
 			return fmt.Errorf("%s: %w", where, err)
+		}
+		// Both factors are bounded by validate, so the product cannot
+		// overflow.
+		if total += g.count() * g.GPUs; total > MaxGPUs {
+			return fmt.Errorf("%s: the cluster holds more than %d GPUs (the limit of a spec)", where, MaxGPUs)
 		}
 		for _, n := range g.names() {
 			if j, dup := seen[n]; dup {
@@ -141,24 +164,47 @@ func (g NodeGroup) validate() error {
 	switch {
 	case g.Name == "":
 		return errors.New("name is required")
-	case strings.ContainsAny(g.Name, " \t\n"):
-		return errors.New("name must not contain white space")
+	case !plainName(g.Name):
+		return fmt.Errorf("name must be UTF-8 text of at most %d bytes without white space or control characters", MaxNameLen)
 	case g.Count < 0:
 		return fmt.Errorf("count %d is negative", g.Count)
+	case g.Count > MaxGPUs:
+		return fmt.Errorf("count %d is above the limit of %d GPUs a cluster", g.Count, MaxGPUs)
 	case g.GPUType == "":
 		return errors.New("gpu_type is required")
+	case !plainName(g.GPUType):
+		return fmt.Errorf("gpu_type must be UTF-8 text of at most %d bytes without white space or control characters", MaxNameLen)
 	case g.GPUs < 1:
 		return fmt.Errorf("gpus must be at least 1, got %d", g.GPUs)
-	case g.MemoryGB < 0:
-		return fmt.Errorf("gpu_memory_gb %v is negative", g.MemoryGB)
+	case g.GPUs > MaxGPUsPerNode:
+		return fmt.Errorf("gpus %d is above the limit of %d GPUs a node", g.GPUs, MaxGPUsPerNode)
+	case !inRange(g.MemoryGB, MaxMemoryGB):
+		return fmt.Errorf("gpu_memory_gb %v: want a number from 0 to %d", g.MemoryGB, MaxMemoryGB)
 	case g.Link != "" && !contains(LinkKinds, g.Link):
 		return fmt.Errorf("link %q is not one of %s", g.Link, strings.Join(LinkKinds, ", "))
-	case g.LinkGBs < 0:
-		return fmt.Errorf("link_gbytes_s %v is negative", g.LinkGBs)
-	case g.NetworkGB < 0:
-		return fmt.Errorf("network_gbytes_s %v is negative", g.NetworkGB)
+	case !inRange(g.LinkGBs, MaxBandwidth):
+		return fmt.Errorf("link_gbytes_s %v: want a number from 0 to %g", g.LinkGBs, MaxBandwidth)
+	case !inRange(g.NetworkGB, MaxBandwidth):
+		return fmt.Errorf("network_gbytes_s %v: want a number from 0 to %g", g.NetworkGB, MaxBandwidth)
 	}
 	return nil
+}
+
+// inRange reports whether x is a number from 0 to hi (NaN is not).
+func inRange(x, hi float64) bool { return x >= 0 && x <= hi }
+
+// plainName reports whether s is UTF-8 text of at most MaxNameLen bytes
+// without white space or control characters.
+func plainName(s string) bool {
+	if len(s) > MaxNameLen || !utf8.ValidString(s) {
+		return false
+	}
+	for _, r := range s {
+		if unicode.IsSpace(r) || unicode.IsControl(r) {
+			return false
+		}
+	}
+	return true
 }
 
 func (g NodeGroup) count() int {

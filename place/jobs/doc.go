@@ -37,5 +37,9 @@
 //
 // Reading a list validates it: the version (another is refused by name),
 // unknown keys (refused with their line), and every job. Every error names
-// the file, the line and the job.
+// the file, the line and the job. Numbers must be finite and within limits
+// far above real jobs (MaxDegree, MaxBatchSize, MaxSteps, MaxArrivalS,
+// MaxMemoryGB, MaxLayers), so that run times stay within a time.Duration
+// and degrees within the largest cluster a spec may describe; text must be
+// UTF-8 without control characters (MaxTextLen bytes at most).
 package jobs

@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -165,6 +167,9 @@ func (l *List) Validate() error {
 	if len(l.Jobs) == 0 {
 		return errors.New("no jobs")
 	}
+	if !plainText(l.Name) {
+		return fmt.Errorf("name: want UTF-8 text of at most %d bytes without control characters", MaxTextLen)
+	}
 	seen := map[string]int{}
 	for i := range l.Jobs {
 		j := &l.Jobs[i]
@@ -187,6 +192,34 @@ func (j *Job) where(i int) string {
 	return w
 }
 
+// Limits of a job list. They are far above real jobs and keep every later
+// computation finite: a job's run time in steps or seconds stays within a
+// time.Duration (about 292 years), a degree within the largest cluster a
+// spec may describe (place/cluster.MaxGPUs).
+const (
+	MaxDegree    = 1 << 20 // GPUs of one job
+	MaxBatchSize = 1 << 20 // batch_size
+	MaxSteps     = 1e12    // steps
+	MaxArrivalS  = 1e9     // arrival_s, about 31 years
+	MaxMemoryGB  = 1 << 16 // memory_gb
+	MaxLayers    = 1 << 20 // a count of model.layers
+	MaxTextLen   = 1024    // bytes of an id, a workload or a model's name, class or precision
+)
+
+// plainText reports whether s is UTF-8 text of at most MaxTextLen bytes
+// without control characters.
+func plainText(s string) bool {
+	if len(s) > MaxTextLen || !utf8.ValidString(s) {
+		return false
+	}
+	for _, r := range s {
+		if unicode.IsControl(r) {
+			return false
+		}
+	}
+	return true
+}
+
 func (j *Job) validate() error {
 	finite := func(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 	switch {
@@ -194,22 +227,30 @@ func (j *Job) validate() error {
 		return errors.New("id is required")
 	case strings.TrimSpace(j.ID) != j.ID || strings.ContainsAny(j.ID, "\t\n"):
 		return errors.New("id must not start or end with white space or hold tabs or newlines")
+	case !plainText(j.ID):
+		return fmt.Errorf("id must be UTF-8 text of at most %d bytes without control characters", MaxTextLen)
+	case !plainText(j.Workload):
+		return fmt.Errorf("workload %q: want UTF-8 text of at most %d bytes without control characters", j.Workload, MaxTextLen)
 	case j.Workload == "" && j.Model == nil:
 		return errors.New("give a workload of the data, or a model descriptor for a workload never profiled")
 	case j.BatchSize < 0:
 		return fmt.Errorf("batch_size %d is negative", j.BatchSize)
+	case j.BatchSize > MaxBatchSize:
+		return fmt.Errorf("batch_size %d is above the limit of %d", j.BatchSize, MaxBatchSize)
 	case j.Steps < 0:
 		return fmt.Errorf("steps %d is negative", j.Steps)
+	case j.Steps > MaxSteps:
+		return fmt.Errorf("steps %d is above the limit of %g", j.Steps, float64(MaxSteps))
 	case j.Duration < 0:
 		return fmt.Errorf("duration %v is negative", time.Duration(j.Duration))
 	case j.Steps == 0 && j.Duration == 0:
 		return errors.New("give steps (iterations) or duration (run time alone, e.g. 6h)")
 	case j.Steps > 0 && j.Duration > 0:
 		return errors.New("give steps or duration, not both")
-	case j.ArrivalS < 0 || !finite(j.ArrivalS):
-		return fmt.Errorf("arrival_s %v: want a finite number of seconds >= 0", j.ArrivalS)
-	case j.MemoryGB < 0 || !finite(j.MemoryGB):
-		return fmt.Errorf("memory_gb %v: want a finite number >= 0", j.MemoryGB)
+	case j.ArrivalS < 0 || !finite(j.ArrivalS) || j.ArrivalS > MaxArrivalS:
+		return fmt.Errorf("arrival_s %v: want a number of seconds from 0 to %g", j.ArrivalS, float64(MaxArrivalS))
+	case j.MemoryGB < 0 || !finite(j.MemoryGB) || j.MemoryGB > MaxMemoryGB:
+		return fmt.Errorf("memory_gb %v: want a number from 0 to %d", j.MemoryGB, MaxMemoryGB)
 	}
 	if len(j.Degrees) == 0 {
 		j.Degrees = []int{1}
@@ -217,6 +258,9 @@ func (j *Job) validate() error {
 	for _, d := range j.Degrees {
 		if d < 1 {
 			return fmt.Errorf("degrees: %d is not a positive number of GPUs", d)
+		}
+		if d > MaxDegree {
+			return fmt.Errorf("degrees: %d is above the limit of %d GPUs", d, MaxDegree)
 		}
 	}
 	sort.Ints(j.Degrees)
@@ -231,12 +275,19 @@ func (j *Job) validate() error {
 			return fmt.Errorf("model: params %v: want a finite number >= 0", m.Params)
 		case !(m.FLOPs >= 0) || !finite(m.FLOPs):
 			return fmt.Errorf("model: flops_per_sample %v: want a finite number >= 0", m.FLOPs)
-		case m.BatchSize < 0:
-			return fmt.Errorf("model: batch_size %d is negative", m.BatchSize)
+		case m.BatchSize < 0 || m.BatchSize > MaxBatchSize:
+			return fmt.Errorf("model: batch_size %d: want 0 to %d", m.BatchSize, MaxBatchSize)
+		case !plainText(m.Name) || !plainText(m.Class) || !plainText(m.Precision):
+			return fmt.Errorf("model: name, class and precision must be UTF-8 text of at most %d bytes without control characters", MaxTextLen)
 		}
-		for k, n := range m.Layers {
-			if n < 0 {
+		for _, k := range sortedKeys(m.Layers) {
+			switch n := m.Layers[k]; {
+			case n < 0:
 				return fmt.Errorf("model: layers: %s has a negative count %d", k, n)
+			case n > MaxLayers:
+				return fmt.Errorf("model: layers: %s count %d is above the limit of %d", k, n, MaxLayers)
+			case !plainText(k):
+				return fmt.Errorf("model: layers: kind %q: want UTF-8 text without control characters", k)
 			}
 		}
 		if m.Params == 0 && m.FLOPs == 0 && len(m.Layers) == 0 && m.Class == "" && m.BatchSize == 0 && j.BatchSize == 0 {
@@ -256,6 +307,15 @@ func (j *Job) Batch() int {
 		return j.Model.BatchSize
 	}
 	return 0
+}
+
+func sortedKeys(m map[string]int) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }
 
 func contains(list []string, s string) bool {

@@ -92,6 +92,17 @@ func TestParseErrorsNameTheJob(t *testing.T) {
 		{"not a mapping", head + "  - just a string\n", `line 3: a job entry must be a mapping`},
 		{"malformed yaml", head + "  - {id: a, workload: [\n", "j.yaml: yaml:"},
 		{"white space id", head + "  - {id: ' a', workload: A3C, steps: 1}\n", "must not start or end with white space"},
+		{"huge degree", head + "  - {id: a, workload: A3C, steps: 1, degrees: [9223372036854775807]}\n", `j.yaml: line 3: job 1 ("a"): degrees: 9223372036854775807 is above the limit of 1048576 GPUs`},
+		{"huge steps", head + "  - {id: a, workload: A3C, steps: 9223372036854775807}\n", `steps 9223372036854775807 is above the limit of 1e+12`},
+		{"huge batch", head + "  - {id: a, workload: A3C, steps: 1, batch_size: 9223372036854775807}\n", `batch_size 9223372036854775807 is above the limit`},
+		{"arrival nan", head + "  - {id: a, workload: A3C, steps: 1, arrival_s: .nan}\n", `arrival_s NaN: want a number of seconds from 0 to 1e+09`},
+		{"arrival inf", head + "  - {id: a, workload: A3C, steps: 1, arrival_s: .inf}\n", `arrival_s +Inf`},
+		{"memory nan", head + "  - {id: a, workload: A3C, steps: 1, memory_gb: .nan}\n", `memory_gb NaN`},
+		{"layers huge", head + "  - {id: a, model: {layers: {conv: 9223372036854775807}}, steps: 1}\n", `layers: conv count 9223372036854775807 is above the limit`},
+		{"control workload", head + "  - {id: a, workload: \"A3C\\x1b[2J\", steps: 1}\n", `workload "A3C\x1b[2J": want UTF-8 text`},
+		{"list name", "version: 1\nname: \"a\\x07\"\njobs:\n  - {id: a, workload: A3C, steps: 1}\n", "j.yaml: name: want UTF-8 text"},
+		{"duplicate key", head + "  - {id: a, workload: A3C, steps: 1, steps: 2}\n", `mapping key "steps" already defined`},
+		{"duplicate JSON key", `{"version": 1, "jobs": [{"id": "a", "id": "b", "workload": "A3C", "steps": 1}]}`, `mapping key "id" already defined`},
 	}
 	for _, c := range cases {
 		_, err := Parse(strings.NewReader(c.in), "j.yaml")
