@@ -23,7 +23,7 @@ type machine struct {
 	detection *sampler.Detection
 }
 
-// openMachine detects this machine's GPUs through NVML (newNVML, the one
+// openMachine detects this machine's GPUs through NVML (openGPU, the one
 // place coloc reaches the driver) and its host counters, and settles
 // --device: cuda when a GPU is found, else cpu, unless the flag says which.
 // On a CPU run NVML is not opened at all.
@@ -35,11 +35,7 @@ func openMachine(device string) (*machine, error) {
 	default:
 		return nil, fmt.Errorf("--device %q: want cuda or cpu", device)
 	}
-	var lib = newNVML()
-	if device == "cpu" {
-		lib = nil
-	}
-	d := sampler.Detect(lib, sampler.DetectOptions{NoGPU: device == "cpu"})
+	d := sampler.Detect(openGPU(), sampler.DetectOptions{NoGPU: device == "cpu"})
 	m.detection = d
 	var gpus []profile.Device
 	for _, dev := range d.Devices {

@@ -107,7 +107,7 @@ func (h *HostSampler) Sample(t Target) ([]Reading, error) {
 	}
 	next := make(map[procKey]uint64, len(h.prev))
 	var readings []Reading
-	for _, w := range sortedWorkloads(t.Procs) {
+	for _, w := range t.Workloads() {
 		var total, delta, rss uint64
 		live, counted := 0, 0
 		for _, pid := range t.Procs[w] {
@@ -136,7 +136,7 @@ func (h *HostSampler) Sample(t Target) ([]Reading, error) {
 				counted++
 			}
 		}
-		v := nanSlice(len(hostCounters))
+		v := NaNs(len(hostCounters))
 		if live == 0 {
 			h.warnings = append(h.warnings, fmt.Sprintf("workload %s: none of its %d processes is alive (cpu_util, cpu_time, rss read as NaN)", w, len(t.Procs[w])))
 		} else {
