@@ -18,14 +18,20 @@ type Data struct {
 	Files []features.FileSum
 }
 
-// LoadData builds the features of the dataset in dir and collects its measured
-// pairs.
+// LoadData opens the dataset in dir and returns its Data (DataOf).
 func LoadData(dir string) (*Data, error) {
-	set, err := features.BuildDir(dir)
+	ds, err := datasets.Open(dir)
 	if err != nil {
 		return nil, err
 	}
-	ds, err := datasets.Open(dir)
+	return DataOf(ds)
+}
+
+// DataOf builds the features of an open dataset and collects its measured
+// pairs. The dataset's files were read once by datasets.Open; their
+// SHA-256 (ds.Files) become Data.Files, computed once.
+func DataOf(ds *datasets.Dataset) (*Data, error) {
+	set, err := features.Build(ds)
 	if err != nil {
 		return nil, err
 	}
@@ -33,7 +39,7 @@ func LoadData(dir string) (*Data, error) {
 	if err != nil {
 		return nil, err
 	}
-	if d.Files, err = features.DataFiles(dir); err != nil {
+	if d.Files, err = ds.Files(); err != nil {
 		return nil, err
 	}
 	return d, nil

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/coloc-dev/coloc/datasets"
 	"github.com/coloc-dev/coloc/model"
 	"github.com/spf13/cobra"
 )
@@ -34,7 +35,11 @@ file as warnings and printed.`,
 			if err != nil {
 				return err
 			}
-			d, err := model.LoadData(data)
+			ds, err := datasets.Open(data) // every file read and hashed once
+			if err != nil {
+				return err
+			}
+			d, err := model.DataOf(ds)
 			if err != nil {
 				return err
 			}
