@@ -33,7 +33,7 @@ type Summary struct {
 
 // Summarize computes the summary of a table.
 func Summarize(t *Table, file string) Summary {
-	s := Summary{File: file, Table: t.Kind, Version: Version, Rows: t.Len(), Meta: t.Meta}
+	s := Summary{File: file, Table: t.Kind, Version: t.version(), Rows: t.Len(), Meta: t.Meta}
 	for _, c := range t.Columns {
 		cs := ColumnSummary{Name: c.Name, Type: c.Type.String(), Unit: c.Unit, Nulls: c.NullCount()}
 		switch c.Type {
