@@ -24,7 +24,7 @@ import (
 // coloc report: the figures and index.html of report.go and report_*.go.
 // Plotting is package reports'; evaluation data come from model/eval.
 //
-// Choices where the issue and the papers are silent, with the reason:
+// Choices where the papers are silent, with the reason:
 //
 //   - Heat maps: one per (device type, degree) with an ok pair, rows and
 //     columns the workloads of that slot in natural order ("batch size 5"
@@ -60,7 +60,7 @@ import (
 //   - Campaign counters: the first ok pair run of runs.arrow and the first
 //     ok solo run of the same workload, device type and degree (else the
 //     first ok solo run), on the first device each used: one solo and one
-//     pair run, as the issue asks, compared like for like.
+//     pair run, compared like for like.
 //   - The report is built in a temporary directory beside OUT and renamed
 //     into place, so OUT never holds half a report; an existing OUT is
 //     replaced only if it is empty or an earlier coloc report (its
