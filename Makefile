@@ -8,7 +8,7 @@ BIN      := bin/coloc
 # are noise for us.
 export CGO_CFLAGS ?= -O2 -g -Wno-deprecated-declarations
 
-.PHONY: build test demo paper screenshot vet bench clean interop-deps test-workloads toolchain test-optional
+.PHONY: build test demo paper screenshot vet bench clean interop-deps test-workloads toolchain test-optional results
 
 # toolchain says what is missing before a build fails obscurely: Go on
 # PATH, and the C compiler cgo needs for go-nvml (without it the build
@@ -91,6 +91,12 @@ screenshot: paper
 	  --disable-component-update --disable-sync --no-first-run --user-data-dir=$$profile --hide-scrollbars \
 	  --virtual-time-budget=10000 --window-size=1200,1600 --screenshot=docs/report.png \
 	  file://$(CURDIR)/out/paper/index.html 2>/dev/null; rm -rf $$profile
+
+# The result tables of docs/*.md, regenerated from the coloc commands
+# written in their markers (about 10 minutes of one core); make test fails
+# (TestDocResults) when one is stale.
+results:
+	./scripts/results.sh
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...

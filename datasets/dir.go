@@ -23,6 +23,12 @@ type Dataset struct {
 	Scaling *ScalingTable
 	// SamplesPath is the samples file, "" when the directory has none.
 	SamplesPath string
+	// Workloads is the content of workloads.json, nil when the directory
+	// has none.
+	Workloads []WorkloadMeta
+
+	sums       []FileSum // of the files Open read
+	samplesSum *FileSum  // computed by the first call of Files
 }
 
 // Open reads and validates every table in dir, then checks them against
@@ -48,7 +54,7 @@ func Open(dir string) (*Dataset, error) {
 			ds.SamplesPath = path
 			continue
 		}
-		t, err := Read(path)
+		t, err := ds.readTable(path)
 		if err != nil {
 			return nil, err
 		}
@@ -71,6 +77,9 @@ func Open(dir string) (*Dataset, error) {
 	}
 	if found == 0 {
 		return nil, fmt.Errorf("%s: no tables (want one or more of runs, samples, solo, pairs, scaling .arrow)", dir)
+	}
+	if err := ds.readWorkloads(); err != nil {
+		return nil, err
 	}
 	if err := CrossCheck(ds.Solo, ds.Pairs, filepath.Join(dir, KindPairs.FileName())); err != nil {
 		return nil, err

@@ -32,6 +32,17 @@
 // table of the directory was written, and ReplaceDir (the importers')
 // replaces the directory as a whole.
 //
+// # A dataset directory
+//
+// Open reads every table of a directory and its workloads.json once, checks
+// the tables against each other, and keeps the SHA-256 of each file it read,
+// computed from the bytes it parsed (Dataset.Files, the provenance model
+// files record). samples.arrow is not loaded: it can be large, so readers
+// stream it with a Scanner, one record batch at a time, and Files hashes it
+// on first demand. ReadAny reads a table of any kind coloc writes (feature
+// sets, evaluation results, Nsight kernels besides the dataset tables),
+// leaving the check of an other kind's values to the package that owns it.
+//
 // # Choices of ours
 //
 //   - Missing values are Arrow nulls. In Go, a missing float is NaN in the

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"strings"
 )
 
 // Tables of other kinds. Besides the five dataset tables, coloc keeps a few
@@ -57,6 +58,66 @@ func ReadOther(path string, k Kind, version int) (*Table, error) {
 	t.Version = version
 	if err := validateStructure(t, path); err != nil {
 		return nil, err
+	}
+	return t, nil
+}
+
+// OtherKind describes a table kind that is not a dataset table to ReadAny:
+// its name, the version this build reads, and the owner's check of its
+// values (features.Read for a feature file, for instance), which this
+// package cannot know.
+type OtherKind struct {
+	Kind    Kind
+	Version int
+	// Check reads the file at path as its owner does and returns the
+	// owner's error; nil means the file is valid.
+	Check func(path string) error
+}
+
+// ReadAny reads a table file of any kind coloc writes: a dataset table,
+// read and validated as Read does, or a table of one of the other kinds
+// given, whose structure is validated here and whose values are checked by
+// the kind's Check. An unknown kind, or a version of a kind this build does
+// not read, is refused by name. It is how the datasets commands (inspect,
+// validate, export) read feature and evaluation files too.
+func ReadAny(path string, others ...OtherKind) (*Table, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var other *OtherKind
+	t, err := decode(f, path, func(kind string) (Kind, int, error) {
+		if k, err := ParseKind(kind); err == nil {
+			return k, Version, nil
+		}
+		names := []string{kindList()}
+		for i := range others {
+			if string(others[i].Kind) == kind {
+				other = &others[i]
+				return other.Kind, other.Version, nil
+			}
+			names = append(names, string(others[i].Kind))
+		}
+		return "", 0, fmt.Errorf("unknown table %q (want one of %s)", kind, strings.Join(names, ", "))
+	})
+	if err != nil {
+		return nil, err
+	}
+	if other == nil {
+		if err := Validate(t, path); err != nil {
+			return nil, err
+		}
+		return t, nil
+	}
+	t.Version = other.Version
+	if err := validateStructure(t, path); err != nil {
+		return nil, err
+	}
+	if other.Check != nil {
+		if err := other.Check(path); err != nil {
+			return nil, err
+		}
 	}
 	return t, nil
 }

@@ -78,6 +78,10 @@ func (sc *Scanner) open() (err error) {
 // Kind returns the table kind of the file.
 func (sc *Scanner) Kind() Kind { return sc.proto.Kind }
 
+// Columns returns the file's columns (name, type, unit) without values,
+// known before the first Scan. The scanner owns them.
+func (sc *Scanner) Columns() []*Column { return sc.proto.Columns }
+
 // Scan reads the next record batch; false at the end or on error.
 func (sc *Scanner) Scan() bool {
 	if sc.err != nil || sc.next >= sc.fr.NumRecords() {

@@ -53,7 +53,13 @@ func ReadWorkloads(path string) ([]WorkloadMeta, error) {
 		return nil, err
 	}
 	defer f.Close()
-	dec := json.NewDecoder(f)
+	return decodeWorkloads(f, path)
+}
+
+// decodeWorkloads reads and validates a workloads file from r; path is
+// used in messages.
+func decodeWorkloads(r io.Reader, path string) ([]WorkloadMeta, error) {
+	dec := json.NewDecoder(r)
 	dec.DisallowUnknownFields()
 	var doc workloadsDoc
 	if err := dec.Decode(&doc); err != nil {

@@ -9,58 +9,31 @@ import (
 	"github.com/coloc-dev/coloc/datasets"
 )
 
-// Options controls Build.
-type Options struct {
-	// Meta gives the descriptors of workloads by name (from workloads.json);
-	// workloads not in it fall back to KnownModels by family.
-	Meta map[string]Descriptor
-	// Samples is the samples table of the dataset, or nil. With the runs
-	// table it yields counter summaries.
-	Samples *datasets.Table
-}
-
-// BuildDir opens the dataset in dir (with its workloads.json and samples,
-// when present) and builds its feature set.
+// BuildDir opens the dataset in dir and builds its feature set: Build of
+// datasets.Open(dir).
 func BuildDir(dir string) (*Set, error) {
 	ds, err := datasets.Open(dir)
 	if err != nil {
 		return nil, err
 	}
-	meta, err := ReadMeta(dir)
-	if err != nil {
-		return nil, err
-	}
-	opts := Options{Meta: meta}
-	if ds.SamplesPath != "" && ds.Runs != nil {
-		if opts.Samples, err = datasets.Read(ds.SamplesPath); err != nil {
-			return nil, err
-		}
-	}
-	s, err := Build(ds, opts)
-	if err != nil {
-		return nil, err
-	}
-	sums, err := DataFiles(dir)
-	if err != nil {
-		return nil, err
-	}
-	for _, f := range sums {
-		s.Meta["coloc.data."+f.Name] = f.SHA256
-	}
-	return s, nil
+	return Build(ds)
 }
 
 // Build returns one feature row per solo row of the dataset: the
-// workload's descriptors, its solo throughput (and samples/s when the
+// workload's descriptors (from the dataset's workloads.json, else the
+// known model of its family), its solo throughput (and samples/s when the
 // throughput is in iterations/s and the batch size is known), peak memory,
-// the solo table's own feature columns, and counter summaries from runs and
-// samples when both are given. Numeric columns with no value at all are
-// left out.
-func Build(ds *datasets.Dataset, opts Options) (*Set, error) {
+// the solo table's own feature columns, and counter summaries when the
+// dataset has both runs and samples (the samples are streamed, never held
+// whole). Numeric columns with no value at all are left out. The SHA-256
+// of each data file (ds.Files) goes into the set's Meta as
+// coloc.data.<file>.
+func Build(ds *datasets.Dataset) (*Set, error) {
 	if ds.Solo == nil || len(ds.Solo.Rows) == 0 {
 		return nil, fmt.Errorf("%s: no solo table: features come from solo measurements", ds.Dir)
 	}
 	solo := ds.Solo
+	meta := Descriptors(ds.Workloads)
 	s := &Set{Meta: map[string]string{
 		"coloc.features.descriptors_version": strconv.Itoa(DescriptorsVersion),
 	}}
@@ -77,7 +50,7 @@ func Build(ds *datasets.Dataset, opts Options) (*Set, error) {
 		if bs == 0 {
 			bs = datasets.BatchSizeOf(r.Workload)
 		}
-		d, ok := describe(r.Workload, opts.Meta, bs)
+		d, ok := describe(r.Workload, meta, bs)
 		if !ok {
 			s.Warnings = append(s.Warnings, fmt.Sprintf("workload %q: no meta and no known model %q: its descriptors are missing", r.Workload, FamilyOf(r.Workload)))
 		}
@@ -121,9 +94,12 @@ func Build(ds *datasets.Dataset, opts Options) (*Set, error) {
 
 	var counterCols []Column
 	var counterVals map[rowKey][]float64
-	if ds.Runs != nil && opts.Samples != nil {
+	if ds.Runs != nil && ds.SamplesPath != "" {
 		var warns []string
-		counterCols, counterVals, warns = counterSummaries(ds.Runs, opts.Samples)
+		var err error
+		if counterCols, counterVals, warns, err = counterSummaries(ds.Runs, ds.SamplesPath); err != nil {
+			return nil, err
+		}
 		s.Warnings = append(s.Warnings, warns...)
 	}
 	fromCounters := map[string]bool{}
@@ -171,6 +147,13 @@ func Build(ds *datasets.Dataset, opts Options) (*Set, error) {
 	s.dropEmpty()
 	if err := s.Check(); err != nil {
 		return nil, fmt.Errorf("%s: %w", ds.Dir, err)
+	}
+	sums, err := ds.Files()
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range sums {
+		s.Meta["coloc.data."+f.Name] = f.SHA256
 	}
 	return s, nil
 }

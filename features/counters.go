@@ -17,58 +17,87 @@ type rowKey struct {
 	g    int
 }
 
-// counterSummaries summarises every counter of the samples table over the
-// steady window of each ok solo run, then averages the summaries over the
-// repeats of a (workload, device type, degree). The steady window is the
-// one the runs table records (window_start to window_end, where the
+// counterSummaries summarises every counter of the samples file at path
+// over the steady window of each ok solo run, then averages the summaries
+// over the repeats of a (workload, device type, degree). The steady window
+// is the one the runs table records (window_start to window_end, where the
 // harness measured throughput); a run of a version-1 runs table without
 // them uses the last window_s seconds before its end, and one without
-// window_s all its samples. Rows of other workloads
-// sharing the device are ignored; device-wide rows (workload null) count.
-func counterSummaries(runs *datasets.RunsTable, samples *datasets.Table) (cols []Column, vals map[rowKey][]float64, warns []string) {
-	var counters []*datasets.Column
+// window_s all its samples. Rows of other
+// workloads sharing the device are ignored; device-wide rows (workload
+// null) count. The file is streamed one record batch at a time
+// (datasets.Scanner): only the values inside the windows are kept.
+func counterSummaries(runs *datasets.RunsTable, path string) (cols []Column, vals map[rowKey][]float64, warns []string, err error) {
+	sc, err := datasets.NewScanner(path)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	defer sc.Close()
+	var counters []int // indices of the counter columns
 	spec, _ := datasets.SpecFor(datasets.KindSamples)
-	for _, c := range samples.Columns {
+	for i, c := range sc.Columns() {
 		if _, fixed := spec.Column(c.Name); !fixed && c.Type == datasets.Float {
-			counters = append(counters, c)
+			counters = append(counters, i)
+			for _, s := range Summaries {
+				cols = append(cols, Column{Name: c.Name + "_" + s, Unit: c.Unit, Group: GroupMeasured})
+			}
 		}
 	}
 	if len(counters) == 0 {
-		return nil, nil, nil
+		return nil, nil, nil, nil
 	}
-	for _, c := range counters {
-		for _, s := range Summaries {
-			cols = append(cols, Column{Name: c.Name + "_" + s, Unit: c.Unit, Group: GroupMeasured})
+	// The window of each ok solo run, and the values of each counter in it.
+	type window struct {
+		lo, hi   int64
+		workload string
+		n        int         // samples in the window
+		xs       [][]float64 // [counter] values that are not NaN
+	}
+	windows := map[string]*window{}
+	for _, r := range runs.Rows {
+		if r.Mode != datasets.ModeSolo || r.Status != datasets.StatusOK {
+			continue
+		}
+		w := &window{lo: r.Start.UnixNano(), hi: r.End.UnixNano(), workload: r.Workload, xs: make([][]float64, len(counters))}
+		switch {
+		case !r.WindowStart.IsZero() && !r.WindowEnd.IsZero():
+			w.lo, w.hi = r.WindowStart.UnixNano(), r.WindowEnd.UnixNano()
+		case !math.IsNaN(r.WindowS) && r.WindowS > 0:
+			w.lo = w.hi - int64(r.WindowS*1e9)
+		}
+		windows[r.RunID] = w
+	}
+	for sc.Scan() {
+		b := sc.Batch()
+		runCol, wlCol, tsCol := b.Column("run_id"), b.Column("workload"), b.Column("timestamp")
+		for i := 0; i < b.Len(); i++ {
+			w := windows[runCol.Str[i]]
+			if w == nil || !(wlCol.IsNull(i) || wlCol.Str[i] == w.workload) {
+				continue
+			}
+			if t := tsCol.Int[i]; t < w.lo || t > w.hi {
+				continue
+			}
+			w.n++
+			for ci, c := range counters {
+				if v := b.Columns[c].FloatAt(i); !math.IsNaN(v) {
+					w.xs[ci] = append(w.xs[ci], v)
+				}
+			}
 		}
 	}
-	byRun := map[string][]int{}
-	runCol, wlCol, tsCol := samples.Column("run_id"), samples.Column("workload"), samples.Column("timestamp")
-	for i := 0; i < samples.Len(); i++ {
-		byRun[runCol.Str[i]] = append(byRun[runCol.Str[i]], i)
+	if err := sc.Err(); err != nil {
+		return nil, nil, nil, err
 	}
 	sums := map[rowKey][]float64{}
 	counts := map[rowKey][]int{}
 	var order []rowKey
 	for _, r := range runs.Rows {
-		if r.Mode != datasets.ModeSolo || r.Status != datasets.StatusOK {
+		w := windows[r.RunID]
+		if w == nil || r.Mode != datasets.ModeSolo || r.Status != datasets.StatusOK {
 			continue
 		}
-		lo, hi := r.Start.UnixNano(), r.End.UnixNano()
-		switch {
-		case !r.WindowStart.IsZero() && !r.WindowEnd.IsZero():
-			lo, hi = r.WindowStart.UnixNano(), r.WindowEnd.UnixNano()
-		case !math.IsNaN(r.WindowS) && r.WindowS > 0:
-			lo = hi - int64(r.WindowS*1e9)
-		}
-		var rows []int
-		for _, i := range byRun[r.RunID] {
-			if wlCol.IsNull(i) || wlCol.Str[i] == r.Workload {
-				if t := tsCol.Int[i]; t >= lo && t <= hi {
-					rows = append(rows, i)
-				}
-			}
-		}
-		if len(rows) == 0 {
+		if w.n == 0 {
 			warns = append(warns, fmt.Sprintf("run %s (%s on %s): no samples in its steady window", r.RunID, r.Workload, r.DeviceType))
 			continue
 		}
@@ -78,14 +107,7 @@ func counterSummaries(runs *datasets.RunsTable, samples *datasets.Table) (cols [
 			counts[k] = make([]int, len(cols))
 			order = append(order, k)
 		}
-		xs := make([]float64, 0, len(rows))
-		for ci, c := range counters {
-			xs = xs[:0]
-			for _, i := range rows {
-				if v := c.FloatAt(i); !math.IsNaN(v) {
-					xs = append(xs, v)
-				}
-			}
+		for ci, xs := range w.xs {
 			if len(xs) == 0 {
 				continue
 			}
@@ -106,7 +128,7 @@ func counterSummaries(runs *datasets.RunsTable, samples *datasets.Table) (cols [
 		}
 		vals[k] = v
 	}
-	return cols, vals, warns
+	return cols, vals, warns, nil
 }
 
 // summarise returns mean, median, p95 and (population) standard deviation

@@ -116,10 +116,28 @@ func TestCounterSummaries(t *testing.T) {
 	solo := &datasets.SoloTable{ThroughputUnit: datasets.UnitSamplesPerS, Rows: []datasets.Solo{
 		{Workload: "w", DeviceType: "gpu", Degree: 1, Throughput: 50, CILow: math.NaN(), CIHigh: math.NaN(), PeakMemory: 2e9, Source: "test"},
 	}}
-	ds := &datasets.Dataset{Dir: "test", Runs: runs, Solo: solo}
-	s, err := Build(ds, Options{Samples: smp.Table()})
+	// The samples go to a file in two record batches, streamed by Build.
+	tab := smp.Table()
+	path := filepath.Join(t.TempDir(), "samples.arrow")
+	w, err := datasets.NewWriter(path, tab)
 	if err != nil {
 		t.Fatal(err)
+	}
+	for _, rows := range [][]int{{0, 1, 2}, {3, 4, 5, 6, 7}} {
+		if err := w.Write(tab.Select(rows)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ds := &datasets.Dataset{Dir: "test", Runs: runs, Solo: solo, SamplesPath: path}
+	s, err := Build(ds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Meta["coloc.data.samples.arrow"]; len(got) != 64 {
+		t.Errorf("provenance of samples.arrow %q, want a SHA-256", got)
 	}
 	r := s.Rows[0]
 	// r1: mean 25, median 25, p95 40, std sqrt(125); r2: 60, 60, 60, 0.
@@ -240,7 +258,11 @@ func TestCounterSummariesUseRecordedWindow(t *testing.T) {
 	solo := &datasets.SoloTable{ThroughputUnit: datasets.UnitSamplesPerS, Rows: []datasets.Solo{
 		{Workload: "w", DeviceType: "gpu", Degree: 1, Throughput: 50, CILow: math.NaN(), CIHigh: math.NaN(), PeakMemory: math.NaN(), Source: "test"},
 	}}
-	s, err := Build(&datasets.Dataset{Dir: "test", Runs: runs, Solo: solo}, Options{Samples: smp.Table()})
+	samplesPath := filepath.Join(t.TempDir(), "samples.arrow")
+	if err := datasets.Write(samplesPath, smp.Table()); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Build(&datasets.Dataset{Dir: "test", Runs: runs, Solo: solo, SamplesPath: samplesPath})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,6 +29,15 @@ func ReadMetaFile(path string) (map[string]Descriptor, error) {
 	if err != nil {
 		return nil, err
 	}
+	return Descriptors(list), nil
+}
+
+// Descriptors turns the entries of a workloads file into descriptors by
+// workload name (nil for none).
+func Descriptors(list []datasets.WorkloadMeta) map[string]Descriptor {
+	if list == nil {
+		return nil
+	}
 	out := make(map[string]Descriptor, len(list))
 	for _, m := range list {
 		out[m.Workload] = Descriptor{
@@ -36,7 +45,7 @@ func ReadMetaFile(path string) (map[string]Descriptor, error) {
 			Layers: m.Layers, BatchSize: m.BatchSize, Precision: m.Precision, Source: m.Source,
 		}
 	}
-	return out, nil
+	return out
 }
 
 // describe returns the descriptor of a workload: its meta when given, else

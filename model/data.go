@@ -27,17 +27,26 @@ type DataOptions struct {
 	IncludeUnsettled bool
 }
 
-// LoadData builds the features of the dataset in dir and collects its measured
-// pairs.
+// LoadData opens the dataset in dir and returns its Data (DataOf).
 func LoadData(dir string) (*Data, error) { return LoadDataWith(dir, DataOptions{}) }
 
 // LoadDataWith is LoadData with options.
 func LoadDataWith(dir string, o DataOptions) (*Data, error) {
-	set, err := features.BuildDir(dir)
+	ds, err := datasets.Open(dir)
 	if err != nil {
 		return nil, err
 	}
-	ds, err := datasets.Open(dir)
+	return DataOfWith(ds, o)
+}
+
+// DataOf builds the features of an open dataset and collects its measured
+// pairs. The dataset's files were read once by datasets.Open; their
+// SHA-256 (ds.Files) become Data.Files, computed once.
+func DataOf(ds *datasets.Dataset) (*Data, error) { return DataOfWith(ds, DataOptions{}) }
+
+// DataOfWith is DataOf with options.
+func DataOfWith(ds *datasets.Dataset, o DataOptions) (*Data, error) {
+	set, err := features.Build(ds)
 	if err != nil {
 		return nil, err
 	}
@@ -45,7 +54,7 @@ func LoadDataWith(dir string, o DataOptions) (*Data, error) {
 	if err != nil {
 		return nil, err
 	}
-	if d.Files, err = features.DataFiles(dir); err != nil {
+	if d.Files, err = ds.Files(); err != nil {
 		return nil, err
 	}
 	return d, nil

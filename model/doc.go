@@ -49,7 +49,7 @@
 // fifth) of its own training pairs; test pairs never take part. The
 // candidate lists and network sizes are fixed in the Default*Options and
 // were set before the Gavel results were looked at; the changes made since
-// and why are recorded in docs/notes/NOTES-h-model.md. The neural models
+// and why are recorded in docs/models.md ("Tuning record"). The neural models
 // are trained on mean squared error; IASP with full-batch Adam (its data
 // is small), then refit on all training pairs for the number of epochs
 // that was best on validation; IAPP with minibatches, keeping its best

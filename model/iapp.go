@@ -73,21 +73,16 @@ func (m *IAPP) Fit(t *Train) error {
 		order[i] = i
 	}
 	isWeight := m.weightMask()
+	batch := make([]Obs, 0, o.Batch)
 	for epoch := 1; epoch <= o.MaxEpochs; epoch++ {
 		r.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
 		for lo := 0; lo < len(order); lo += o.Batch {
-			hi := min(lo+o.Batch, len(order))
+			batch = batch[:0]
+			for _, k := range order[lo:min(lo+o.Batch, len(order))] {
+				batch = append(batch, train[k])
+			}
 			clear(grad)
-			for _, k := range order[lo:hi] {
-				ob := train[k]
-				y := m.net.forward(m.W, pairVec(m.f, ob.A, ob.B, ob.S, m.in))
-				m.net.backward(m.W, grad, 2*(y-(ob.Y-m.YMean)/m.YStd)/float64(hi-lo))
-			}
-			for i, w := range isWeight {
-				if w {
-					grad[i] += 2 * o.L2 * m.W[i]
-				}
-			}
+			m.lossGrad(batch, isWeight, grad)
 			opt.step(m.W, grad)
 		}
 		loss := 0.0
@@ -104,6 +99,22 @@ func (m *IAPP) Fit(t *Train) error {
 	}
 	m.W = best
 	return nil
+}
+
+// lossGrad adds to grad the gradient, with respect to W, of the training
+// loss of one minibatch: the mean squared error of the network on the
+// standardized target, (1/n) sum (net(x) - (y-YMean)/YStd)^2, plus
+// L2 * sum w^2 over the weights (isWeight), not the biases.
+func (m *IAPP) lossGrad(batch []Obs, isWeight []bool, grad []float64) {
+	for _, ob := range batch {
+		y := m.net.forward(m.W, pairVec(m.f, ob.A, ob.B, ob.S, m.in))
+		m.net.backward(m.W, grad, 2*(y-(ob.Y-m.YMean)/m.YStd)/float64(len(batch)))
+	}
+	for i, w := range isWeight {
+		if w {
+			grad[i] += 2 * m.Opts.L2 * m.W[i]
+		}
+	}
 }
 
 // weightMask marks the weights (true) against the biases (false).

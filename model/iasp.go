@@ -57,7 +57,35 @@ type IASP struct {
 	perSlot bool   // the training pairs span several slots
 }
 
-// iaspLayout gives the offsets of each block of the flat parameter vector.
+// iaspLayout gives the offsets of each block of the flat parameter vector
+// Theta, in this order (nj jobs, ns slots, p side features, d embedding
+// width, h and h2 = max(h/2, 1) the MLP widths; k = s*nj + j indexes a
+// (slot, job) combination):
+//
+//	block  length      element                  meaning                                  L2
+//	mu     ns          mu+s                     mean of slot s                           none
+//	rf     nj          rf+j                     free victim effect of job j              L2Free
+//	cf     nj          cf+j                     free aggressor effect of job j           L2Free
+//	rs     ns*nj       rs+k                     victim effect deviation on slot s (1)    L2Free
+//	cs     ns*nj       cs+k                     aggressor effect deviation on slot s (1) L2Free
+//	pf     nj*d        pf+j*d+e                 free GMF victim embedding p_j            L2Free
+//	qf     nj*d        qf+j*d+e                 free GMF aggressor embedding q_j         L2Free
+//	mf     nj*d        mf+j*d+e                 free MLP victim embedding m_j            L2Free
+//	nf     nj*d        nf+j*d+e                 free MLP aggressor embedding n_j         L2Free
+//	       (freeEnd: the end of the free per-job parameters)
+//	wr     p           wr+f                     side features -> victim effect           L2
+//	wc     p           wc+f                     side features -> aggressor effect        L2
+//	wp     d*p         wp+e*p+f                 side features -> p (likewise wq, wm, wn) L2
+//	w1     h*(2d+ns)   w1+o*(2d+ns)+i           first MLP layer over [m_A, n_B, slot]    L2
+//	b1     h           b1+o                     its biases                               L2
+//	w2     h2*h        w2+o*h+i                 second MLP layer                         L2
+//	b2     h2          b2+o                     its biases                               L2
+//	hg     d           hg+e                     fusion weights of the GMF branch         L2
+//	hm     h2          hm+o                     fusion weights of the MLP branch         L2
+//
+// (1) trained only when the training pairs span several slots (perSlot);
+// otherwise their gradient is left at zero. The gradient of every block
+// is checked against central differences in gradient_test.go.
 type iaspLayout struct {
 	nj, ns, p, d, h, h2                   int
 	mu, rf, cf, rs, cs, wr, wc            int

@@ -33,7 +33,16 @@ func (o *adam) step(params, grads []float64) {
 
 // mlp is a fully connected network with ReLU hidden layers and a linear
 // output of width 1, its weights in one flat slice: for each layer a
-// row-major [out][in] matrix followed by the out biases.
+// row-major [out][in] matrix followed by the out biases. With sizes
+// n0, n1, ..., nL (nL = 1) and off_l the start of layer l's block:
+//
+//	block        offset                 length     element
+//	W_l [o][i]   off_l                  n_l*n_l-1  off_l + o*n_l-1 + i
+//	b_l [o]      off_l + n_l*n_l-1      n_l        off_l + n_l*n_l-1 + o
+//	(off_1 = 0, off_l+1 = off_l + n_l*n_l-1 + n_l; nParams = off_L+1)
+//
+// backward walks the blocks from the last layer down; its gradient is
+// checked against central differences in gradient_test.go.
 type mlp struct {
 	sizes []int // input, hidden..., 1
 	acts  [][]float64

@@ -78,18 +78,14 @@ func LoadData(dirs []string) (*Data, error) {
 			return nil, err
 		}
 		sets = append(sets, ds)
-		sums, err := features.DataFiles(dir)
+		sums, err := ds.Files()
 		if err != nil {
 			return nil, err
 		}
 		for _, s := range sums {
 			d.Files = append(d.Files, policy.FileSum{Name: filepath.ToSlash(filepath.Join(dir, s.Name)), SHA256: s.SHA256})
 		}
-		meta, err := features.ReadMeta(dir)
-		if err != nil {
-			return nil, err
-		}
-		for w, m := range meta {
+		for w, m := range features.Descriptors(ds.Workloads) {
 			if _, seen := d.meta[w]; !seen {
 				d.meta[w] = m
 			}

@@ -11,7 +11,7 @@ hands it to main(); this module does the rest, the same way for every model:
 - layer counting by kind and an analytic FLOP count (see count_flops);
 - exit codes: 0 done, 1 error, 2 bad arguments, 3 CUDA out of memory.
 
-Choices the protocol leaves open (documented in NOTES-h-bench.md as well):
+Choices the protocol leaves open (documented in docs/workloads.md as well):
 
 - Threads: on cpu a workload uses 1 intra-op thread unless told otherwise
   (--threads N, else env COLOC_TORCH_THREADS, else OMP_NUM_THREADS as torch
@@ -92,7 +92,7 @@ def parser(description):
     p = argparse.ArgumentParser(
         description=description,
         epilog="Speaks coloc's JSON-lines workload protocol on stdout "
-        "(see benchmarks/README or NOTES-h-bench.md). Exit status: 0 done, "
+        "(see docs/workloads.md). Exit status: 0 done, "
         "1 error, 2 bad arguments, 3 CUDA out of memory.",
     )
     g = p.add_argument_group("standard arguments (coloc protocol)")

@@ -22,7 +22,7 @@ stored in the file's metadata.`,
   coloc datasets export --format parquet out/campaign/samples.arrow -o samples.parquet`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			t, err := datasets.Read(args[0])
+			t, err := readTable(args[0])
 			if err != nil {
 				return err
 			}

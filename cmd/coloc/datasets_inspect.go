@@ -24,7 +24,7 @@ strings, first and last time for timestamps).`,
   coloc datasets inspect --json out/campaign/samples.arrow`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			t, err := datasets.Read(args[0])
+			t, err := readTable(args[0])
 			if err != nil {
 				return err
 			}

@@ -34,7 +34,7 @@ line, column) otherwise; the exit status is 1 when any input is invalid.`,
 					what = "dataset"
 				} else {
 					var t *datasets.Table
-					t, err = datasets.Read(path)
+					t, err = readTable(path)
 					if err == nil {
 						what = fmt.Sprintf("table %s, %d rows", t.Kind, t.Len())
 					}

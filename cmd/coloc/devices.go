@@ -7,15 +7,10 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/NVIDIA/go-nvml/pkg/nvml"
 	"github.com/coloc-dev/coloc/datasets"
 	"github.com/coloc-dev/coloc/profile/sampler"
 	"github.com/spf13/cobra"
 )
-
-// defaultNVML is how coloc reaches the NVIDIA driver (env.newNVML): the
-// one place the real library is constructed.
-func defaultNVML() nvml.Interface { return nvml.New() }
 
 func newDevicesCmd(e *env) *cobra.Command {
 	var asJSON bool
@@ -39,7 +34,7 @@ The type column is the name used for device_type in every dataset table
   coloc devices --json | jq -r '.gpu.devices[].type'`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			found := sampler.Detect(e.newNVML(), sampler.DetectOptions{})
+			found := sampler.Detect(e.openGPU(), sampler.DetectOptions{})
 			defer found.Close()
 			if asJSON {
 				return writeDevicesJSON(e.stdout, found)
@@ -90,7 +85,7 @@ type deviceJSON struct {
 func writeDevicesJSON(w io.Writer, found *sampler.Detection) error {
 	var doc devicesJSON
 	doc.Version = 1
-	doc.GPU.Available = found.NVML != nil
+	doc.GPU.Available = found.GPU != nil
 	doc.GPU.Reason = found.GPUReason
 	doc.GPU.System = found.System
 	doc.GPU.Devices = []deviceJSON{}
@@ -109,7 +104,7 @@ func writeDevicesJSON(w io.Writer, found *sampler.Detection) error {
 }
 
 func writeDevicesText(w io.Writer, found *sampler.Detection) error {
-	if found.NVML == nil {
+	if found.GPU == nil {
 		fmt.Fprintf(w, "GPUs: none. %s.\nGPU counters will not be recorded; host counters will.\n", found.GPUReason)
 	} else {
 		s := found.System
@@ -144,7 +139,7 @@ func writeDevicesText(w io.Writer, found *sampler.Detection) error {
 		}
 		tw.Flush()
 	}
-	if len(found.Warnings) > 0 && found.NVML != nil {
+	if len(found.Warnings) > 0 && found.GPU != nil {
 		fmt.Fprintln(w)
 		for _, msg := range found.Warnings {
 			fmt.Fprintln(w, "warning:", msg)
@@ -157,7 +152,7 @@ func writeDevicesText(w io.Writer, found *sampler.Detection) error {
 // that offer it ("all" when every device does).
 func writeGPUCounters(w io.Writer, found *sampler.Detection) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	for _, c := range found.NVML.Counters() {
+	for _, c := range found.GPU.Counters() {
 		var on []string
 		for _, d := range found.Devices {
 			for _, dc := range d.Counters {

@@ -1,3 +1,5 @@
+//go:build cgo
+
 package main
 
 import (
@@ -8,7 +10,7 @@ import (
 
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
 	"github.com/NVIDIA/go-nvml/pkg/nvml/mock"
-	"github.com/coloc-dev/coloc/profile/sampler/nvmlfake"
+	"github.com/coloc-dev/coloc/profile/sampler/nvml/nvmlfake"
 )
 
 func TestDevices(t *testing.T) {

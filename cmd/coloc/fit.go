@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/coloc-dev/coloc/datasets"
 	"github.com/coloc-dev/coloc/model"
 	"github.com/spf13/cobra"
 )
@@ -35,7 +36,11 @@ file as warnings and printed.`,
 			if err != nil {
 				return err
 			}
-			d, err := model.LoadDataWith(data, model.DataOptions{IncludeUnsettled: includeUnsettled})
+			ds, err := datasets.Open(data) // every file read and hashed once
+			if err != nil {
+				return err
+			}
+			d, err := model.DataOfWith(ds, model.DataOptions{IncludeUnsettled: includeUnsettled})
 			if err != nil {
 				return err
 			}

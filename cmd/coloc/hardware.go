@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/NVIDIA/go-nvml/pkg/nvml"
 	"github.com/coloc-dev/coloc/datasets"
 	"github.com/coloc-dev/coloc/profile"
 	"github.com/coloc-dev/coloc/profile/sampler"
@@ -24,11 +23,11 @@ type machine struct {
 	detection *sampler.Detection
 }
 
-// openMachine detects this machine's GPUs through NVML (env.newNVML, the
+// openMachine detects this machine's GPUs through open (env.openGPU, the
 // one place coloc reaches the driver) and its host counters, and settles
 // --device: cuda when a GPU is found, else cpu, unless the flag says which.
 // On a CPU run NVML is not opened at all.
-func openMachine(newNVML func() nvml.Interface, device string) (*machine, error) {
+func openMachine(open func() sampler.OpenGPU, device string) (*machine, error) {
 	m := &machine{hw: profile.Hardware{CPU: cpuModel()}}
 	m.hw.Host, _ = os.Hostname()
 	switch device {
@@ -36,11 +35,7 @@ func openMachine(newNVML func() nvml.Interface, device string) (*machine, error)
 	default:
 		return nil, fmt.Errorf("--device %q: want cuda or cpu", device)
 	}
-	var lib = newNVML()
-	if device == "cpu" {
-		lib = nil
-	}
-	d := sampler.Detect(lib, sampler.DetectOptions{NoGPU: device == "cpu"})
+	d := sampler.Detect(open(), sampler.DetectOptions{NoGPU: device == "cpu"})
 	m.detection = d
 	var gpus []profile.Device
 	for _, dev := range d.Devices {

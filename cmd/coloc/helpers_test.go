@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/NVIDIA/go-nvml/pkg/nvml"
+	"github.com/coloc-dev/coloc/profile/sampler"
 )
 
 // updateGolden rewrites the golden files under testdata instead of
@@ -42,25 +42,19 @@ func golden(t *testing.T, path, got string) {
 // output, standard error and error.
 func runCmd(t *testing.T, args ...string) (string, string, error) {
 	t.Helper()
-	return fakeMachine{t, defaultNVML}.run(args...)
+	return fakeMachine{t, defaultOpenGPU}.run(args...)
 }
 
-// fakeMachine runs command lines whose NVML is newNVML.
+// fakeMachine runs command lines whose GPUs openGPU opens.
 type fakeMachine struct {
 	t       *testing.T
-	newNVML func() nvml.Interface
-}
-
-// withNVML returns a fakeMachine on which coloc sees lib instead of the
-// driver.
-func withNVML(t *testing.T, lib nvml.Interface) fakeMachine {
-	return fakeMachine{t, func() nvml.Interface { return lib }}
+	openGPU func() sampler.OpenGPU
 }
 
 func (m fakeMachine) run(args ...string) (string, string, error) {
 	m.t.Helper()
 	var out, errb bytes.Buffer
-	err := runEnv(context.Background(), &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb, newNVML: m.newNVML}, args)
+	err := runEnv(context.Background(), &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb, openGPU: m.openGPU}, args)
 	return out.String(), errb.String(), err
 }
 
@@ -76,5 +70,5 @@ func (m fakeMachine) mustRun(args ...string) (string, string) {
 // mustRun is runCmd for commands that must succeed.
 func mustRun(t *testing.T, args ...string) (string, string) {
 	t.Helper()
-	return fakeMachine{t, defaultNVML}.mustRun(args...)
+	return fakeMachine{t, defaultOpenGPU}.mustRun(args...)
 }

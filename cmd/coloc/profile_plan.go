@@ -37,7 +37,7 @@ it would (re)do with --retry-failed or --retry-unsettled.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if !cmd.Flags().Changed("gpus") {
-				m, err := openMachine(e.newNVML, pf.device)
+				m, err := openMachine(e.openGPU, pf.device)
 				if err != nil {
 					return err
 				}

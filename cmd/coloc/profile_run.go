@@ -71,7 +71,7 @@ cause and rerun with --retry-failed), 1 on any other error.`,
 			if err := rf.check(); err != nil {
 				return err
 			}
-			m, err := openMachine(e.newNVML, pf.device)
+			m, err := openMachine(e.openGPU, pf.device)
 			if err != nil {
 				return err
 			}

@@ -6,8 +6,8 @@ import (
 	"io"
 	"strings"
 
-	"github.com/NVIDIA/go-nvml/pkg/nvml"
 	"github.com/coloc-dev/coloc/internal/version"
+	"github.com/coloc-dev/coloc/profile/sampler"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -19,9 +19,10 @@ type env struct {
 	stdin  io.Reader
 	stdout io.Writer
 	stderr io.Writer
-	// newNVML is how coloc reaches the NVIDIA driver: the one place the
-	// real library is constructed (defaultNVML); tests give a mock.
-	newNVML func() nvml.Interface
+	// openGPU is how coloc reaches the GPUs: NVML in a cgo build
+	// (defaultOpenGPU, nvml.go), none without cgo (nogpu.go); tests give
+	// an opener over a mock driver.
+	openGPU func() sampler.OpenGPU
 }
 
 // commands is the table of top-level subcommands, in the order --help
@@ -81,7 +82,7 @@ protocols, formats, devices; job names of 'coloc predict'):
 // run executes the coloc command line args and returns its error; only main
 // exits.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	return runEnv(ctx, &env{stdin: stdin, stdout: stdout, stderr: stderr, newNVML: defaultNVML}, args)
+	return runEnv(ctx, &env{stdin: stdin, stdout: stdout, stderr: stderr, openGPU: defaultOpenGPU}, args)
 }
 
 // runEnv is run with every dependency of the commands given.

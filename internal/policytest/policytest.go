@@ -9,7 +9,7 @@ import (
 	"github.com/coloc-dev/coloc/policy"
 )
 
-// Big returns a valid policy of the size: jobs on nodes of
+// Big returns a valid policy of a large cluster's size: jobs on nodes of
 // 8 GPUs (v100, p100, k80 in turn), six jobs a node (one of 4 GPUs, two
 // sharing 2 GPUs, one alone on a GPU, two sharing one), with the tables of
 // workloads workloads on the three GPU types. Numbers are drawn with a

@@ -27,7 +27,7 @@
 // predicted values), from the same fits Run scores: `coloc report` draws
 // its predicted-vs-measured figures from it.
 //
-// Choice where the issue is silent: the default devices leave out
+// A choice of ours (the papers are silent): the default devices leave out
 // "_unconsolidated" device types, whose single-GPU pairs repeat those of
 // the base type; cross-device trains on the other evaluated devices only,
 // so that a duplicate of the target never leaks into its training data.

@@ -13,7 +13,7 @@ import (
 
 const gavel = "../../datasets/reference/gavel"
 
-// The acceptance test of issue 4: on Gavel's measurements, protocol pairs,
+// The acceptance bar of the evaluation: on Gavel's measurements, protocol pairs,
 // fractions 0.2 and 0.5, devices k80, p100 and v100, IASP's median MAE over
 // 5 seeds is below that of both bias and pmf in every cell.
 func TestIASPBeatsBiasAndPMFOnGavel(t *testing.T) {

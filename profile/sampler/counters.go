@@ -5,17 +5,14 @@ import "github.com/coloc-dev/coloc/datasets"
 // Units of the counters. Every counter a sampler fills carries one of these
 // in its datasets.Counter, and so in the field metadata of samples.arrow.
 const (
-	UnitPercent  = "%"
-	UnitMHz      = "MHz"
-	UnitWatts    = "W"
-	UnitCelsius  = "C"
-	UnitBytes    = datasets.UnitBytes // "bytes"
-	UnitBytesPS  = "bytes/s"
-	UnitBitmask  = "bitmask"
-	UnitSeconds  = datasets.UnitSeconds // "s"
-	kibibyte     = 1024
-	mebibyte     = 1024 * 1024
-	milliPerUnit = 1000
+	UnitPercent = "%"
+	UnitMHz     = "MHz"
+	UnitWatts   = "W"
+	UnitCelsius = "C"
+	UnitBytes   = datasets.UnitBytes // "bytes"
+	UnitBytesPS = "bytes/s"
+	UnitBitmask = "bitmask"
+	UnitSeconds = datasets.UnitSeconds // "s"
 )
 
 // Counters of the NVML sampler, one row per device and tick (device

@@ -1,11 +1,9 @@
 package sampler
 
 import (
-	"fmt"
 	"regexp"
 	"strings"
 
-	"github.com/NVIDIA/go-nvml/pkg/nvml"
 	"github.com/coloc-dev/coloc/datasets"
 )
 
@@ -32,51 +30,11 @@ type Device struct {
 	Notes []string `json:"notes,omitempty"`
 }
 
-func describeDevice(h nvml.Device, i int) Device {
-	d := Device{Index: i}
-	if v, r := h.GetName(); r == nvml.SUCCESS {
-		d.Name = v
-	}
-	if v, r := h.GetUUID(); r == nvml.SUCCESS {
-		d.UUID = v
-	}
-	if m, r := h.GetMemoryInfo(); r == nvml.SUCCESS {
-		d.MemoryTotal = m.Total
-	}
-	if a, r := h.GetArchitecture(); r == nvml.SUCCESS {
-		d.Architecture = archName(a)
-	}
-	if major, minor, r := h.GetCudaComputeCapability(); r == nvml.SUCCESS {
-		d.ComputeCapability = fmt.Sprintf("%d.%d", major, minor)
-	}
-	d.Type = DeviceType(d.Name)
-	return d
-}
-
-func archName(a nvml.DeviceArchitecture) string {
-	switch a {
-	case nvml.DEVICE_ARCH_KEPLER:
-		return "kepler"
-	case nvml.DEVICE_ARCH_MAXWELL:
-		return "maxwell"
-	case nvml.DEVICE_ARCH_PASCAL:
-		return "pascal"
-	case nvml.DEVICE_ARCH_VOLTA:
-		return "volta"
-	case nvml.DEVICE_ARCH_TURING:
-		return "turing"
-	case nvml.DEVICE_ARCH_AMPERE:
-		return "ampere"
-	case nvml.DEVICE_ARCH_ADA:
-		return "ada"
-	case nvml.DEVICE_ARCH_HOPPER:
-		return "hopper"
-	case nvml.DEVICE_ARCH_BLACKWELL:
-		return "blackwell"
-	case nvml.DEVICE_ARCH_RUBIN:
-		return "rubin"
-	}
-	return "unknown"
+// System describes the driver NVML talks to.
+type System struct {
+	Driver     string `json:"driver"`      // e.g. 550.54.15
+	CUDADriver string `json:"cuda_driver"` // highest CUDA version the driver supports, e.g. 12.4
+	NVML       string `json:"nvml"`        // NVML library version
 }
 
 // brandWords are dropped from a device name before it becomes a type.

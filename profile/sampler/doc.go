@@ -1,11 +1,14 @@
-// Package profile holds the samplers that read hardware and host counters
+// Package sampler holds the samplers that read hardware and host counters
 // while workloads run (NVML device, per-process and GPM counters; /proc CPU
 // time and RSS), the recorder that turns their readings into a samples
-// table, and the Nsight Compute CSV import.
+// table, and the Nsight Compute CSV import. It is pure Go: the NVML
+// sampler, the one user of cgo (go-nvml), is package profile/sampler/nvml,
+// and reaches this package only through the GPU interface, so everything
+// but that package builds with CGO_ENABLED=0 (see docs/architecture.md).
 //
 // # Where it sits
 //
-// The harness (package benchmarks) runs workloads solo, in pairs and at
+// The campaign runner (package profile) runs workloads solo, in pairs and at
 // parallel degrees. For each run it calls Recorder.Start(runID, target)
 // and, when the run ends, Recorder.Stop, which hands back the rows of the
 // run's samples table (datasets.Samples) and the run's warnings. Those
@@ -17,24 +20,10 @@
 //
 // A Sampler reads counters once per tick for a Target: the GPU indices of
 // a run and the PIDs of each workload. Detect picks what the machine has:
-// the NVML sampler when nvml.Init works, and the host sampler always; when
-// NVML is missing the reason becomes a warning and the run goes on with
-// host counters only (NullSampler stands in when there is nothing at all).
-//
-// The NVML sampler depends on nvml.Interface, passed in (nvml.New() in the
-// binary, go-nvml's mocks in tests). Calling NVML after a failed Init can
-// kill the process, so OpenNVML is the only function that takes the
-// interface: it calls Init first and, if that fails, returns without
-// keeping the interface anywhere. Only an opened NVMLSampler holds it, and
-// Close shuts NVML down and drops it.
-//
-// At open the sampler calls every counter's NVML function once per
-// device. A function the device answers ERROR_NOT_SUPPORTED to (or that
-// the installed driver lacks) is not called again on it; its counters
-// read NaN there, and a counter no device offers is left out of Counters.
-// An error during a campaign makes the counters of that call NaN for that
-// tick and adds a warning; a tick fails (error, recorded by the Recorder,
-// which goes on) only when no call succeeded at all.
+// the GPU sampler when its opener (OpenGPU; nvml.Opener in the binary)
+// works, and the host sampler always; when there is no GPU sampler the
+// reason becomes a warning and the run goes on with host counters only
+// (NullSampler stands in when there is nothing at all).
 //
 // # Counters and units
 //
@@ -68,43 +57,6 @@
 // A bitmask is stored as float64, exact for the reason bits NVML defines
 // (all below 2^53).
 //
-// # GPM method
-//
-// Each GPM device has two GPM samples. Every tick takes one
-// (GpmSampleGet) and computes the metrics with GpmMetricsGet over the
-// interval since the other, taken at the previous tick; the two then swap
-// roles. So every GPM value is an average over exactly one tick interval,
-// and the first tick of a run (Start calls Reset) and the tick after a
-// failed GpmSampleGet have no interval: their GPM counters are NaN. A
-// metric the device does not compute (NVLink on a PCIe board) is NaN
-// without a warning; one that worked before and fails warns.
-//
-// nvmlDeviceGetPcieThroughput blocks 20 ms per direction and measures only
-// those 20 ms, so on GPM devices it is skipped by default (gpm_pcie_* cover
-// PCIe over the whole tick); NVMLOptions.LegacyPCIeWithGPM turns it back on.
-// Devices of a multi-GPU run are read concurrently, so a tick takes about
-// as long as one device's calls.
-//
-// # Per-process attribution and its limits
-//
-// GetProcessUtilization is the only NVML view of which process used the
-// SMs, which is what separates the two workloads of a pair. The driver
-// keeps a buffer of per-process samples; the sampler asks for those newer
-// than the newest timestamp it has seen on that device, averages each
-// PID's samples and sums the workload's PIDs. Limits:
-//
-//   - The driver samples on its own period (typically 1/6 s); a tick with
-//     no new sample returns ERROR_NOT_FOUND and the proc_*_util counters
-//     are NaN for that tick, not 0. At 10 Hz expect gaps; summaries should
-//     average the non-null values.
-//   - NVML lists only processes that were busy: when new samples exist, a
-//     workload with none is recorded as 0 (it was idle).
-//   - NVML reports host PIDs; coloc must see the same PID namespace as the
-//     workloads (run it on the host or in the same container).
-//   - Under MPS the driver may report the MPS server rather than its
-//     clients; per-process values of MPS runs are then not attributable.
-//   - On MIG devices per-process utilisation is not supported (NaN).
-//
 // PIDs come from the Target, extended by the Recorder with every
 // descendant found in /proc/PID/task/TID/children (re-read once a second),
 // so torchrun workers and data-loader processes started after the run
@@ -123,7 +75,7 @@
 // so a reused PID is never mistaken for its predecessor, and a process
 // first seen at a tick adds to cpu_time but not yet to cpu_util. Host rows
 // go on the target's first device (device 0 on a CPU-only run), so they
-// merge with the NVML row of the same workload.
+// merge with the GPU sampler's row of the same workload.
 //
 // # Recorder
 //
@@ -135,10 +87,12 @@
 // message with how many ticks raised it. Its clock is injected, so tests
 // drive ticks by hand.
 //
-// BenchmarkTick measures a tick: with go-nvml's H200 mock and this
-// machine's /proc, a whole Recorder tick for a pair costs about 30 µs of
-// CPU, 0.03% of one core at 10 Hz (the mock answers in nanoseconds; real
-// NVML calls cost microseconds each and are not measured here).
+// BenchmarkTick measures a tick: the host sampler on this machine's /proc
+// and a whole Recorder tick for a pair (with a GPU-shaped sampler that
+// answers at once); the NVML sampler on go-nvml's H200 mock is measured by
+// profile/sampler/nvml's benchmark. Together, a Recorder tick for a pair
+// cost about 30 µs of CPU, 0.03% of one core at 10 Hz (the mock answers in
+// nanoseconds; real NVML calls cost microseconds each and are not measured).
 //
 // # Nsight Compute import
 //

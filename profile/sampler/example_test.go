@@ -54,7 +54,7 @@ func ExampleRecorder() {
 	}
 	fmt.Println(len(warnings), "warnings")
 	// Output:
-	// GPU: no NVML library given
+	// GPU: no GPU sampler given
 	// 2026-03-01T12:00:00Z device 0 workload a: cpu_time 9.1 s, rss 301 MiB
 	// 2026-03-01T12:00:00.1Z device 0 workload a: cpu_time 9.1 s, rss 301 MiB
 	// 0 warnings

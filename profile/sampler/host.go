@@ -109,7 +109,7 @@ func (h *HostSampler) Sample(t Target) ([]Reading, error) {
 	}
 	next := make(map[procKey]uint64, len(h.prev))
 	var readings []Reading
-	for _, w := range sortedWorkloads(t.Procs) {
+	for _, w := range t.Workloads() {
 		var total, delta, rss uint64
 		live, counted := 0, 0
 		for _, pid := range t.Procs[w] {
@@ -138,7 +138,7 @@ func (h *HostSampler) Sample(t Target) ([]Reading, error) {
 				counted++
 			}
 		}
-		v := nanSlice(len(hostCounters))
+		v := NaNs(len(hostCounters))
 		if live > 0 {
 			hz := float64(h.opts.ClockTicks)
 			v[1] = float64(total) / hz

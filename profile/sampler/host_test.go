@@ -160,3 +160,6 @@ func TestDescendants(t *testing.T) {
 		}
 	}
 }
+
+// sameFloat says whether a and b are equal, NaN equal to NaN.
+func sameFloat(a, b float64) bool { return a == b || (math.IsNaN(a) && math.IsNaN(b)) }

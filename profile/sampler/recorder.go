@@ -225,7 +225,7 @@ func (r *Recorder) tick(at time.Time) {
 			k := rowKey{rd.Device, rd.Workload}
 			row, ok := rows[k]
 			if !ok {
-				row = nanSlice(len(r.counters))
+				row = NaNs(len(r.counters))
 				rows[k] = row
 			}
 			copy(row[r.offsets[i]:], rd.Values)

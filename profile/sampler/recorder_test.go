@@ -2,7 +2,6 @@ package sampler
 
 import (
 	"errors"
-	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -12,7 +11,6 @@ import (
 	"time"
 
 	"github.com/coloc-dev/coloc/datasets"
-	"github.com/coloc-dev/coloc/profile/sampler/nvmlfake"
 )
 
 // fakeClock is a Clock whose ticks the test sends by hand. A send returns
@@ -125,7 +123,7 @@ func TestRecorderMergesTicks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := names(r.Counters()); !slices.Equal(got, []string{"g", "p", "c"}) {
+	if got := counterNames(r.Counters()); !slices.Equal(got, []string{"g", "p", "c"}) {
 		t.Errorf("counters %v", got)
 	}
 	if err := r.Start("run-1", Target{Devices: []int{1}}); err != nil {
@@ -210,93 +208,6 @@ func TestNewRecorderRefusesBadCounters(t *testing.T) {
 	}
 }
 
-// advancing moves the fake GPU to its next tick after every sample, on the
-// recorder's goroutine.
-type advancing struct {
-	*NVMLSampler
-	f *nvmlfake.Fake
-}
-
-func (a advancing) Sample(t Target) ([]Reading, error) {
-	defer a.f.Advance()
-	return a.NVMLSampler.Sample(t)
-}
-
-// TestRecorderNVMLCampaign records a pair on a mock H200 with the host
-// sampler on the fake /proc, following child processes; tick 3 of 5 fails
-// in NVML. The table must validate and read back from disk.
-func TestRecorderNVMLCampaign(t *testing.T) {
-	f := nvmlfake.NewH200(1)
-	f.FailAll[2] = 77 // an NVML error code this build does not name
-	nv := mustOpen(t, f, DefaultNVMLOptions)
-	host, err := NewHostSampler(HostOptions{ProcRoot: "testdata/proc", PageSize: testPage, Now: func() time.Time { return t0 }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	clk := newFakeClock()
-	r, err := NewRecorder([]Sampler{advancing{nv, f}, host}, RecorderOptions{Interval: 100 * time.Millisecond, Clock: clk, ProcRoot: "testdata/proc"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	// b's child 103 is not named: the recorder finds it through /proc.
-	if err := r.Start("pair-a-b", Target{Devices: []int{0}, Procs: map[string][]int{"a": {nvmlfake.PIDA}, "b": {nvmlfake.PIDB}}}); err != nil {
-		t.Fatal(err)
-	}
-	for k := 1; k <= 4; k++ {
-		clk.tick(k)
-	}
-	s, warnings, err := r.Stop()
-	if err != nil {
-		t.Fatal(err)
-	}
-	tab := s.Table()
-	if got, want := tab.Len(), 3*4+2; got != want { // the failed tick has host rows only
-		t.Errorf("%d rows, want %d", got, want)
-	}
-	col := func(name string) *datasets.Column {
-		c := tab.Column(name)
-		if c == nil {
-			t.Fatalf("no column %s", name)
-		}
-		return c
-	}
-	// Row 2 is workload b at tick 1: NVML memory of 102 and 103 (5 GiB),
-	// host CPU time of 102 and 103 (1.6 s).
-	if got := col("workload").StringAt(2); got != "b" {
-		t.Fatalf("row 2 is workload %q, want b", got)
-	}
-	if got := col("proc_mem_used").FloatAt(2); got != 5*nvmlfake.GiB {
-		t.Errorf("b proc_mem_used %v, want 5 GiB (child 103 followed)", got)
-	}
-	if got := col("cpu_time").FloatAt(2); got != 1.6 {
-		t.Errorf("b cpu_time %v, want 1.6 s", got)
-	}
-	if got := col("gpu_util").FloatAt(0); got != 50 {
-		t.Errorf("tick 1 gpu_util %v, want 50", got)
-	}
-	if u := col("power").Unit; u != "W" {
-		t.Errorf("power unit %q", u)
-	}
-	wantWarning := "tick 3 of 5 (2026-03-01T12:00:00.2Z): nvml: tick failed, no readings from it: every NVML call failed on devices [0] (see warnings)"
-	if !slices.Contains(warnings, wantWarning) {
-		t.Errorf("warnings %q lack %q", warnings, wantWarning)
-	}
-	if !slices.Contains(warnings, "tick 3 of 5 (2026-03-01T12:00:00.2Z): nvml: device 0: GetPowerUsage: NVML error 77 (power read as NaN)") {
-		t.Errorf("warnings %q lack the power failure", warnings)
-	}
-	path := filepath.Join(t.TempDir(), "samples.arrow")
-	if err := datasets.Write(path, tab); err != nil {
-		t.Fatalf("write: %v", err)
-	}
-	back, err := datasets.Read(path)
-	if err != nil {
-		t.Fatalf("read back: %v", err)
-	}
-	if fmt.Sprint(rows(back)) != fmt.Sprint(rows(tab)) {
-		t.Errorf("read back differs:\n%s\n%s", rows(back), rows(tab))
-	}
-}
-
 // TestRecorderFollowsNewChildren: a child started during the run is
 // sampled from the next process-tree read (every TreeEvery), not before.
 func TestRecorderFollowsNewChildren(t *testing.T) {
@@ -338,4 +249,13 @@ func TestRecorderFollowsNewChildren(t *testing.T) {
 	if want := []float64{1, 1, 1, 1.5}; !slices.Equal(got, want) {
 		t.Errorf("cpu_time per tick %v, want %v", got, want)
 	}
+}
+
+// counterNames lists the names of cs, in order.
+func counterNames(cs []datasets.Counter) []string {
+	out := make([]string, len(cs))
+	for i, c := range cs {
+		out[i] = c.Name
+	}
+	return out
 }

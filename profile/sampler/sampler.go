@@ -1,6 +1,9 @@
 package sampler
 
 import (
+	"math"
+	"sort"
+
 	"github.com/coloc-dev/coloc/datasets"
 )
 
@@ -53,4 +56,24 @@ type Resetter interface {
 // Recorder calls it after every tick.
 type Warner interface {
 	Warnings() []string
+}
+
+// Workloads returns the names of the workloads in Procs, sorted, the order
+// in which samplers emit their per-workload readings.
+func (t Target) Workloads() []string {
+	names := make([]string, 0, len(t.Procs))
+	for w := range t.Procs {
+		names = append(names, w)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// NaNs returns n NaNs: the Values of a reading whose counters were not read.
+func NaNs(n int) []float64 {
+	v := make([]float64, n)
+	for i := range v {
+		v[i] = math.NaN()
+	}
+	return v
 }

@@ -96,7 +96,7 @@ func fitDir(t testing.TB, d *model.Data) string {
 func tinyModel(t testing.TB) (string, *sim.Measured) {
 	t.Helper()
 	solo, pairs := tinyData()
-	set, err := features.Build(&datasets.Dataset{Dir: "tiny", Solo: solo, Pairs: pairs}, features.Options{})
+	set, err := features.Build(&datasets.Dataset{Dir: "tiny", Solo: solo, Pairs: pairs})
 	if err != nil {
 		t.Fatal(err)
 	}

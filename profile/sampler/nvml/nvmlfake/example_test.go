@@ -4,13 +4,14 @@ import (
 	"fmt"
 
 	"github.com/coloc-dev/coloc/profile/sampler"
-	"github.com/coloc-dev/coloc/profile/sampler/nvmlfake"
+	"github.com/coloc-dev/coloc/profile/sampler/nvml"
+	"github.com/coloc-dev/coloc/profile/sampler/nvml/nvmlfake"
 )
 
 // A scripted H200 behind coloc's NVML sampler: one tick, then the next.
 func Example() {
 	f := nvmlfake.NewH200(1)
-	s, err := sampler.OpenNVML(f.Server, sampler.DefaultNVMLOptions)
+	s, err := nvml.Open(f.Server, nvml.DefaultOptions)
 	if err != nil {
 		panic(err)
 	}

@@ -1,4 +1,4 @@
-package sampler
+package nvml
 
 import (
 	"errors"
@@ -13,16 +13,17 @@ import (
 	"github.com/NVIDIA/go-nvml/pkg/nvml/mock/dgxh200"
 	"github.com/NVIDIA/go-nvml/pkg/nvml/mock/server"
 	"github.com/coloc-dev/coloc/datasets"
-	"github.com/coloc-dev/coloc/profile/sampler/nvmlfake"
+	"github.com/coloc-dev/coloc/profile/sampler"
+	"github.com/coloc-dev/coloc/profile/sampler/nvml/nvmlfake"
 )
 
-var pairTarget = Target{Devices: []int{0}, Procs: map[string][]int{"a": {nvmlfake.PIDA}, "b": {nvmlfake.PIDB, nvmlfake.PIDB2}}}
+var pairTarget = sampler.Target{Devices: []int{0}, Procs: map[string][]int{"a": {nvmlfake.PIDA}, "b": {nvmlfake.PIDB, nvmlfake.PIDB2}}}
 
-func mustOpen(t *testing.T, f *nvmlfake.Fake, opts NVMLOptions) *NVMLSampler {
+func mustOpen(t *testing.T, f *nvmlfake.Fake, opts Options) *Sampler {
 	t.Helper()
-	s, err := OpenNVML(f.Server, opts)
+	s, err := Open(f.Server, opts)
 	if err != nil {
-		t.Fatalf("OpenNVML: %v", err)
+		t.Fatalf("Open: %v", err)
 	}
 	t.Cleanup(func() { s.Close() })
 	return s
@@ -30,7 +31,7 @@ func mustOpen(t *testing.T, f *nvmlfake.Fake, opts NVMLOptions) *NVMLSampler {
 
 // value returns the named counter of a reading, failing the test when the
 // sampler has no such counter.
-func value(t *testing.T, cs []datasets.Counter, rd Reading, name string) float64 {
+func value(t *testing.T, cs []datasets.Counter, rd sampler.Reading, name string) float64 {
 	t.Helper()
 	for i, c := range cs {
 		if c.Name == name {
@@ -42,7 +43,7 @@ func value(t *testing.T, cs []datasets.Counter, rd Reading, name string) float64
 }
 
 // find returns the reading of (device, workload).
-func find(t *testing.T, rs []Reading, dev int, wl string) Reading {
+func find(t *testing.T, rs []sampler.Reading, dev int, wl string) sampler.Reading {
 	t.Helper()
 	for _, r := range rs {
 		if r.Device == dev && r.Workload == wl {
@@ -50,7 +51,7 @@ func find(t *testing.T, rs []Reading, dev int, wl string) Reading {
 		}
 	}
 	t.Fatalf("no reading for device %d workload %q in %d readings", dev, wl, len(rs))
-	return Reading{}
+	return sampler.Reading{}
 }
 
 func names(cs []datasets.Counter) []string { return strings.Split(counterNames(cs), ", ") }
@@ -58,7 +59,7 @@ func names(cs []datasets.Counter) []string { return strings.Split(counterNames(c
 func sameFloat(a, b float64) bool { return a == b || (math.IsNaN(a) && math.IsNaN(b)) }
 
 func TestOpenNVMLDescribesH200(t *testing.T) {
-	s := mustOpen(t, nvmlfake.NewH200(2), DefaultNVMLOptions)
+	s := mustOpen(t, nvmlfake.NewH200(2), DefaultOptions)
 	want := []string{"gpu_util", "mem_util", "mem_used", "mem_total", "sm_clock", "mem_clock", "power",
 		"temperature", "clock_event_reasons", "proc_sm_util", "proc_mem_util", "proc_mem_used",
 		"gpm_sm_util", "gpm_sm_occupancy", "gpm_tensor_util", "gpm_hmma_util", "gpm_dram_bw_util",
@@ -73,9 +74,9 @@ func TestOpenNVMLDescribesH200(t *testing.T) {
 	}
 	d := devs[1]
 	d.Counters = nil
-	wantDev := Device{Index: 1, Name: "NVIDIA H200 141GB HBM3e", UUID: "GPU-00000000-0000-0000-0000-000000000001",
+	wantDev := sampler.Device{Index: 1, Name: "NVIDIA H200 141GB HBM3e", UUID: "GPU-00000000-0000-0000-0000-000000000001",
 		Type: "h200", MemoryTotal: 144384 << 20, Architecture: "hopper", ComputeCapability: "9.0",
-		System: System{Driver: "550.54.15", CUDADriver: "12.4", NVML: "12.550.54.15"}, GPM: true,
+		System: sampler.System{Driver: "550.54.15", CUDADriver: "12.4", NVML: "12.550.54.15"}, GPM: true,
 		Unsupported: nil}
 	if !reflect.DeepEqual(d, wantDev) {
 		t.Errorf("device 1\n got %+v\nwant %+v", d, wantDev)
@@ -87,7 +88,7 @@ func TestOpenNVMLDescribesH200(t *testing.T) {
 
 func TestNVMLSampleValues(t *testing.T) {
 	f := nvmlfake.NewH200(1)
-	s := mustOpen(t, f, DefaultNVMLOptions)
+	s := mustOpen(t, f, DefaultOptions)
 	cs := s.Counters()
 	nan := math.NaN()
 	type want struct {
@@ -130,7 +131,7 @@ func TestNVMLSampleValues(t *testing.T) {
 			t.Fatalf("tick %d: readings %+v, want device, a, b", tick, rs)
 		}
 		for _, c := range []struct {
-			rd   Reading
+			rd   sampler.Reading
 			want map[string]float64
 		}{{rs[0], w.dev}, {rs[1], w.a}, {rs[2], w.b}} {
 			for name, v := range c.want {
@@ -156,7 +157,7 @@ func TestNVMLErrorMidCampaign(t *testing.T) {
 	f := nvmlfake.NewH200(1)
 	f.FailAll[2] = nvml.ERROR_UNKNOWN
 	f.FailCall[3] = "GetPowerUsage"
-	s := mustOpen(t, f, DefaultNVMLOptions)
+	s := mustOpen(t, f, DefaultOptions)
 	cs := s.Counters()
 	type want struct {
 		err          bool
@@ -210,20 +211,20 @@ func TestNVMLErrorMidCampaign(t *testing.T) {
 }
 
 // TestNVMLFailedInitCallsNothingElse: after a failed Init, not one more
-// NVML call, through OpenNVML or Detect (a bare mock panics on any call
+// NVML call, through Open or Detect (a bare mock panics on any call
 // not stubbed, and its call log must hold the one Init).
 func TestNVMLFailedInitCallsNothingElse(t *testing.T) {
 	for _, ret := range []nvml.Return{nvml.ERROR_LIBRARY_NOT_FOUND, nvml.ERROR_DRIVER_NOT_LOADED, nvml.ERROR_NO_PERMISSION, nvml.ERROR_UNKNOWN} {
 		t.Run(retName(ret), func(t *testing.T) {
 			m := &mock.Interface{InitFunc: func() nvml.Return { return ret }}
-			s, err := OpenNVML(m, DefaultNVMLOptions)
+			s, err := Open(m, DefaultOptions)
 			var ie *InitError
 			if s != nil || !errors.As(err, &ie) || ie.Ret != ret {
-				t.Fatalf("OpenNVML = %v, %v; want nil, InitError(%s)", s, err, retName(ret))
+				t.Fatalf("Open = %v, %v; want nil, InitError(%s)", s, err, retName(ret))
 			}
-			d := Detect(m, DetectOptions{Host: HostOptions{ProcRoot: "testdata/proc"}})
-			if d.NVML != nil || d.Host == nil {
-				t.Fatalf("Detect: NVML %v, host %v; want host only", d.NVML, d.Host)
+			d := sampler.Detect(Opener(m, DefaultOptions), sampler.DetectOptions{Host: sampler.HostOptions{ProcRoot: "../testdata/proc"}})
+			if d.GPU != nil || d.Host == nil {
+				t.Fatalf("Detect: GPU %v, host %v; want host only", d.GPU, d.Host)
 			}
 			if len(d.Warnings) != 1 || !strings.Contains(d.Warnings[0], "NVML init failed: "+retName(ret)) {
 				t.Errorf("Detect warnings %q, want the Init failure", d.Warnings)
@@ -243,9 +244,9 @@ func TestNVMLFailedInitCallsNothingElse(t *testing.T) {
 
 func TestOpenNVMLNoDevices(t *testing.T) {
 	srv := dgxh200.NewWithGPUs()
-	_, err := OpenNVML(srv, DefaultNVMLOptions)
+	_, err := Open(srv, DefaultOptions)
 	if !errors.Is(err, ErrNoDevices) {
-		t.Fatalf("OpenNVML with no GPU: %v, want ErrNoDevices", err)
+		t.Fatalf("Open with no GPU: %v, want ErrNoDevices", err)
 	}
 	if n := len(srv.ShutdownCalls()); n != 1 {
 		t.Errorf("Shutdown called %d times, want 1 (Init had succeeded)", n)
@@ -256,7 +257,7 @@ func TestNVMLCounterSupport(t *testing.T) {
 	tests := []struct {
 		name        string
 		fake        func() *nvmlfake.Fake
-		opts        NVMLOptions
+		opts        Options
 		has, hasNot []string
 		// device 1's value of a counter at tick 0, when set
 		dev1 map[string]float64
@@ -282,13 +283,13 @@ func TestNVMLCounterSupport(t *testing.T) {
 		{
 			name: "legacy PCIe asked for on GPM devices",
 			fake: func() *nvmlfake.Fake { return nvmlfake.NewH200(2) },
-			opts: NVMLOptions{LegacyPCIeWithGPM: true},
+			opts: Options{LegacyPCIeWithGPM: true},
 			has:  []string{"pcie_tx", "gpm_pcie_tx"},
 		},
 		{
 			name:   "GPM turned off",
 			fake:   func() *nvmlfake.Fake { return nvmlfake.NewH200(2) },
-			opts:   NVMLOptions{NoGPM: true},
+			opts:   Options{NoGPM: true},
 			has:    []string{"pcie_tx"},
 			hasNot: []string{"gpm_sm_util"},
 		},
@@ -319,7 +320,7 @@ func TestNVMLCounterSupport(t *testing.T) {
 					t.Errorf("counters %v have %s", got, n)
 				}
 			}
-			rs, err := s.Sample(Target{Devices: []int{0, 1}, Procs: pairTarget.Procs})
+			rs, err := s.Sample(sampler.Target{Devices: []int{0, 1}, Procs: pairTarget.Procs})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -336,8 +337,8 @@ func TestNVMLCounterSupport(t *testing.T) {
 }
 
 func TestNVMLReadsDevicesInTargetOrder(t *testing.T) {
-	s := mustOpen(t, nvmlfake.NewH200(4), DefaultNVMLOptions)
-	rs, err := s.Sample(Target{Devices: []int{3, 1}, Procs: map[string][]int{"a": {nvmlfake.PIDA}}})
+	s := mustOpen(t, nvmlfake.NewH200(4), DefaultOptions)
+	rs, err := s.Sample(sampler.Target{Devices: []int{3, 1}, Procs: map[string][]int{"a": {nvmlfake.PIDA}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -351,17 +352,17 @@ func TestNVMLReadsDevicesInTargetOrder(t *testing.T) {
 	if got := value(t, s.Counters(), rs[0], "temperature"); got != 43 {
 		t.Errorf("device 3 temperature %v, want 43", got)
 	}
-	if _, err := s.Sample(Target{Devices: []int{7}}); err == nil || !strings.Contains(err.Error(), "device 7: no such device") {
+	if _, err := s.Sample(sampler.Target{Devices: []int{7}}); err == nil || !strings.Contains(err.Error(), "device 7: no such device") {
 		t.Errorf("unknown device: %v", err)
 	}
-	if _, err := s.Sample(Target{Devices: []int{1, 2, 1}}); err == nil || !strings.Contains(err.Error(), "device 1 is listed twice") {
+	if _, err := s.Sample(sampler.Target{Devices: []int{1, 2, 1}}); err == nil || !strings.Contains(err.Error(), "device 1 is listed twice") {
 		t.Errorf("device listed twice: %v", err)
 	}
 }
 
 func TestNVMLResetRestartsGPMInterval(t *testing.T) {
 	f := nvmlfake.NewH200(1)
-	s := mustOpen(t, f, DefaultNVMLOptions)
+	s := mustOpen(t, f, DefaultOptions)
 	gpm := func() float64 {
 		rs, err := s.Sample(pairTarget)
 		if err != nil {
@@ -380,7 +381,7 @@ func TestNVMLResetRestartsGPMInterval(t *testing.T) {
 
 func TestNVMLCloseShutsDownOnce(t *testing.T) {
 	f := nvmlfake.NewH200(2)
-	s, err := OpenNVML(f.Server, DefaultNVMLOptions)
+	s, err := Open(f.Server, DefaultOptions)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -402,40 +403,5 @@ func TestNVMLCloseShutsDownOnce(t *testing.T) {
 	}
 	if after := nvmlfake.TotalCalls(f.Server); after != before {
 		t.Errorf("Sample after Close made %d NVML calls", after-before)
-	}
-}
-
-func TestDeviceType(t *testing.T) {
-	tests := map[string]string{
-		"NVIDIA H200":                "h200",
-		"NVIDIA H200 141GB HBM3e":    "h200",
-		"Tesla V100-SXM2-16GB":       "v100",
-		"Tesla K80":                  "k80",
-		"Tesla P100-PCIE-16GB":       "p100",
-		"NVIDIA A100-SXM4-80GB":      "a100",
-		"NVIDIA A100 80GB PCIe":      "a100",
-		"NVIDIA H100 80GB HBM3":      "h100",
-		"NVIDIA H100 NVL":            "h100",
-		"NVIDIA GeForce RTX 3090":    "rtx3090",
-		"NVIDIA GeForce RTX 4090 D":  "rtx4090d",
-		"Quadro RTX 6000":            "rtx6000",
-		"NVIDIA RTX A6000":           "rtxa6000",
-		"NVIDIA A10G":                "a10g",
-		"Tesla T4":                   "t4",
-		"NVIDIA L4":                  "l4",
-		"NVIDIA GH200 480GB":         "gh200",
-		"NVIDIA B200":                "b200",
-		"NVIDIA TITAN Xp":            "titanxp",
-		"NVIDIA A100-SXM4-40GB MIG":  "a100",
-		"  nvidia   h100  ":          "h100",
-		"NVIDIA":                     "unknown",
-		"":                           "unknown",
-		"NVIDIA H100 PCIe":           "h100",
-		"NVIDIA GeForce GTX 1080 Ti": "gtx1080ti",
-	}
-	for name, want := range tests {
-		if got := DeviceType(name); got != want {
-			t.Errorf("DeviceType(%q) = %q, want %q", name, got, want)
-		}
 	}
 }

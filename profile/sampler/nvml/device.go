@@ -1,4 +1,4 @@
-package sampler
+package nvml
 
 import (
 	"fmt"
@@ -7,13 +7,14 @@ import (
 
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
 	"github.com/coloc-dev/coloc/datasets"
+	"github.com/coloc-dev/coloc/profile/sampler"
 )
 
 // nvmlDevice is one device's handle and the state kept between ticks.
 type nvmlDevice struct {
 	index   int
 	h       nvml.Device
-	info    Device
+	info    sampler.Device
 	queries []deviceQuery
 	cols    [][]int // per query, the sampler columns of its counters
 	buf     []float64
@@ -39,7 +40,7 @@ type gpmState struct {
 // openDevice describes device i and probes each counter once: a call that
 // answers ERROR_NOT_SUPPORTED (or that the library lacks) drops its
 // counters on this device; any other error drops them too, with a note.
-func openDevice(lib nvml.Interface, h nvml.Device, i int, opts NVMLOptions, has func(string) bool) *nvmlDevice {
+func openDevice(lib nvml.Interface, h nvml.Device, i int, opts Options, has func(string) bool) *nvmlDevice {
 	d := &nvmlDevice{index: i, h: h, perPID: map[uint32][3]uint64{}}
 	d.info = describeDevice(h, i)
 	note := func(call string, r nvml.Return) {
@@ -87,13 +88,13 @@ func openDevice(lib nvml.Interface, h nvml.Device, i int, opts NVMLOptions, has 
 	if r == nvml.SUCCESS || noNewSamples(samples, r) {
 		d.procUtil = true
 		d.lastSeen = newestTimestamp(samples, 0)
-		d.info.Counters = append(d.info.Counters, CounterProcSMUtil, CounterProcMemUtil)
+		d.info.Counters = append(d.info.Counters, sampler.CounterProcSMUtil, sampler.CounterProcMemUtil)
 	} else {
 		note("GetProcessUtilization", r)
 	}
 	if _, r := h.GetComputeRunningProcesses(); r == nvml.SUCCESS {
 		d.procMem = true
-		d.info.Counters = append(d.info.Counters, CounterProcMemUsed)
+		d.info.Counters = append(d.info.Counters, sampler.CounterProcMemUsed)
 	} else {
 		note("GetComputeRunningProcesses", r)
 	}
@@ -131,10 +132,10 @@ func (d *nvmlDevice) bind(col map[string]int) {
 	}
 	d.procSM, d.procMemCol, d.procUsedCol = -1, -1, -1
 	if d.procUtil {
-		d.procSM, d.procMemCol = col[CounterProcSMUtil.Name], col[CounterProcMemUtil.Name]
+		d.procSM, d.procMemCol = col[sampler.CounterProcSMUtil.Name], col[sampler.CounterProcMemUtil.Name]
 	}
 	if d.procMem {
-		d.procUsedCol = col[CounterProcMemUsed.Name]
+		d.procUsedCol = col[sampler.CounterProcMemUsed.Name]
 	}
 	if d.gpm != nil {
 		for i, m := range gpmMetrics {
@@ -146,9 +147,9 @@ func (d *nvmlDevice) bind(col map[string]int) {
 // sample reads one tick of the device: its device-wide reading, then one
 // reading per workload when the device offers per-process counters. ok
 // reports whether any NVML call succeeded.
-func (d *nvmlDevice) sample(s *NVMLSampler, procs map[string][]int, workloads []string) (readings []Reading, ok bool) {
+func (d *nvmlDevice) sample(s *Sampler, procs map[string][]int, workloads []string) (readings []sampler.Reading, ok bool) {
 	n := len(s.counters)
-	vals := nanSlice(n)
+	vals := sampler.NaNs(n)
 	for i, q := range d.queries {
 		v := d.buf[:len(q.counters)]
 		if r := q.read(d.h, v); r != nvml.SUCCESS {
@@ -163,13 +164,13 @@ func (d *nvmlDevice) sample(s *NVMLSampler, procs map[string][]int, workloads []
 	if d.gpm != nil && d.gpm.read(s, d, vals) {
 		ok = true
 	}
-	readings = append(readings, Reading{Device: d.index, Values: vals})
+	readings = append(readings, sampler.Reading{Device: d.index, Values: vals})
 	if len(workloads) == 0 || (!d.procUtil && !d.procMem) {
 		return readings, ok
 	}
 	per := make([][]float64, len(workloads))
 	for i := range per {
-		per[i] = nanSlice(n)
+		per[i] = sampler.NaNs(n)
 	}
 	if d.procUtil && d.readProcUtil(s, procs, workloads, per) {
 		ok = true
@@ -178,7 +179,7 @@ func (d *nvmlDevice) sample(s *NVMLSampler, procs map[string][]int, workloads []
 		ok = true
 	}
 	for i, w := range workloads {
-		readings = append(readings, Reading{Device: d.index, Workload: w, Values: per[i]})
+		readings = append(readings, sampler.Reading{Device: d.index, Workload: w, Values: per[i]})
 	}
 	return readings, ok
 }
@@ -190,7 +191,7 @@ func (d *nvmlDevice) sample(s *NVMLSampler, procs map[string][]int, workloads []
 // sample at all (ERROR_NOT_FOUND: its sampling period is longer than the
 // tick, or every process was idle) the values stay NaN: the two cases
 // cannot be told apart.
-func (d *nvmlDevice) readProcUtil(s *NVMLSampler, procs map[string][]int, workloads []string, per [][]float64) bool {
+func (d *nvmlDevice) readProcUtil(s *Sampler, procs map[string][]int, workloads []string, per [][]float64) bool {
 	samples, r := d.h.GetProcessUtilization(d.lastSeen)
 	if noNewSamples(samples, r) {
 		return true
@@ -221,7 +222,7 @@ func (d *nvmlDevice) readProcUtil(s *NVMLSampler, procs map[string][]int, worklo
 // readProcMem sums the device memory of each workload's processes. A
 // workload with no process on the device uses 0 bytes; one whose memory
 // NVML cannot report (NVML_VALUE_NOT_AVAILABLE) reads NaN.
-func (d *nvmlDevice) readProcMem(s *NVMLSampler, procs map[string][]int, workloads []string, per [][]float64) bool {
+func (d *nvmlDevice) readProcMem(s *Sampler, procs map[string][]int, workloads []string, per [][]float64) bool {
 	infos, r := d.h.GetComputeRunningProcesses()
 	if r != nvml.SUCCESS {
 		s.warnf("device %d: GetComputeRunningProcesses: %s (proc_mem_used read as NaN)", d.index, retName(r))
@@ -249,7 +250,7 @@ func (d *nvmlDevice) readProcMem(s *NVMLSampler, procs map[string][]int, workloa
 // read takes this tick's GPM sample and, when the previous tick left one,
 // computes the metrics over the interval between the two. The first tick
 // after open or Reset only takes the baseline (metrics NaN).
-func (g *gpmState) read(s *NVMLSampler, d *nvmlDevice, vals []float64) bool {
+func (g *gpmState) read(s *Sampler, d *nvmlDevice, vals []float64) bool {
 	cur := g.samples[g.next]
 	if r := d.h.GpmSampleGet(cur); r != nvml.SUCCESS {
 		g.have = false

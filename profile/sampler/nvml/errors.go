@@ -1,4 +1,4 @@
-package sampler
+package nvml
 
 import (
 	"errors"
@@ -7,7 +7,7 @@ import (
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
 )
 
-// InitError is returned by OpenNVML (and reported by Detect) when
+// InitError is returned by Open (and reported by Detect) when
 // nvml.Init fails. After it, the library was not and will not be called
 // again: calling NVML after a failed Init can kill the process.
 type InitError struct {
@@ -29,7 +29,7 @@ func (e *InitError) Error() string {
 	return "NVML init failed: " + retName(e.Ret) + why
 }
 
-// ErrNoDevices is returned by OpenNVML when NVML works but finds no GPU.
+// ErrNoDevices is returned by Open when NVML works but finds no GPU.
 var ErrNoDevices = errors.New("NVML found no GPU")
 
 // errClosed is returned by Sample after Close.

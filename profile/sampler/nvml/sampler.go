@@ -1,19 +1,18 @@
-package sampler
+package nvml
 
 import (
 	"fmt"
-	"math"
 	"slices"
-	"sort"
 	"sync"
 
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
 	"github.com/coloc-dev/coloc/datasets"
+	"github.com/coloc-dev/coloc/profile/sampler"
 )
 
-// NVMLOptions configures the NVML sampler. The zero value is the default
-// (DefaultNVMLOptions).
-type NVMLOptions struct {
+// Options configures the NVML sampler. The zero value is the default
+// (DefaultOptions).
+type Options struct {
 	// NoGPM turns GPM metrics off even on devices that offer them.
 	NoGPM bool
 	// LegacyPCIeWithGPM also reads pcie_tx and pcie_rx with
@@ -24,26 +23,19 @@ type NVMLOptions struct {
 	LegacyPCIeWithGPM bool
 }
 
-// DefaultNVMLOptions are the options OpenNVML uses: GPM where offered, the
+// DefaultOptions are the options Open uses: GPM where offered, the
 // blocking PCIe counters only where GPM is not.
-var DefaultNVMLOptions = NVMLOptions{}
+var DefaultOptions = Options{}
 
-// System describes the driver NVML talks to.
-type System struct {
-	Driver     string `json:"driver"`      // e.g. 550.54.15
-	CUDADriver string `json:"cuda_driver"` // highest CUDA version the driver supports, e.g. 12.4
-	NVML       string `json:"nvml"`        // NVML library version
-}
-
-// NVMLSampler reads device, per-process and GPM counters through NVML. It
+// Sampler reads device, per-process and GPM counters through NVML. It
 // exists only once nvml.Init has succeeded, and it is the only holder of
 // the nvml.Interface it was opened with: no code path can call NVML after
 // a failed Init. Use it from one goroutine (it reads a run's devices
 // concurrently itself).
-type NVMLSampler struct {
+type Sampler struct {
 	lib      nvml.Interface // nil once closed
-	opts     NVMLOptions
-	sys      System
+	opts     Options
+	sys      sampler.System
 	devs     []*nvmlDevice // by NVML index
 	counters []datasets.Counter
 
@@ -56,12 +48,12 @@ type NVMLSampler struct {
 // Warnings calls, so a sampler nobody drains cannot grow without bound.
 const maxPendingWarnings = 1000
 
-// OpenNVML initialises NVML through lib (nvml.New() in the binary, a mock
+// Open initialises NVML through lib (nvml.New() in the binary, a mock
 // in tests), finds every device and probes which counters each one offers.
 // A counter that no device offers is left out of Counters; one that some
 // devices lack reads as NaN there. On error, NVML is shut down again (when
 // Init had succeeded) and lib is not kept.
-func OpenNVML(lib nvml.Interface, opts NVMLOptions) (*NVMLSampler, error) {
+func Open(lib nvml.Interface, opts Options) (*Sampler, error) {
 	if r := lib.Init(); r != nvml.SUCCESS {
 		return nil, &InitError{Ret: r}
 	}
@@ -73,8 +65,8 @@ func OpenNVML(lib nvml.Interface, opts NVMLOptions) (*NVMLSampler, error) {
 	return s, nil
 }
 
-func openDevices(lib nvml.Interface, opts NVMLOptions) (*NVMLSampler, error) {
-	s := &NVMLSampler{lib: lib, opts: opts}
+func openDevices(lib nvml.Interface, opts Options) (*Sampler, error) {
+	s := &Sampler{lib: lib, opts: opts}
 	if v, r := lib.SystemGetDriverVersion(); r == nvml.SUCCESS {
 		s.sys.Driver = v
 	}
@@ -121,18 +113,18 @@ func openDevices(lib nvml.Interface, opts NVMLOptions) (*NVMLSampler, error) {
 }
 
 // Name implements Sampler.
-func (s *NVMLSampler) Name() string { return "nvml" }
+func (s *Sampler) Name() string { return "nvml" }
 
 // Counters implements Sampler: the counters at least one device offers, in
 // a fixed order (device, per-process, GPM).
-func (s *NVMLSampler) Counters() []datasets.Counter { return s.counters }
+func (s *Sampler) Counters() []datasets.Counter { return s.counters }
 
 // System returns the driver versions found at open.
-func (s *NVMLSampler) System() System { return s.sys }
+func (s *Sampler) System() sampler.System { return s.sys }
 
 // Devices describes every device found at open, by NVML index.
-func (s *NVMLSampler) Devices() []Device {
-	out := make([]Device, len(s.devs))
+func (s *Sampler) Devices() []sampler.Device {
+	out := make([]sampler.Device, len(s.devs))
 	for i, d := range s.devs {
 		out[i] = d.info
 		out[i].System = s.sys
@@ -145,7 +137,7 @@ func (s *NVMLSampler) Devices() []Device {
 // that fails leaves its counters NaN and adds a warning; the tick fails
 // (error) only when no call succeeded on any device, or a target device
 // does not exist.
-func (s *NVMLSampler) Sample(t Target) ([]Reading, error) {
+func (s *Sampler) Sample(t sampler.Target) ([]sampler.Reading, error) {
 	if s.lib == nil {
 		return nil, errClosed
 	}
@@ -159,8 +151,8 @@ func (s *NVMLSampler) Sample(t Target) ([]Reading, error) {
 		}
 		devs[i] = s.devs[idx]
 	}
-	workloads := sortedWorkloads(t.Procs)
-	out := make([][]Reading, len(devs))
+	workloads := t.Workloads()
+	out := make([][]sampler.Reading, len(devs))
 	ok := make([]bool, len(devs))
 	if len(devs) == 1 {
 		out[0], ok[0] = devs[0].sample(s, t.Procs, workloads)
@@ -175,7 +167,7 @@ func (s *NVMLSampler) Sample(t Target) ([]Reading, error) {
 		}
 		wg.Wait()
 	}
-	var readings []Reading
+	var readings []sampler.Reading
 	anyOK := len(devs) == 0
 	for i := range devs {
 		readings = append(readings, out[i]...)
@@ -190,7 +182,7 @@ func (s *NVMLSampler) Sample(t Target) ([]Reading, error) {
 // Reset implements Resetter: the next tick takes fresh GPM baselines, so no
 // GPM interval spans two runs. Process-utilisation timestamps are kept:
 // NVML returns samples newer than the last one seen, whenever that was.
-func (s *NVMLSampler) Reset() {
+func (s *Sampler) Reset() {
 	for _, d := range s.devs {
 		if d.gpm != nil {
 			d.gpm.have = false
@@ -199,7 +191,7 @@ func (s *NVMLSampler) Reset() {
 }
 
 // Warnings implements Warner.
-func (s *NVMLSampler) Warnings() []string {
+func (s *Sampler) Warnings() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	w := s.warnings
@@ -210,7 +202,7 @@ func (s *NVMLSampler) Warnings() []string {
 	return w
 }
 
-func (s *NVMLSampler) warnf(format string, args ...any) {
+func (s *Sampler) warnf(format string, args ...any) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if len(s.warnings) >= maxPendingWarnings {
@@ -222,7 +214,7 @@ func (s *NVMLSampler) warnf(format string, args ...any) {
 
 // Close frees the GPM samples and shuts NVML down. The sampler cannot be
 // used afterwards; a second Close does nothing.
-func (s *NVMLSampler) Close() error {
+func (s *Sampler) Close() error {
 	if s.lib == nil {
 		return nil
 	}
@@ -239,22 +231,4 @@ func (s *NVMLSampler) Close() error {
 		return fmt.Errorf("NVML shutdown: %s", retName(r))
 	}
 	return nil
-}
-
-func sortedWorkloads(procs map[string][]int) []string {
-	names := make([]string, 0, len(procs))
-	for w := range procs {
-		names = append(names, w)
-	}
-	sort.Strings(names)
-	return names
-}
-
-// nanSlice returns n NaNs.
-func nanSlice(n int) []float64 {
-	v := make([]float64, n)
-	for i := range v {
-		v[i] = math.NaN()
-	}
-	return v
 }

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# make results: regenerate the result blocks of docs/*.md (the evaluation
+# tables of docs/models.md) by running the coloc command written in each
+# block's marker, in process, and recording the hash of its inputs (see
+# cmd/coloc/results_test.go). TestDocResults, part of `make test`, fails
+# when a block is stale. The whole run takes about 10 minutes of one core
+# (the new-job evaluation alone about 7).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export CGO_CFLAGS=${CGO_CFLAGS:--O2 -g -Wno-deprecated-declarations}
+${GO:-go} test ./cmd/coloc -run '^TestDocResults$' -count=1 -timeout 3h -v -args -results
+git --no-pager diff --stat -- docs
