@@ -23,6 +23,7 @@ type jobState struct {
 	shape    Shape
 	partner  int // -1: alone
 	rate     float64
+	norm     float64 // rate over the solo rate on the same placement
 	restore  float64 // no progress before this time
 	eta      float64
 	start    float64
@@ -46,6 +47,7 @@ type simulation struct {
 	now     float64
 	typeOf  []int // GPU -> index into topo.Types()
 	busy    []float64
+	eff     []float64 // effective GPU time by type: GPUs x normalized throughput x time
 	res     *Result
 	rules   rules
 }
@@ -89,6 +91,7 @@ func newSimulation(topo *Topology, jobs []TraceJob, truth Rates, p Policy, opt O
 	s.rules = newRules(s.jobs)
 	types := topo.Types()
 	s.busy = make([]float64, len(types))
+	s.eff = make([]float64, len(types))
 	s.typeOf = make([]int, len(topo.GPUs))
 	for i, g := range topo.GPUs {
 		s.typeOf[i] = slices.Index(types, g.Type)
@@ -215,11 +218,15 @@ func (s *simulation) advance(t float64) (bool, error) {
 	var finished []int
 	for _, j := range s.running {
 		st := &s.st[j.ID]
+		eff := t - math.Max(s.now, st.restore)
+		if eff > 0 {
+			s.eff[s.typeOf[j.GPUs[0]]] += eff * st.norm * float64(len(j.GPUs))
+		}
 		if st.eta <= t+tol {
 			finished = append(finished, j.ID)
 			continue
 		}
-		if eff := t - math.Max(s.now, st.restore); eff > 0 {
+		if eff > 0 {
 			j.Done += st.rate * eff
 		}
 		if st.partner >= 0 {
@@ -271,6 +278,12 @@ func (s *simulation) rerate() error {
 		if !ok || !(st.rate > 0) {
 			// check() refuses such placements; reaching here is a bug.
 			return fmt.Errorf("t=%g s: job %d (%s) runs on %v without a positive rate", s.now, j.ID, j.Workload, st.shape)
+		}
+		st.norm = 1
+		if st.partner >= 0 {
+			if solo, ok := s.truth.Solo(j.Workload, st.shape); ok && solo > 0 {
+				st.norm = st.rate / solo
+			}
 		}
 		st.eta = math.Max(s.now, st.restore) + (float64(j.Steps)-j.Done)/st.rate
 	}

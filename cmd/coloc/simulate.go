@@ -29,6 +29,7 @@ type simulateFlags struct {
 	round, penalty               time.Duration
 	maxPerGPU                    int
 	minNormalized                float64
+	durations                    string
 	json                         bool
 }
 
@@ -99,7 +100,8 @@ policy, one a line.`,
 	fl.DurationVar(&f.round, "round", time.Duration(sim.DefaultOptions.Round*float64(time.Second)), "round length at which policies may revise decisions (0: no rounds)")
 	fl.DurationVar(&f.penalty, "restart-penalty", time.Duration(sim.DefaultOptions.RestartPenalty*float64(time.Second)), "time without progress after a job is moved or resumed")
 	fl.IntVar(&f.maxPerGPU, "max-per-gpu", sim.DefaultOptions.MaxPerGPU, "most jobs on one GPU (1 or 2)")
-	fl.Float64Var(&f.minNormalized, "min-normalized", policy.DefaultThresholds.MinNormalized, "coloc and oracle: lowest estimated normalized throughput at which two jobs share GPUs")
+	fl.Float64Var(&f.minNormalized, "min-normalized", 0, "coloc and oracle: optional floor, never share when a job is estimated below this normalized throughput (0: off)")
+	fl.StringVar(&f.durations, "durations", "known", "coloc and oracle: remaining work from the trace's steps (known) or from the service a job had (attained)")
 	fl.BoolVar(&f.json, "json", false, "print one JSON object per policy")
 	for _, name := range []string{"trace", "cluster", "data"} {
 		cmd.MarkFlagRequired(name)
@@ -151,10 +153,13 @@ func runSimulate(e *env, f simulateFlags) error {
 	opt.Round = f.round.Seconds()
 	opt.RestartPenalty = f.penalty.Seconds()
 	opt.MaxPerGPU = f.maxPerGPU
-	if !(f.minNormalized > 0 && f.minNormalized <= 1) {
-		return fmt.Errorf("--min-normalized %v: want a number in (0, 1]", f.minNormalized)
+	if !(f.minNormalized >= 0 && f.minNormalized <= 1) {
+		return fmt.Errorf("--min-normalized %v: want a number in [0, 1] (0: off)", f.minNormalized)
 	}
-	envp := sim.Env{Seed: f.seed, Solo: sim.SoloOnly(truth), Truth: truth, Models: f.models, MinNormalized: f.minNormalized}
+	if _, err := policies.ParseDurations(f.durations); err != nil {
+		return fmt.Errorf("--durations: %w", err)
+	}
+	envp := sim.Env{Seed: f.seed, Solo: sim.SoloOnly(truth), Truth: truth, Models: f.models, MinNormalized: f.minNormalized, Durations: f.durations}
 	var results []*sim.Result
 	warned := map[string]bool{}
 	for _, info := range chosen {
@@ -207,11 +212,19 @@ func printSimTable(e *env, tr *sim.Trace, topo *sim.Topology, results []*sim.Res
 	for _, t := range topo.Types() {
 		head += "\t" + t
 	}
+	head += "\teffective util"
+	for _, t := range topo.Types() {
+		head += "\t" + t
+	}
 	fmt.Fprintln(tw, head+"\tshared\t")
 	for _, r := range results {
 		line := fmt.Sprintf("%s\t%d\t%d\t%.2f\t%.2f\t%.2f\t%.3f", r.Policy, r.Completed, r.Unrunnable, r.AvgJCT/3600, r.P95JCT/3600, r.Makespan/3600, r.GPUUtil)
 		for _, u := range r.Util {
 			line += fmt.Sprintf("\t%.3f", u.Util)
+		}
+		line += fmt.Sprintf("\t%.3f", r.EffectiveUtil)
+		for _, u := range r.Util {
+			line += fmt.Sprintf("\t%.3f", u.Effective)
 		}
 		fmt.Fprintln(tw, line+fmt.Sprintf("\t%d\t", r.Shared))
 	}
