@@ -256,8 +256,11 @@ func (r *Rule) decide(ps *planState, j *sim.Job) {
 	// Run now on free GPUs, and wait for each type.
 	for _, t := range v.Topology.Types() {
 		sh := sim.Shape{GPUType: t, GPUs: j.Scale}
-		if !v.CanRun(j.Workload, sh) {
-			continue
+		if !v.CanRun(j.Workload, sh) || v.Topology.LargestNode(t) < j.Scale {
+			sh.Spread = true // no node of t holds it: spread or nothing
+			if j.Scale == 1 || !v.CanRun(j.Workload, sh) || v.Topology.Count(t) < j.Scale {
+				continue
+			}
 		}
 		s := r.soloOn(j, sh)
 		if s == 0 {
