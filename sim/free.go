@@ -107,7 +107,10 @@ func BestFree(p *Plan, j *Job, est Rates) (gpus []int, rate float64, ok bool) {
 // Partners returns, for job j, the jobs the plan runs alone on a set of
 // j.Scale GPUs that j may share (View.CanShare), each by the first GPU of
 // its set, in GPU order. Empty when the cluster allows one job per GPU.
-func Partners(p *Plan, j *Job) []int {
+func Partners(p *Plan, j *Job) []int { return PartnersAt(p, j, j.Scale) }
+
+// PartnersAt is Partners for sets of n GPUs.
+func PartnersAt(p *Plan, j *Job, n int) []int {
 	v := p.view
 	if v.MaxPerGPU() < 2 || p.lone == 0 {
 		return nil
@@ -123,7 +126,7 @@ func Partners(p *Plan, j *Job) []int {
 			continue
 		}
 		gs := p.GPUsOf(r)
-		if len(gs) != j.Scale || gs[0] != g || !p.alone(r, gs) {
+		if len(gs) != n || gs[0] != g || !p.alone(r, gs) {
 			continue
 		}
 		if v.sim.canShare(j.ID, r, gs) {

@@ -18,7 +18,8 @@ type JobResult struct {
 	ID       int
 	Line     int // trace line, 0 when built in code
 	Workload string
-	Scale    int
+	Scale    int // the trace's request
+	Degree   int // GPUs of its last placement, 0 when it never ran
 	Steps    int64
 	Arrival  float64
 	Start    float64 // first start
@@ -89,7 +90,7 @@ func (s *simulation) finishResult(trace []TraceJob) {
 	for i, j := range s.jobs {
 		st := s.st[i]
 		jr := JobResult{
-			ID: i, Line: trace[i].Line, Workload: j.Workload, Scale: j.Scale, Steps: j.Steps,
+			ID: i, Line: trace[i].Line, Workload: j.Workload, Scale: j.Request, Degree: st.shape.GPUs, Steps: j.Steps,
 			Arrival: j.Arrival, Start: st.start, Finish: st.finish, JCT: math.NaN(),
 			GPUType: st.shape.GPUType, Restarts: st.restarts, Shared: st.shared,
 		}

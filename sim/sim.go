@@ -85,7 +85,7 @@ func newSimulation(topo *Topology, jobs []TraceJob, truth Rates, p Policy, opt O
 	s.jobs = make([]*Job, len(jobs))
 	s.st = make([]jobState, len(jobs))
 	for i, tj := range jobs {
-		s.jobs[i] = &Job{ID: i, Workload: tj.Workload, Scale: tj.Scale, Steps: tj.Steps, Arrival: tj.Arrival}
+		s.jobs[i] = &Job{ID: i, Workload: tj.Workload, Scale: tj.Scale, Request: tj.Scale, Degrees: []int{tj.Scale}, Steps: tj.Steps, Arrival: tj.Arrival}
 		s.st[i] = jobState{partner: -1, start: math.NaN(), finish: math.NaN()}
 	}
 	s.rules = newRules(s.jobs)

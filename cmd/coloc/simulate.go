@@ -27,7 +27,8 @@ type simulateFlags struct {
 	round, penalty               time.Duration
 	maxPerGPU                    int
 	minNormalized                float64
-	durations                    string
+	durations, degree            string
+	maxDegree                    int
 	json                         bool
 }
 
@@ -100,6 +101,8 @@ policy, one a line.`,
 	fl.IntVar(&f.maxPerGPU, "max-per-gpu", sim.DefaultOptions.MaxPerGPU, "most jobs on one GPU (1 or 2)")
 	fl.Float64Var(&f.minNormalized, "min-normalized", 0, "coloc and oracle: optional floor, never share when a job is estimated below this normalized throughput (0: off)")
 	fl.StringVar(&f.durations, "durations", "known", "coloc and oracle: remaining work from the trace's steps (known) or from the service a job had (attained)")
+	fl.StringVar(&f.degree, "degree", sim.DegreeTrace, "who picks a job's number of GPUs: trace (its scale factor) or policy (a measured degree up to the request; baselines take the largest)")
+	fl.IntVar(&f.maxDegree, "max-degree", 0, "with --degree policy: the most GPUs a job may get (0: its request)")
 	fl.BoolVar(&f.json, "json", false, "print one JSON object per policy")
 	for _, name := range []string{"trace", "cluster", "data"} {
 		cmd.MarkFlagRequired(name)
@@ -171,6 +174,7 @@ func runSimulate(e *env, f simulateFlags) error {
 	x.Options.Round = f.round.Seconds()
 	x.Options.RestartPenalty = f.penalty.Seconds()
 	x.Options.MaxPerGPU = f.maxPerGPU
+	x.Options.Degree, x.Options.MaxDegree = f.degree, f.maxDegree
 	if !(f.minNormalized >= 0 && f.minNormalized <= 1) {
 		return fmt.Errorf("--min-normalized %v: want a number in [0, 1] (0: off)", f.minNormalized)
 	}

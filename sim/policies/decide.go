@@ -241,6 +241,7 @@ type option struct {
 	cost    float64
 	gpus    []int // nil: wait
 	waitFor string
+	degree  int     // GPUs it waits for
 	endJ    float64 // predicted completion of the job
 	endR    float64 // of its partner, when it shares
 }
@@ -253,33 +254,38 @@ func (r *Rule) decide(ps *planState, j *sim.Job) {
 			best = o
 		}
 	}
-	// Run now on free GPUs, and wait for each type.
-	for _, t := range v.Topology.Types() {
-		sh := sim.Shape{GPUType: t, GPUs: j.Scale}
-		if !v.CanRun(j.Workload, sh) || v.Topology.LargestNode(t) < j.Scale {
-			sh.Spread = true // no node of t holds it: spread or nothing
-			if j.Scale == 1 || !v.CanRun(j.Workload, sh) || v.Topology.Count(t) < j.Scale {
+	// Run now on free GPUs, or wait, at each allowed degree and type.
+	for _, d := range j.Degrees {
+		for _, t := range v.Topology.Types() {
+			sh := sim.Shape{GPUType: t, GPUs: d}
+			if !v.CanRun(j.Workload, sh) || v.Topology.LargestNode(t) < d {
+				sh.Spread = true // no node of t holds it: spread or nothing
+				if d == 1 || !v.CanRun(j.Workload, sh) || v.Topology.Count(t) < d {
+					continue
+				}
+			}
+			s := r.soloOn(j, sh)
+			if s == 0 {
 				continue
 			}
-		}
-		s := r.soloOn(j, sh)
-		if s == 0 {
-			continue
-		}
-		w := r.remaining(j, s)
-		if gpus, ok := freeGPUs(p, v, j, t); ok {
-			gs, _ := shapeOf(v, gpus)
-			if sg := r.soloOn(j, gs); sg > 0 {
-				consider(option{cost: w / sg, gpus: gpus, endJ: v.Now + w/sg})
+			w := r.remaining(j, s)
+			if gpus, ok := freeGPUs(p, v, j, t, d); ok {
+				gs, _ := shapeOf(v, gpus)
+				if sg := r.soloOn(j, gs); sg > 0 {
+					consider(option{cost: w / sg, gpus: gpus, endJ: v.Now + w/sg})
+				}
+			}
+			if tw, ok := ps.waitUntil(t, d); ok {
+				consider(option{cost: tw - v.Now + w/s + tieWait, waitFor: t, degree: d})
 			}
 		}
-		if tw, ok := ps.waitUntil(t, j.Scale); ok {
-			consider(option{cost: tw - v.Now + w/s + tieWait, waitFor: t})
-		}
 	}
-	// Share with a job running alone.
-	if v.MaxPerGPU() >= 2 {
-		for _, q := range sim.Partners(p, j) {
+	// Share with a job running alone on as many GPUs.
+	for _, d := range j.Degrees {
+		if v.MaxPerGPU() < 2 {
+			break
+		}
+		for _, q := range sim.PartnersAt(p, j, d) {
 			gpus := p.GPUsOf(q)
 			sh, _ := shapeOf(v, gpus)
 			qj := v.Job(q)
@@ -302,7 +308,7 @@ func (r *Rule) decide(ps *planState, j *sim.Job) {
 	case math.IsInf(best.cost, 1):
 		return
 	case best.gpus == nil:
-		ps.ahead[best.waitFor] += j.Scale
+		ps.ahead[best.waitFor] += best.degree
 		return
 	}
 	p.Place(j.ID, best.gpus...)
@@ -349,16 +355,16 @@ func (ps *planState) waitUntil(t string, n int) (float64, bool) {
 }
 
 // freeGPUs returns free GPUs of type t for j: on one node when one has
-// room, else spread when j may spread.
-func freeGPUs(p *sim.Plan, v *sim.View, j *sim.Job, t string) ([]int, bool) {
-	if p.FreeOf(t) < j.Scale {
+// room, else spread when j may spread; d of them.
+func freeGPUs(p *sim.Plan, v *sim.View, j *sim.Job, t string, d int) ([]int, bool) {
+	if p.FreeOf(t) < d {
 		return nil, false
 	}
-	if gpus, ok := sim.FreeOnNode(p, t, j.Scale); ok {
+	if gpus, ok := sim.FreeOnNode(p, t, d); ok && v.CanRun(j.Workload, sim.Shape{GPUType: t, GPUs: d}) {
 		return gpus, true
 	}
-	if j.Scale > 1 && v.CanRun(j.Workload, sim.Shape{GPUType: t, GPUs: j.Scale, Spread: true}) {
-		return sim.FreeSpread(p, t, j.Scale)
+	if d > 1 && v.CanRun(j.Workload, sim.Shape{GPUType: t, GPUs: d, Spread: true}) {
+		return sim.FreeSpread(p, t, d)
 	}
 	return nil, false
 }

@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/coloc-dev/coloc/datasets"
 	"github.com/coloc-dev/coloc/place/cluster"
 	"github.com/coloc-dev/coloc/sim"
 )
@@ -114,5 +115,49 @@ func TestOverlap(t *testing.T) {
 	tb, ta = overlap(300, 3, 2.0/3, 100, 2, 0.5)
 	if math.Abs(ta-100) > 1e-9 || math.Abs(tb-400.0/3) > 1e-9 {
 		t.Errorf("overlap swapped = %v, %v; want 133.33, 100", tb, ta)
+	}
+}
+
+// A lower degree beats queueing (policy degree mode). One node of 4
+// GPUs. X (1 GPU, 1000 steps at 1/s) runs from t=0; Y asks 4 GPUs for 700
+// steps and was measured at 1, 2, 3 and 4 GPUs (1, 1.9, 2.7, 3.5 it/s).
+// Waiting for 4 GPUs it would end at 1000 + 700/3.5 = 1200; on the 3 free
+// GPUs now at 700/2.7 = 259.3: the rule takes 3. backfill, at the
+// request, waits; in trace mode the rule has only 4 to choose from.
+func TestRuleLowerDegreeBeatsQueueing(t *testing.T) {
+	solo := &datasets.SoloTable{ThroughputUnit: datasets.UnitItersPerS}
+	solo.Rows = append(solo.Rows, datasets.Solo{Workload: "X", DeviceType: "g", Degree: 1, Throughput: 1, Source: "test"})
+	for d, r := range []float64{1, 1.9, 2.7, 3.5} {
+		solo.Rows = append(solo.Rows, datasets.Solo{Workload: "Y", DeviceType: "g", Degree: d + 1, Throughput: r, Source: "test"})
+	}
+	tr, err := sim.NewMeasured(solo, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	topo, err := sim.NewTopology(&cluster.Spec{Version: 1, Groups: []cluster.NodeGroup{{Name: "n", GPUType: "g", GPUs: 4}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobs := []sim.TraceJob{{Workload: "X", Steps: 1000, Scale: 1}, {Workload: "Y", Steps: 700, Scale: 4}}
+	o := sim.DefaultOptions
+	o.Round, o.Degree = 0, sim.DegreePolicy
+	for _, c := range []struct {
+		p      sim.Policy
+		degree string
+		jct    float64
+		gpus   int
+	}{
+		{OracleRule(tr, Known, 0), sim.DegreePolicy, 700 / 2.7, 3},
+		{sim.NewBackfill(sim.SoloOnly(tr)), sim.DegreePolicy, 1200, 4},
+		{OracleRule(tr, Known, 0), sim.DegreeTrace, 1200, 4},
+	} {
+		o.Degree = c.degree
+		res, err := sim.Run(topo, jobs, tr, c.p, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if y := res.Jobs[1]; math.Abs(y.JCT-c.jct) > 1e-6 || y.Degree != c.gpus || y.Scale != 4 {
+			t.Errorf("%s, degree %s: Y JCT %v on %d GPU(s) (request %d), want %v on %d", c.p.Name(), c.degree, y.JCT, y.Degree, y.Scale, c.jct, c.gpus)
+		}
 	}
 }
