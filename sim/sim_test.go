@@ -203,7 +203,7 @@ func TestPlacementRefused(t *testing.T) {
 		want string
 	}{
 		{"unshareable pair", func(v *View) *Plan { p := v.Plan(); p.Place(0, 0); p.Place(1, 0); return p }, "no status-ok measurement"},
-		{"wrong count", func(v *View) *Plan { p := v.Plan(); p.Place(2, 0); return p }, "needs 2 GPU(s), the plan gives 1"},
+		{"wrong count", func(v *View) *Plan { p := v.Plan(); p.Place(2, 0); return p }, "may run on [2] GPU(s), the plan gives 1"},
 		{"two types", func(v *View) *Plan { p := v.Plan(); p.Place(2, 0, 2); return p }, "GPUs of two types"},
 		{"no rate", func(v *View) *Plan { p := v.Plan(); p.Place(1, 2); return p }, "cannot run on 1 h GPU(s)"},
 		{"unknown GPU", func(v *View) *Plan { p := v.Plan(); p.Place(0, 9); return p }, "GPU 9 does not exist"},
