@@ -78,6 +78,7 @@ type Rule struct {
 	pair      PairRate
 	durations Durations
 	floor     float64
+	moves     bool // re-plan running jobs (replan)
 
 	last     map[int]doneJob // running jobs at the previous call
 	sumDone  float64         // solo seconds of the completed jobs
@@ -98,7 +99,7 @@ type doneJob struct {
 // NewRule returns the rule called name, estimating solo rates with solo
 // and pair rates with pair.
 func NewRule(name string, solo sim.Rates, pair PairRate, d Durations, minNormalized float64) *Rule {
-	return &Rule{name: name, solo: solo, pair: pair, durations: d, floor: minNormalized, last: map[int]doneJob{}}
+	return &Rule{name: name, solo: solo, pair: pair, durations: d, floor: minNormalized, moves: true, last: map[int]doneJob{}}
 }
 
 // Name returns the policy's name.
@@ -118,8 +119,9 @@ type planState struct {
 // Schedule places the waiting jobs by the rule.
 func (r *Rule) Schedule(v *sim.View) (*sim.Plan, error) {
 	r.observe(v)
-	if v.Events&(sim.Arrived|sim.Finished) == 0 || len(v.Waiting) == 0 {
-		return nil, nil
+	arrivedOrFinished := v.Events&(sim.Arrived|sim.Finished) != 0
+	if !arrivedOrFinished && (!r.moves || !anyFree(v)) {
+		return nil, nil // a round tick with no free GPU changes nothing
 	}
 	ps := &planState{v: v, p: v.Plan(), freeAt: make([]float64, len(v.Topology.GPUs)), byType: map[string][]float64{}, dirty: map[string]bool{}, ahead: map[string]int{}}
 	for i := range ps.freeAt {
@@ -134,8 +136,13 @@ func (r *Rule) Schedule(v *sim.View) (*sim.Plan, error) {
 	for _, t := range v.Topology.Types() {
 		ps.dirty[t] = true
 	}
-	for _, j := range v.Waiting {
-		r.decide(ps, j)
+	if arrivedOrFinished {
+		for _, j := range v.Waiting {
+			r.decide(ps, j)
+		}
+	}
+	if r.moves {
+		r.replan(ps)
 	}
 	return ps.p, nil
 }
@@ -375,4 +382,14 @@ func shapeOf(v *sim.View, gpus []int) (sim.Shape, bool) {
 	}
 	sh, err := v.Topology.ShapeOf(gpus)
 	return sh, err == nil
+}
+
+// anyFree reports whether some GPU holds no job.
+func anyFree(v *sim.View) bool {
+	for g := range v.Topology.GPUs {
+		if len(v.JobsOn(g)) == 0 {
+			return true
+		}
+	}
+	return false
 }
