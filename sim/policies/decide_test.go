@@ -161,3 +161,44 @@ func TestRuleLowerDegreeBeatsQueueing(t *testing.T) {
 		}
 	}
 }
+
+// A move pays for its penalty, or does not. Two GPUs, one "slow" and one
+// "fast". Y (1000 steps, 1 it/s, fast only) runs on the fast one from
+// t=0. X (2000 steps; 1 it/s slow, 1.5 it/s fast) arrives with it: the
+// slow GPU now (2000 s) beats waiting for the fast one (1000 + 1333 s).
+// When Y ends at 1000, X has 1000 steps left: staying takes 1000 s,
+// moving penalty + 666.7 s. With a 30 s penalty X moves and ends at
+// 1696.7; with 500 s the move does not pay and X ends at 2000.
+func TestRuleMoveThatPaysAndOneThatDoesNot(t *testing.T) {
+	solo := &datasets.SoloTable{ThroughputUnit: datasets.UnitItersPerS}
+	for _, r := range []struct {
+		w, dev string
+		v      float64
+	}{{"Y", "fast", 1}, {"X", "slow", 1}, {"X", "fast", 1.5}} {
+		solo.Rows = append(solo.Rows, datasets.Solo{Workload: r.w, DeviceType: r.dev, Degree: 1, Throughput: r.v, Source: "test"})
+	}
+	tr, err := sim.NewMeasured(solo, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	topo, err := sim.NewTopology(&cluster.Spec{Version: 1, Groups: []cluster.NodeGroup{
+		{Name: "f", GPUType: "fast", GPUs: 1}, {Name: "s", GPUType: "slow", GPUs: 1}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobs := []sim.TraceJob{{Workload: "Y", Steps: 1000, Scale: 1}, {Workload: "X", Steps: 2000, Scale: 1}}
+	for _, c := range []struct {
+		penalty, jct float64
+		restarts     int
+	}{{30, 1000 + 30 + 1000/1.5, 1}, {500, 2000, 0}} {
+		o := sim.DefaultOptions
+		o.RestartPenalty = c.penalty
+		res, err := sim.Run(topo, jobs, tr, OracleRule(tr, Known, 0), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if x := res.Jobs[1]; math.Abs(x.JCT-c.jct) > 1e-6 || x.Restarts != c.restarts {
+			t.Errorf("penalty %v: X JCT %v with %d restart(s), want %v with %d", c.penalty, x.JCT, x.Restarts, c.jct, c.restarts)
+		}
+	}
+}
