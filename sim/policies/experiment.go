@@ -58,6 +58,9 @@ func (x *Experiment) CheckNames() ([]sim.PolicyInfo, error) {
 	if _, err := ParseDurations(x.Env.Durations); err != nil {
 		return nil, err
 	}
+	if d := x.Options.Degree; d != "" && d != sim.DegreeTrace && d != sim.DegreePolicy {
+		return nil, fmt.Errorf("degree %q: want %s or %s", d, sim.DegreeTrace, sim.DegreePolicy)
+	}
 	if f := x.Env.MinNormalized; !(f >= 0 && f <= 1) {
 		return nil, fmt.Errorf("min normalized %v: want a number in [0, 1] (0: off)", f)
 	}
