@@ -24,11 +24,17 @@ type Sweep struct {
 	Policies []string
 	// Reference is the policy the others are compared with ("coloc").
 	Reference string
+	// Degrees are the degree modes to run (sim.DegreeTrace,
+	// sim.DegreePolicy); none: Options.Degree alone.
+	Degrees []string
+	// Progress, when set, gets one line per case done.
+	Progress io.Writer
 }
 
 // Case is one trace on one cluster.
 type Case struct {
 	Trace, Cluster string // base names
+	Degree         string // degree mode
 	Jobs           int
 	Unrunnable     int
 	Reasons        map[string]int // unrunnable jobs by reason
@@ -70,30 +76,51 @@ func (s *Sweep) Run() ([]Case, error) {
 		}
 		traces = append(traces, tr)
 	}
+	modes := s.Degrees
+	if len(modes) == 0 {
+		modes = []string{s.Options.Degree}
+	}
 	var out []Case
-	for ci, topo := range topos {
-		for _, tr := range traces {
-			x := Experiment{Jobs: tr.Jobs, Topology: topo, Truth: truth, Env: s.Env, Options: s.Options, Policies: s.Policies}
-			res, err := x.Run()
-			if err != nil {
-				return nil, fmt.Errorf("%s on %s: %w", tr.Name, s.Clusters[ci], err)
-			}
-			c := Case{Trace: strings.TrimSuffix(filepath.Base(tr.Name), ".trace"), Cluster: topo.Name, Jobs: len(tr.Jobs), Reasons: map[string]int{}}
-			for _, r := range res {
-				c.Results = append(c.Results, r.Summary())
-			}
-			if len(res) > 0 {
-				c.Unrunnable = res[0].Unrunnable
-				for _, j := range res[0].Jobs {
-					if j.Status == sim.StatusUnrunnable {
-						c.Reasons[j.Reason]++
-					}
+	for _, mode := range modes {
+		for ci, topo := range topos {
+			for _, tr := range traces {
+				c, err := s.one(tr, topo, truth, mode)
+				if err != nil {
+					return nil, fmt.Errorf("%s on %s, degree %s: %w", tr.Name, s.Clusters[ci], mode, err)
 				}
+				if s.Progress != nil {
+					fmt.Fprintf(s.Progress, "%s on %s, degree %s: done\n", c.Trace, c.Cluster, c.Degree)
+				}
+				out = append(out, c)
 			}
-			out = append(out, c)
 		}
 	}
 	return out, nil
+}
+
+func (s *Sweep) one(tr *sim.Trace, topo *sim.Topology, truth sim.Rates, mode string) (Case, error) {
+	x := Experiment{Jobs: tr.Jobs, Topology: topo, Truth: truth, Env: s.Env, Options: s.Options, Policies: s.Policies}
+	x.Options.Degree = mode
+	res, err := x.Run()
+	if err != nil {
+		return Case{}, err
+	}
+	if mode == "" {
+		mode = sim.DegreeTrace
+	}
+	c := Case{Trace: strings.TrimSuffix(filepath.Base(tr.Name), ".trace"), Cluster: topo.Name, Degree: mode, Jobs: len(tr.Jobs), Reasons: map[string]int{}}
+	for _, r := range res {
+		c.Results = append(c.Results, r.Summary())
+	}
+	if len(res) > 0 {
+		c.Unrunnable = res[0].Unrunnable
+		for _, j := range res[0].Jobs {
+			if j.Status == sim.StatusUnrunnable {
+				c.Reasons[j.Reason]++
+			}
+		}
+	}
+	return c, nil
 }
 
 // geomean returns the geometric mean of the ratios of metric f of the
@@ -138,13 +165,23 @@ func (s *Sweep) WriteMarkdown(w io.Writer, cases []Case, command string) error {
 	if ref < 0 {
 		return fmt.Errorf("reference policy %q is not among the policies %v", s.Reference, s.Policies)
 	}
-	var clusters []string
-	byCluster := map[string][]Case{}
-	for _, c := range cases {
-		if _, ok := byCluster[c.Cluster]; !ok {
-			clusters = append(clusters, c.Cluster)
+	// Groups: per degree mode, all clusters then each cluster.
+	var groups, clusters []string
+	byGroup := map[string][]Case{}
+	add := func(g string, c Case) {
+		if _, ok := byGroup[g]; !ok {
+			groups = append(groups, g)
 		}
-		byCluster[c.Cluster] = append(byCluster[c.Cluster], c)
+		byGroup[g] = append(byGroup[g], c)
+	}
+	for _, c := range cases {
+		add("degree "+c.Degree+", all clusters", c)
+	}
+	for _, c := range cases {
+		add("degree "+c.Degree+", "+c.Cluster, c)
+		if !slices.Contains(clusters, "degree "+c.Degree+", "+c.Cluster) {
+			clusters = append(clusters, "degree "+c.Degree+", "+c.Cluster)
+		}
 	}
 	p := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
 	p("# Simulation results\n\n")
@@ -153,12 +190,8 @@ func (s *Sweep) WriteMarkdown(w io.Writer, cases []Case, command string) error {
 	p("Policies: %s; %s at its defaults (durations %s, no floor). ", strings.Join(s.Policies, ", "), s.Reference, ParseDurationsName(s.Env.Durations))
 	p("Ratios are %s's metric over the other policy's, geometric means over the cases where both completed jobs; ", s.Reference)
 	p("below 1 is better for times, above 1 for utilisations.\n\n")
-	groups := append([]string{"all clusters"}, clusters...)
 	for _, g := range groups {
-		cs := cases
-		if g != "all clusters" {
-			cs = byCluster[g]
-		}
+		cs := byGroup[g]
 		p("## %s vs each policy: %s (%d cases)\n\n", s.Reference, g, len(cs))
 		p("| policy |")
 		for _, m := range sweepMetrics {
@@ -182,7 +215,7 @@ func (s *Sweep) WriteMarkdown(w io.Writer, cases []Case, command string) error {
 			for _, c := range cs {
 				a, b := c.Results[ref].Makespan, c.Results[i].Makespan
 				if a > 0 && b > 0 && a/b > worst {
-					worst, at = a/b, c.Trace+"/"+c.Cluster
+					worst, at = a/b, c.Trace+"/"+c.Cluster+"/"+c.Degree
 				}
 			}
 			p(" %.3f (%s) |\n", worst, at)
@@ -194,7 +227,7 @@ func (s *Sweep) WriteMarkdown(w io.Writer, cases []Case, command string) error {
 		p("Times in hours. Unrunnable jobs are left out of every metric.\n\n")
 		p("| trace | jobs | unrunnable | policy | avg JCT | p95 JCT | makespan | GPU util | effective util | shared jobs |\n")
 		p("|---|---:|---:|---|---:|---:|---:|---:|---:|---:|\n")
-		for _, c := range byCluster[cl] {
+		for _, c := range byGroup[cl] {
 			for i, r := range c.Results {
 				if i == 0 {
 					p("| %s | %d | %d |", c.Trace, c.Jobs, c.Unrunnable)
@@ -206,7 +239,7 @@ func (s *Sweep) WriteMarkdown(w io.Writer, cases []Case, command string) error {
 		}
 		p("\n")
 		p("Unrunnable jobs by reason:\n\n")
-		for _, c := range byCluster[cl] {
+		for _, c := range byGroup[cl] {
 			for why, n := range sortedReasons(c.Reasons) {
 				p("- %s: %d: %s\n", c.Trace, n, why)
 			}
