@@ -23,6 +23,10 @@ type Env struct {
 	// work: "known" (the trace's steps; the default when "") or
 	// "attained" (unknown; estimated from the service a job had).
 	Durations string
+	// Order is the order in which coloc and the oracle let waiting jobs
+	// choose: "shortest" (predicted remaining GPU time; the default when
+	// "") or "arrival".
+	Order string
 }
 
 // Factory builds a policy.

@@ -227,7 +227,8 @@ func newColoc(e sim.Env) (sim.Policy, error) {
 	if err != nil {
 		return nil, err
 	}
-	return ColocRule(e.Solo, m, d, e.MinNormalized), nil
+	r := ColocRule(e.Solo, m, d, e.MinNormalized)
+	return r, r.SetOrder(e.Order)
 }
 
 func newOracle(e sim.Env) (sim.Policy, error) {
@@ -238,5 +239,6 @@ func newOracle(e sim.Env) (sim.Policy, error) {
 	if err != nil {
 		return nil, err
 	}
-	return OracleRule(e.Truth, d, e.MinNormalized), nil
+	r := OracleRule(e.Truth, d, e.MinNormalized)
+	return r, r.SetOrder(e.Order)
 }

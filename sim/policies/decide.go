@@ -1,6 +1,7 @@
 package policies
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -26,6 +27,26 @@ func (d Durations) String() string {
 		return "attained"
 	}
 	return "known"
+}
+
+// Queue orders, in which waiting jobs choose.
+const (
+	OrderShortest = "shortest" // shortest predicted remaining GPU time first
+	OrderArrival  = "arrival"
+)
+
+// SetOrder sets the order in which waiting jobs choose: OrderShortest
+// (the default) or OrderArrival.
+func (r *Rule) SetOrder(order string) error {
+	switch order {
+	case OrderShortest, "":
+		r.shortestFirst = true
+	case OrderArrival:
+		r.shortestFirst = false
+	default:
+		return fmt.Errorf("order %q: want %s or %s", order, OrderShortest, OrderArrival)
+	}
+	return nil
 }
 
 // ParseDurations reads "known" or "attained".
@@ -61,7 +82,11 @@ type PairRate func(v *sim.View, w, partner string, sh sim.Shape) (float64, bool)
 //
 // It takes the option of least cost (free first, then sharing, then
 // waiting on ties); a job that chooses to wait takes nothing, and the
-// jobs behind it are tried next (no head-of-line blocking). Only the two
+// jobs behind it are tried next (no head-of-line blocking). Jobs choose
+// shortest predicted remaining GPU time first (remaining solo time on
+// their fastest type times their GPUs): for a sum of completion times the
+// shortest job first is the order that follows from the objective
+// (Smith's rule); SetOrder(OrderArrival) gives arrival order instead. Only the two
 // jobs of a decision are counted: the delay sharing causes to jobs
 // queued for the same GPUs is left out (a first-order rule).
 //
@@ -79,6 +104,8 @@ type Rule struct {
 	durations Durations
 	floor     float64
 	moves     bool // re-plan running jobs (replan)
+	// ShortestFirst orders the queue by predicted remaining GPU time.
+	shortestFirst bool
 
 	last     map[int]doneJob // running jobs at the previous call
 	sumDone  float64         // solo seconds of the completed jobs
@@ -99,7 +126,7 @@ type doneJob struct {
 // NewRule returns the rule called name, estimating solo rates with solo
 // and pair rates with pair.
 func NewRule(name string, solo sim.Rates, pair PairRate, d Durations, minNormalized float64) *Rule {
-	return &Rule{name: name, solo: solo, pair: pair, durations: d, floor: minNormalized, moves: true, last: map[int]doneJob{}}
+	return &Rule{name: name, solo: solo, pair: pair, durations: d, floor: minNormalized, moves: true, shortestFirst: true, last: map[int]doneJob{}}
 }
 
 // Name returns the policy's name.
@@ -137,7 +164,7 @@ func (r *Rule) Schedule(v *sim.View) (*sim.Plan, error) {
 		ps.dirty[t] = true
 	}
 	if arrivedOrFinished {
-		for _, j := range v.Waiting {
+		for _, j := range r.queue(v) {
 			r.decide(ps, j)
 		}
 	}
@@ -392,4 +419,33 @@ func anyFree(v *sim.View) bool {
 		}
 	}
 	return false
+}
+
+// queue returns the waiting jobs in the order they choose: arrival order,
+// or with ShortestFirst the shortest predicted remaining solo time on
+// their best GPU type first (arrival order on ties).
+func (r *Rule) queue(v *sim.View) []*sim.Job {
+	if !r.shortestFirst {
+		return v.Waiting
+	}
+	type keyed struct {
+		j *sim.Job
+		t float64
+	}
+	ks := make([]keyed, len(v.Waiting))
+	for i, j := range v.Waiting {
+		best := math.Inf(1)
+		for _, t := range v.Topology.Types() {
+			if s := r.soloOn(j, sim.Shape{GPUType: t, GPUs: j.Scale}); s > 0 {
+				best = math.Min(best, r.remaining(j, s)/s*float64(j.Scale))
+			}
+		}
+		ks[i] = keyed{j, best}
+	}
+	slices.SortStableFunc(ks, func(a, b keyed) int { return cmp.Compare(a.t, b.t) })
+	out := make([]*sim.Job, len(ks))
+	for i, k := range ks {
+		out[i] = k.j
+	}
+	return out
 }

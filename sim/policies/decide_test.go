@@ -48,13 +48,13 @@ func TestRuleShareBeatsWait(t *testing.T) {
 	both(ps, "A", "B", 0.9, 0.9)
 	tr := truth(t, []string{"A", "B"}, ps)
 	jobs := []sim.TraceJob{{Workload: "A", Steps: 1000, Scale: 1}, {Workload: "B", Steps: 100, Scale: 1}}
-	res := runRule(t, oneGPU(t), jobs, tr, OracleRule(tr, Known, 0))
+	res := runRule(t, oneGPU(t), jobs, tr, arrival(OracleRule(tr, Known, 0)))
 	wantJCT(t, res, 100/0.9+900, 100/0.9)
 	if res.Shared != 2 {
 		t.Errorf("shared jobs %d, want 2", res.Shared)
 	}
 	// The floor refuses the pair: B waits for A.
-	res = runRule(t, oneGPU(t), jobs, tr, OracleRule(tr, Known, 0.95))
+	res = runRule(t, oneGPU(t), jobs, tr, arrival(OracleRule(tr, Known, 0.95)))
 	wantJCT(t, res, 1000, 1100)
 }
 
@@ -85,7 +85,7 @@ func TestRuleFollowsPredictions(t *testing.T) {
 	tr := truth(t, []string{"A", "B"}, ps)
 	jobs := []sim.TraceJob{{Workload: "A", Steps: 1000, Scale: 1}, {Workload: "B", Steps: 100, Scale: 1}}
 	pessimist := func(v *sim.View, w, q string, sh sim.Shape) (float64, bool) { return 0.05, v.CanShare(w, q, sh) }
-	res := runRule(t, oneGPU(t), jobs, tr, NewRule("coloc", sim.SoloOnly(tr), pessimist, Known, 0))
+	res := runRule(t, oneGPU(t), jobs, tr, arrival(NewRule("coloc", sim.SoloOnly(tr), pessimist, Known, 0)))
 	wantJCT(t, res, 1000, 1100)
 }
 
@@ -98,7 +98,7 @@ func TestRuleAttainedShares(t *testing.T) {
 	both(ps, "A", "B", 0.9, 0.9)
 	tr := truth(t, []string{"A", "B"}, ps)
 	jobs := []sim.TraceJob{{Workload: "A", Steps: 1000, Scale: 1}, {Workload: "B", Steps: 100, Scale: 1}}
-	res := runRule(t, oneGPU(t), jobs, tr, OracleRule(tr, Attained, 0))
+	res := runRule(t, oneGPU(t), jobs, tr, arrival(OracleRule(tr, Attained, 0)))
 	if res.Shared != 2 {
 		t.Errorf("attained: shared jobs %d, want 2", res.Shared)
 	}
@@ -147,9 +147,9 @@ func TestRuleLowerDegreeBeatsQueueing(t *testing.T) {
 		jct    float64
 		gpus   int
 	}{
-		{OracleRule(tr, Known, 0), sim.DegreePolicy, 700 / 2.7, 3},
+		{arrival(OracleRule(tr, Known, 0)), sim.DegreePolicy, 700 / 2.7, 3},
 		{sim.NewBackfill(sim.SoloOnly(tr)), sim.DegreePolicy, 1200, 4},
-		{OracleRule(tr, Known, 0), sim.DegreeTrace, 1200, 4},
+		{arrival(OracleRule(tr, Known, 0)), sim.DegreeTrace, 1200, 4},
 	} {
 		o.Degree = c.degree
 		res, err := sim.Run(topo, jobs, tr, c.p, o)
@@ -200,5 +200,30 @@ func TestRuleMoveThatPaysAndOneThatDoesNot(t *testing.T) {
 		if x := res.Jobs[1]; math.Abs(x.JCT-c.jct) > 1e-6 || x.Restarts != c.restarts {
 			t.Errorf("penalty %v: X JCT %v with %d restart(s), want %v with %d", c.penalty, x.JCT, x.Restarts, c.jct, c.restarts)
 		}
+	}
+}
+
+// arrival sets arrival order: the hand-built cases have jobs arrive in
+// the order the story tells.
+func arrival(r *Rule) *Rule {
+	if err := r.SetOrder(OrderArrival); err != nil {
+		panic(err)
+	}
+	return r
+}
+
+// Shortest first: with the same two jobs arriving together, the short
+// one, B, chooses first and takes the GPU; A then weighs waiting (ends at
+// 1100) against sharing (A ends at 111.1 + 900 = 1011.1, B 11.1 s late:
+// cost 1022.2) and shares.
+func TestRuleShortestFirst(t *testing.T) {
+	ps := map[[2]string]float64{}
+	both(ps, "A", "B", 0.9, 0.9)
+	tr := truth(t, []string{"A", "B"}, ps)
+	jobs := []sim.TraceJob{{Workload: "A", Steps: 1000, Scale: 1}, {Workload: "B", Steps: 100, Scale: 1}}
+	res := runRule(t, oneGPU(t), jobs, tr, OracleRule(tr, Known, 0))
+	wantJCT(t, res, 100/0.9+900, 100/0.9)
+	if res.Jobs[1].Start != 0 || res.Jobs[0].Start != 0 {
+		t.Errorf("starts %v, %v; want both at 0", res.Jobs[0].Start, res.Jobs[1].Start)
 	}
 }

@@ -58,6 +58,9 @@ func (x *Experiment) CheckNames() ([]sim.PolicyInfo, error) {
 	if _, err := ParseDurations(x.Env.Durations); err != nil {
 		return nil, err
 	}
+	if err := (&Rule{}).SetOrder(x.Env.Order); err != nil {
+		return nil, err
+	}
 	if d := x.Options.Degree; d != "" && d != sim.DegreeTrace && d != sim.DegreePolicy {
 		return nil, fmt.Errorf("degree %q: want %s or %s", d, sim.DegreeTrace, sim.DegreePolicy)
 	}
