@@ -108,7 +108,7 @@ policy, one a line.`,
 	for _, name := range []string{"trace", "cluster", "data"} {
 		cmd.MarkFlagRequired(name)
 	}
-	cmd.AddCommand(newSimulateSweepCmd(e))
+	cmd.AddCommand(newSimulateSweepCmd(e), newSimulateGenerateCmd(e))
 	return cmd
 }
 
@@ -284,4 +284,52 @@ func printSimTable(e *env, tr *sim.Trace, topo *sim.Topology, results []*sim.Res
 		fmt.Fprintln(tw, line+fmt.Sprintf("\t%d\t", r.Shared))
 	}
 	return tw.Flush()
+}
+
+func newSimulateGenerateCmd(e *env) *cobra.Command {
+	var data, out, ref string
+	var n int
+	var seed uint64
+	var gap float64
+	cmd := &cobra.Command{
+		Use:   "generate --data DIR --jobs N -o FILE",
+		Short: "Write a seeded Gavel-format (msr) trace of the data's job types",
+		Long: `Draws a trace after the recipe of Gavel's generator (job types uniform;
+scale 1, 2, 4, 8 with probabilities 0.7, 0.1, 0.15, 0.05; 10^x minutes on the
+reference GPU type, x uniform in [1.5, 3] for 80% of the jobs, [3, 4] for
+the rest; Poisson arrivals) and writes it in the msr layout. The same seed
+gives the same trace.`,
+		Example: `  coloc simulate generate --data datasets/reference/gavel --jobs 100000 --seed 1 -o /tmp/100k.trace`,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ds, err := datasets.Open(data)
+			if err != nil {
+				return err
+			}
+			truth, err := sim.NewMeasured(ds.Solo, ds.Pairs)
+			if err != nil {
+				return fmt.Errorf("%s: %w", data, err)
+			}
+			jobs, err := sim.Generate(sim.GenOptions{Jobs: n, Seed: seed, Workloads: truth.Workloads(), Rates: truth, RefType: ref, MeanGap: gap})
+			if err != nil {
+				return err
+			}
+			var buf strings.Builder
+			if err := sim.WriteTrace(&buf, jobs); err != nil {
+				return err
+			}
+			return writeAtomic(out, []byte(buf.String()), 0o644)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&data, "data", "", "dataset directory (its job types and solo rates)")
+	fl.IntVar(&n, "jobs", 10000, "number of jobs")
+	fl.Uint64Var(&seed, "seed", 1, "seed")
+	fl.Float64Var(&gap, "mean-gap", 150, "mean seconds between arrivals (Poisson)")
+	fl.StringVar(&ref, "ref-type", "v100", "GPU type whose rates turn durations into steps")
+	fl.StringVarP(&out, "output", "o", "", "trace file to write")
+	for _, name := range []string{"data", "output"} {
+		cmd.MarkFlagRequired(name)
+	}
+	return cmd
 }
