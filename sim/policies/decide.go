@@ -141,6 +141,9 @@ type planState struct {
 	byType map[string][]float64
 	dirty  map[string]bool
 	ahead  map[string]int // GPUs of each type the jobs ahead wait for
+	onNode map[freeKey]found
+	spread map[freeKey]found
+	lone   map[int][]int // by degree
 }
 
 // Schedule places the waiting jobs by the rule.
@@ -150,7 +153,8 @@ func (r *Rule) Schedule(v *sim.View) (*sim.Plan, error) {
 	if !arrivedOrFinished && (!r.moves || !anyFree(v)) {
 		return nil, nil // a round tick with no free GPU changes nothing
 	}
-	ps := &planState{v: v, p: v.Plan(), freeAt: make([]float64, len(v.Topology.GPUs)), byType: map[string][]float64{}, dirty: map[string]bool{}, ahead: map[string]int{}}
+	ps := &planState{v: v, p: v.Plan(), freeAt: make([]float64, len(v.Topology.GPUs)), byType: map[string][]float64{}, dirty: map[string]bool{}, ahead: map[string]int{},
+		onNode: map[freeKey]found{}, spread: map[freeKey]found{}, lone: map[int][]int{}}
 	for i := range ps.freeAt {
 		ps.freeAt[i] = v.Now
 	}
@@ -165,6 +169,9 @@ func (r *Rule) Schedule(v *sim.View) (*sim.Plan, error) {
 	}
 	if arrivedOrFinished {
 		for _, j := range r.queue(v) {
+			if !ps.p.Room() {
+				break // no GPU free or shareable: every later job waits
+			}
 			r.decide(ps, j)
 		}
 	}
@@ -303,7 +310,7 @@ func (r *Rule) decide(ps *planState, j *sim.Job) {
 				continue
 			}
 			w := r.remaining(j, s)
-			if gpus, ok := freeGPUs(p, v, j, t, d); ok {
+			if gpus, ok := ps.freeGPUs(j, t, d); ok {
 				gs, _ := shapeOf(v, gpus)
 				if sg := r.soloOn(j, gs); sg > 0 {
 					consider(option{cost: w / sg, gpus: gpus, endJ: v.Now + w/sg})
@@ -319,7 +326,7 @@ func (r *Rule) decide(ps *planState, j *sim.Job) {
 		if v.MaxPerGPU() < 2 {
 			break
 		}
-		for _, q := range sim.PartnersAt(p, j, d) {
+		for _, q := range ps.partners(j, d) {
 			gpus := p.GPUsOf(q)
 			sh, _ := shapeOf(v, gpus)
 			qj := v.Job(q)
@@ -345,7 +352,7 @@ func (r *Rule) decide(ps *planState, j *sim.Job) {
 		ps.ahead[best.waitFor] += best.degree
 		return
 	}
-	p.Place(j.ID, best.gpus...)
+	ps.place(j.ID, best.gpus)
 	end := math.Max(best.endJ, best.endR)
 	for _, g := range best.gpus {
 		ps.freeAt[g] = math.Max(ps.freeAt[g], end)
@@ -389,18 +396,73 @@ func (ps *planState) waitUntil(t string, n int) (float64, bool) {
 }
 
 // freeGPUs returns free GPUs of type t for j: on one node when one has
-// room, else spread when j may spread; d of them.
-func freeGPUs(p *sim.Plan, v *sim.View, j *sim.Job, t string, d int) ([]int, bool) {
+// room, else spread when j may spread; d of them. The searches are
+// remembered until the plan changes (placed).
+func (ps *planState) freeGPUs(j *sim.Job, t string, d int) ([]int, bool) {
+	p, v := ps.p, ps.v
 	if p.FreeOf(t) < d {
 		return nil, false
 	}
-	if gpus, ok := sim.FreeOnNode(p, t, d); ok && v.CanRun(j.Workload, sim.Shape{GPUType: t, GPUs: d}) {
-		return gpus, true
+	k := freeKey{t, d}
+	on, ok := ps.onNode[k]
+	if !ok {
+		on.gpus, on.ok = sim.FreeOnNode(p, t, d)
+		ps.onNode[k] = on
+	}
+	if on.ok && v.CanRun(j.Workload, sim.Shape{GPUType: t, GPUs: d}) {
+		return on.gpus, true
 	}
 	if d > 1 && v.CanRun(j.Workload, sim.Shape{GPUType: t, GPUs: d, Spread: true}) {
-		return sim.FreeSpread(p, t, d)
+		sp, ok := ps.spread[k]
+		if !ok {
+			sp.gpus, sp.ok = sim.FreeSpread(p, t, d)
+			ps.spread[k] = sp
+		}
+		return sp.gpus, sp.ok
 	}
 	return nil, false
+}
+
+// partners returns the jobs running alone on d GPUs that j may share
+// with (sim.PartnersAt), from a list of lone jobs kept until the plan
+// changes.
+func (ps *planState) partners(j *sim.Job, d int) []int {
+	lone, ok := ps.lone[d]
+	if !ok {
+		lone = sim.Lone(ps.p, d)
+		ps.lone[d] = lone
+	}
+	var out []int
+	for _, q := range lone {
+		qj := ps.v.Job(q)
+		if qj == nil || q == j.ID {
+			continue
+		}
+		gpus := ps.p.GPUsOf(q)
+		sh, _ := shapeOf(ps.v, gpus)
+		if ps.v.CanShare(j.Workload, qj.Workload, sh) {
+			out = append(out, q)
+		}
+	}
+	return out
+}
+
+// place puts job id on gpus in the plan and forgets the searches.
+func (ps *planState) place(id int, gpus []int) {
+	ps.p.Place(id, gpus...)
+	clear(ps.onNode)
+	clear(ps.spread)
+	clear(ps.lone)
+}
+
+type freeKey struct {
+	t string
+	d int
+}
+
+type found struct {
+	gpus []int
+	ok   bool
 }
 
 func shapeOf(v *sim.View, gpus []int) (sim.Shape, bool) {

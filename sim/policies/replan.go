@@ -42,7 +42,7 @@ func (r *Rule) replan(ps *planState) {
 			}
 			for _, d := range j.Degrees {
 				for _, t := range v.Topology.Types() {
-					gpus, ok := freeGPUs(p, v, j, t, d)
+					gpus, ok := ps.freeGPUs(j, t, d)
 					if !ok {
 						continue
 					}
@@ -61,7 +61,7 @@ func (r *Rule) replan(ps *planState) {
 		if bestJob < 0 {
 			return
 		}
-		p.Place(bestJob, bestGPUs...)
+		ps.place(bestJob, bestGPUs)
 		for _, g := range bestGPUs {
 			ps.freeAt[g] = math.Max(ps.freeAt[g], bestEnd)
 			ps.dirty[v.Topology.GPUs[g].Type] = true
