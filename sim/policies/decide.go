@@ -107,6 +107,10 @@ type Rule struct {
 	// ShortestFirst orders the queue by predicted remaining GPU time.
 	shortestFirst bool
 
+	soloMemo map[soloKey]float64
+	pairMemo map[pairKey]pairVal
+	wids     map[string]int32
+	wid      []int32 // job ID -> workload index + 1 (0: not yet)
 	last     map[int]doneJob // running jobs at the previous call
 	sumDone  float64         // solo seconds of the completed jobs
 	doneJobs int
@@ -126,7 +130,7 @@ type doneJob struct {
 // NewRule returns the rule called name, estimating solo rates with solo
 // and pair rates with pair.
 func NewRule(name string, solo sim.Rates, pair PairRate, d Durations, minNormalized float64) *Rule {
-	return &Rule{name: name, solo: solo, pair: pair, durations: d, floor: minNormalized, moves: true, shortestFirst: true, last: map[int]doneJob{}}
+	return &Rule{name: name, solo: solo, pair: pair, durations: d, floor: minNormalized, moves: true, shortestFirst: true, soloMemo: map[soloKey]float64{}, pairMemo: map[pairKey]pairVal{}, wids: map[string]int32{}, last: map[int]doneJob{}}
 }
 
 // Name returns the policy's name.
@@ -223,12 +227,67 @@ func (r *Rule) remaining(j *sim.Job, s float64) float64 {
 
 // rates returns the solo rate of j on sh and, when it shares with q, its
 // estimated rate there.
+// Rates are remembered by job ID, GPU type, degree and spread: the
+// estimators are keyed by strings, and the rule asks the same rates at
+// every scheduling point.
 func (r *Rule) soloOn(j *sim.Job, sh sim.Shape) float64 {
+	k := soloKey{int32(j.ID), sh.GPUType, int16(sh.GPUs), sh.Spread}
+	if s, ok := r.soloMemo[k]; ok {
+		return s
+	}
 	s, ok := r.solo.Solo(j.Workload, sh)
 	if !ok || !(s > 0) {
-		return 0
+		s = 0
 	}
+	r.soloMemo[k] = s
 	return s
+}
+
+// pairOf is r.pair remembered by workload indices and shape.
+func (r *Rule) pairOf(v *sim.View, j, q *sim.Job, sh sim.Shape) (float64, bool) {
+	k := pairKey{r.widOf(j), r.widOf(q), sh.GPUType, int16(sh.GPUs), sh.Spread}
+	if x, ok := r.pairMemo[k]; ok {
+		return x.v, x.ok
+	}
+	x, ok := r.pair(v, j.Workload, q.Workload, sh)
+	r.pairMemo[k] = pairVal{x, ok}
+	return x, ok
+}
+
+// widOf returns a small integer for j's workload.
+func (r *Rule) widOf(j *sim.Job) int32 {
+	if int(j.ID) < len(r.wid) && r.wid[j.ID] > 0 {
+		return r.wid[j.ID] - 1
+	}
+	w, ok := r.wids[j.Workload]
+	if !ok {
+		w = int32(len(r.wids))
+		r.wids[j.Workload] = w
+	}
+	for len(r.wid) <= j.ID {
+		r.wid = append(r.wid, 0)
+	}
+	r.wid[j.ID] = w + 1
+	return w
+}
+
+type pairKey struct {
+	a, b   int32
+	typ    string
+	gpus   int16
+	spread bool
+}
+
+type pairVal struct {
+	v  float64
+	ok bool
+}
+
+type soloKey struct {
+	job    int32
+	typ    string // interned: the topology's own strings
+	gpus   int16
+	spread bool
 }
 
 // runTime is the predicted time until running job j finishes, from the
@@ -252,8 +311,8 @@ func (r *Rule) runTime(v *sim.View, j *sim.Job, p *sim.Plan) float64 {
 			continue
 		}
 		sq := r.soloOn(qj, sh)
-		xj, ok1 := r.pair(v, j.Workload, qj.Workload, sh)
-		xq, ok2 := r.pair(v, qj.Workload, j.Workload, sh)
+		xj, ok1 := r.pairOf(v, j, qj, sh)
+		xq, ok2 := r.pairOf(v, qj, j, sh)
 		if sq == 0 || !ok1 || !ok2 {
 			break
 		}
@@ -334,8 +393,8 @@ func (r *Rule) decide(ps *planState, j *sim.Job) {
 			if sj == 0 || sq == 0 {
 				continue
 			}
-			xj, ok1 := r.pair(v, j.Workload, qj.Workload, sh)
-			xq, ok2 := r.pair(v, qj.Workload, j.Workload, sh)
+			xj, ok1 := r.pairOf(v, j, qj, sh)
+			xq, ok2 := r.pairOf(v, qj, j, sh)
 			if !ok1 || !ok2 || !(xj > 0) || !(xq > 0) || xj < r.floor || xq < r.floor {
 				continue
 			}
@@ -423,9 +482,9 @@ func (ps *planState) freeGPUs(j *sim.Job, t string, d int) ([]int, bool) {
 	return nil, false
 }
 
-// partners returns the jobs running alone on d GPUs that j may share
-// with (sim.PartnersAt), from a list of lone jobs kept until the plan
-// changes.
+// partners returns the jobs other than j running alone on d GPUs, from a
+// list kept until the plan changes; whether j may share with one is the
+// caller's question (pairOf answers no for a pair the simulator refuses).
 func (ps *planState) partners(j *sim.Job, d int) []int {
 	lone, ok := ps.lone[d]
 	if !ok {
@@ -438,11 +497,7 @@ func (ps *planState) partners(j *sim.Job, d int) []int {
 		if qj == nil || q == j.ID {
 			continue
 		}
-		gpus := ps.p.GPUsOf(q)
-		sh, _ := shapeOf(ps.v, gpus)
-		if ps.v.CanShare(j.Workload, qj.Workload, sh) {
-			out = append(out, q)
-		}
+		out = append(out, q)
 	}
 	return out
 }
@@ -465,12 +520,22 @@ type found struct {
 	ok   bool
 }
 
+// shapeOf returns the shape of GPUs the simulator or the plan hold, so
+// known to be distinct, existing and of one type.
 func shapeOf(v *sim.View, gpus []int) (sim.Shape, bool) {
 	if len(gpus) == 0 {
 		return sim.Shape{}, false
 	}
-	sh, err := v.Topology.ShapeOf(gpus)
-	return sh, err == nil
+	all := v.Topology.GPUs
+	first := all[gpus[0]]
+	sh := sim.Shape{GPUType: first.Type, GPUs: len(gpus)}
+	for _, g := range gpus[1:] {
+		if all[g].Node != first.Node {
+			sh.Spread = true
+			break
+		}
+	}
+	return sh, true
 }
 
 // anyFree reports whether some GPU holds no job.

@@ -90,8 +90,8 @@ func (r *Rule) stay(v *sim.View, p *sim.Plan, j *sim.Job, gpus []int) (float64, 
 			break
 		}
 		sq := r.soloOn(qj, sh)
-		xj, ok1 := r.pair(v, j.Workload, qj.Workload, sh)
-		xq, ok2 := r.pair(v, qj.Workload, j.Workload, sh)
+		xj, ok1 := r.pairOf(v, j, qj, sh)
+		xq, ok2 := r.pairOf(v, qj, j, sh)
 		if sq == 0 || !ok1 || !ok2 || !(xj > 0) || !(xq > 0) {
 			break
 		}
