@@ -110,7 +110,8 @@ type Rule struct {
 	soloMemo map[soloKey]float64
 	pairMemo map[pairKey]pairVal
 	wids     map[string]int32
-	wid      []int32 // job ID -> workload index + 1 (0: not yet)
+	types    []string
+	wid      []int32         // job ID -> workload index + 1 (0: not yet)
 	last     map[int]doneJob // running jobs at the previous call
 	sumDone  float64         // solo seconds of the completed jobs
 	doneJobs int
@@ -231,7 +232,7 @@ func (r *Rule) remaining(j *sim.Job, s float64) float64 {
 // estimators are keyed by strings, and the rule asks the same rates at
 // every scheduling point.
 func (r *Rule) soloOn(j *sim.Job, sh sim.Shape) float64 {
-	k := soloKey{int32(j.ID), sh.GPUType, int16(sh.GPUs), sh.Spread}
+	k := soloKey{int32(j.ID), r.typeIndex(sh.GPUType), int16(sh.GPUs), sh.Spread}
 	if s, ok := r.soloMemo[k]; ok {
 		return s
 	}
@@ -245,7 +246,7 @@ func (r *Rule) soloOn(j *sim.Job, sh sim.Shape) float64 {
 
 // pairOf is r.pair remembered by workload indices and shape.
 func (r *Rule) pairOf(v *sim.View, j, q *sim.Job, sh sim.Shape) (float64, bool) {
-	k := pairKey{r.widOf(j), r.widOf(q), sh.GPUType, int16(sh.GPUs), sh.Spread}
+	k := pairKey{r.widOf(j), r.widOf(q), r.typeIndex(sh.GPUType), int16(sh.GPUs), sh.Spread}
 	if x, ok := r.pairMemo[k]; ok {
 		return x.v, x.ok
 	}
@@ -273,7 +274,7 @@ func (r *Rule) widOf(j *sim.Job) int32 {
 
 type pairKey struct {
 	a, b   int32
-	typ    string
+	typ    int16
 	gpus   int16
 	spread bool
 }
@@ -285,9 +286,20 @@ type pairVal struct {
 
 type soloKey struct {
 	job    int32
-	typ    string // interned: the topology's own strings
+	typ    int16
 	gpus   int16
 	spread bool
+}
+
+// typeIndex returns a small integer for a GPU type name.
+func (r *Rule) typeIndex(t string) int16 {
+	for i, x := range r.types {
+		if x == t {
+			return int16(i)
+		}
+	}
+	r.types = append(r.types, t)
+	return int16(len(r.types) - 1)
 }
 
 // runTime is the predicted time until running job j finishes, from the
