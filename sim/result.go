@@ -30,6 +30,9 @@ type JobResult struct {
 	Shared   float64 // seconds it ran sharing its GPUs
 	Status   string  // StatusDone or StatusUnrunnable
 	Reason   string  // why it was unrunnable
+	// Extrapolated: it ran on a solo rate extrapolated beyond the measured
+	// degrees (Measured.Extrapolated), not measured.
+	Extrapolated bool
 }
 
 // TypeUtil is the utilisation of the GPUs of one type.
@@ -78,8 +81,11 @@ type Result struct {
 	Util          []TypeUtil // by GPU type, sorted
 	Restarts      int
 	Shared        int // completed jobs that shared their GPUs at some point
-	Timeline      []Sample
-	Warnings      []string
+	// Extrapolated counts the completed jobs that ran on an extrapolated
+	// solo rate.
+	Extrapolated int
+	Timeline     []Sample
+	Warnings     []string
 }
 
 func (s *simulation) finishResult(trace []TraceJob) {
@@ -92,7 +98,7 @@ func (s *simulation) finishResult(trace []TraceJob) {
 		jr := JobResult{
 			ID: i, Line: trace[i].Line, Workload: j.Workload, Scale: j.Request, Degree: st.shape.GPUs, Steps: j.Steps,
 			Arrival: j.Arrival, Start: st.start, Finish: st.finish, JCT: math.NaN(),
-			GPUType: st.shape.GPUType, Restarts: st.restarts, Shared: st.shared,
+			GPUType: st.shape.GPUType, Restarts: st.restarts, Shared: st.shared, Extrapolated: st.extrap,
 		}
 		switch st.status {
 		case done:
@@ -104,6 +110,9 @@ func (s *simulation) finishResult(trace []TraceJob) {
 			r.Restarts += st.restarts
 			if st.shared > 0 {
 				r.Shared++
+			}
+			if st.extrap {
+				r.Extrapolated++
 			}
 		case unrunnable:
 			jr.Status = StatusUnrunnable
@@ -135,6 +144,9 @@ func (s *simulation) finishResult(trace []TraceJob) {
 	if avail > 0 {
 		r.GPUUtil = busy / avail
 		r.EffectiveUtil = eff / avail
+	}
+	if r.Extrapolated > 0 {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("%d job(s) ran on extrapolated rates, beyond the measured degrees", r.Extrapolated))
 	}
 	keys := make([]string, 0, len(reasons))
 	for k := range reasons {
@@ -181,6 +193,8 @@ type Summary struct {
 	EffectiveByType map[string]float64 `json:"effective_util_by_type"`
 	Restarts        int                `json:"restarts"`
 	Shared          int                `json:"shared_jobs"`
+	// Extrapolated is Result.Extrapolated: jobs on extrapolated rates.
+	Extrapolated int `json:"extrapolated_jobs"`
 }
 
 // Summary returns the headline metrics.
@@ -194,5 +208,6 @@ func (r *Result) Summary() Summary {
 		Policy: r.Policy, Jobs: r.Completed, Unrunnable: r.Unrunnable,
 		AvgJCT: r.AvgJCT, P95JCT: r.P95JCT, Makespan: r.Makespan, GPUUtil: r.GPUUtil,
 		UtilByType: u, EffectiveUtil: r.EffectiveUtil, EffectiveByType: e, Restarts: r.Restarts, Shared: r.Shared,
+		Extrapolated: r.Extrapolated,
 	}
 }

@@ -31,6 +31,7 @@ type jobState struct {
 	restarts int
 	shared   float64
 	reason   string
+	extrap   bool // ran on an extrapolated solo rate
 }
 
 type simulation struct {
@@ -278,6 +279,9 @@ func (s *simulation) rerate() error {
 		if !ok || !(st.rate > 0) {
 			// check() refuses such placements; reaching here is a bug.
 			return fmt.Errorf("t=%g s: job %d (%s) runs on %v without a positive rate", s.now, j.ID, j.Workload, st.shape)
+		}
+		if x, ok := s.truth.(extrapolatedType); ok && x.IsExtrapolated(j.Workload, st.shape) {
+			st.extrap = true
 		}
 		st.norm = 1
 		if st.partner >= 0 {

@@ -29,6 +29,7 @@ type simulateFlags struct {
 	minNormalized                float64
 	durations, degree, order     string
 	maxDegree                    int
+	extrapolate                  bool
 	json                         bool
 }
 
@@ -104,6 +105,7 @@ policy, one a line.`,
 	fl.StringVar(&f.order, "order", policies.OrderShortest, "coloc and oracle: order in which waiting jobs choose: shortest (predicted remaining GPU time) or arrival")
 	fl.StringVar(&f.degree, "degree", sim.DegreeTrace, "who picks a job's number of GPUs: trace (its scale factor) or policy (a measured degree up to the request; baselines take the largest)")
 	fl.IntVar(&f.maxDegree, "max-degree", 0, "with --degree policy: the most GPUs a job may get (0: its request)")
+	fl.BoolVar(&f.extrapolate, "extrapolate", false, "run jobs beyond the measured degrees on solo rates extrapolated with the last measured efficiency (labelled in the result)")
 	fl.BoolVar(&f.json, "json", false, "print one JSON object per policy")
 	for _, name := range []string{"trace", "cluster", "data"} {
 		cmd.MarkFlagRequired(name)
@@ -213,6 +215,9 @@ func runSimulate(e *env, f simulateFlags) error {
 	truth, err := sim.NewMeasured(ds.Solo, ds.Pairs)
 	if err != nil {
 		return fmt.Errorf("%s: %w", f.data, err)
+	}
+	if f.extrapolate {
+		truth = truth.Extrapolated()
 	}
 	if list != nil {
 		tr = simJobs(e, list, topo, truth)
