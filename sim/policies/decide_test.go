@@ -212,18 +212,13 @@ func arrival(r *Rule) *Rule {
 	return r
 }
 
-// Shortest first: with the same two jobs arriving together, the short
-// one, B, chooses first and takes the GPU; A then weighs waiting (ends at
-// 1100) against sharing (A ends at 111.1 + 900 = 1011.1, B 11.1 s late:
-// cost 1022.2) and shares.
+// Shortest first. A (1000 steps) and B (100 steps) arrive together on one
+// GPU; the pair was never measured, so they cannot share. In arrival order A
+// runs first and B waits: JCTs 1000 and 1100, sum 2100. Shortest first B
+// runs first: 1100 and 100, sum 1200.
 func TestRuleShortestFirst(t *testing.T) {
-	ps := map[[2]string]float64{}
-	both(ps, "A", "B", 0.9, 0.9)
-	tr := truth(t, []string{"A", "B"}, ps)
+	tr := truth(t, []string{"A", "B"}, map[[2]string]float64{})
 	jobs := []sim.TraceJob{{Workload: "A", Steps: 1000, Scale: 1}, {Workload: "B", Steps: 100, Scale: 1}}
-	res := runRule(t, oneGPU(t), jobs, tr, OracleRule(tr, Known, 0))
-	wantJCT(t, res, 100/0.9+900, 100/0.9)
-	if res.Jobs[1].Start != 0 || res.Jobs[0].Start != 0 {
-		t.Errorf("starts %v, %v; want both at 0", res.Jobs[0].Start, res.Jobs[1].Start)
-	}
+	wantJCT(t, runRule(t, oneGPU(t), jobs, tr, OracleRule(tr, Known, 0)), 1100, 100)
+	wantJCT(t, runRule(t, oneGPU(t), jobs, tr, arrival(OracleRule(tr, Known, 0))), 1000, 1100)
 }
