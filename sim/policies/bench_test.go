@@ -11,7 +11,7 @@ import (
 // seed 1, a job every 150 s on average) of 10k, 50k and 100k jobs on
 // 1,024 GPUs (128 nodes of 8: 43 V100, 43 P100, 42 K80) under each
 // policy, and reports jobs/s. Run one size at a time, e.g.
-// -bench 'Simulate/10000/'.
+// -bench 'Simulate/^10000$/'.
 func BenchmarkSimulate(b *testing.B) {
 	dir, truth := gavelModel(b)
 	topo := simTopo(b, "v100 v100 43 8", "p100 p100 43 8", "k80 k80 42 8")
