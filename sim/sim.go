@@ -32,6 +32,10 @@ type jobState struct {
 	shared   float64
 	reason   string
 	extrap   bool // ran on an extrapolated solo rate
+	// The placement and partner rate and norm were looked up for.
+	rated        bool
+	ratedPartner int
+	ratedShape   Shape
 }
 
 type simulation struct {
@@ -270,6 +274,11 @@ func (s *simulation) rerate() error {
 				st.partner = o
 			}
 		}
+		if st.rated && st.ratedPartner == st.partner && st.ratedShape == st.shape {
+			// Same placement and partner as at the last rating: same rate.
+			st.eta = math.Max(s.now, st.restore) + (float64(j.Steps)-j.Done)/st.rate
+			continue
+		}
 		var ok bool
 		if st.partner >= 0 {
 			st.rate, ok = s.truth.Colocated(j.Workload, s.jobs[st.partner].Workload, st.shape)
@@ -289,6 +298,7 @@ func (s *simulation) rerate() error {
 				st.norm = st.rate / solo
 			}
 		}
+		st.rated, st.ratedPartner, st.ratedShape = true, st.partner, st.shape
 		st.eta = math.Max(s.now, st.restore) + (float64(j.Steps)-j.Done)/st.rate
 	}
 	return nil
