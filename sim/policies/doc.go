@@ -44,8 +44,9 @@
 // each job alone gives) and the node-level model's (IAPP) predicted
 // normalized throughputs; the oracle with the measured co-located rates.
 // Whether a pair may share at all (View.CanShare, a memory question) is
-// given to both. Multi-GPU pairs share only where the data measured them
-// (none in Gavel's): no rate is assumed.
+// given to both. Jobs of the same degree share the same GPUs only where
+// the data measured the pair at that degree (Gavel's hold pairs on 1 to
+// 8 GPUs): no unmeasured multi-GPU pair rate is assumed.
 //
 // Placement (NewPlacement, NewColoc, NewOracle) is the earlier online form
 // of the export's engine (CLWP, NLWP, a normalized-throughput threshold);
