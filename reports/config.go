@@ -87,9 +87,7 @@ func DefaultConfig() Config {
 
 // knownPolicies are the policies a report can simulate: those of `coloc
 // simulate`, in its order.
-func knownPolicies() []sim.PolicyInfo {
-	return append(sim.Baselines(), policies.Policies()...)
-}
+func knownPolicies() []sim.PolicyInfo { return policies.All() }
 
 // PolicyNames lists the names of the policies a report can simulate.
 func PolicyNames() []string {

@@ -13,6 +13,7 @@ import (
 	"github.com/coloc-dev/coloc/place/cluster"
 	"github.com/coloc-dev/coloc/reports/plot"
 	"github.com/coloc-dev/coloc/sim"
+	"github.com/coloc-dev/coloc/sim/policies"
 )
 
 // replay is the outcome of one scenario: a result per policy run.
@@ -178,16 +179,6 @@ func runPolicies(ds *datasets.Dataset, scenarios []Scenario, names []string, mod
 	if err != nil {
 		return nil, err
 	}
-	known := knownPolicies()
-	var chosen []sim.PolicyInfo
-	for _, name := range names {
-		p, err := sim.Lookup(known, name)
-		if err != nil {
-			return nil, err
-		}
-		chosen = append(chosen, p)
-	}
-	env := sim.Env{Seed: seed, Solo: sim.SoloOnly(truth), Truth: truth, Models: models}
 	var out []*replay
 	for _, sc := range scenarios {
 		tr, err := sim.LoadTrace(sc.Trace)
@@ -202,19 +193,15 @@ func runPolicies(ds *datasets.Dataset, scenarios []Scenario, names []string, mod
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", sc.Cluster, err)
 		}
-		rp := &replay{sc: sc, trace: tr, topo: topo}
-		for _, info := range chosen {
-			pol, err := info.New(env)
-			if err != nil {
-				return nil, fmt.Errorf("policy %s: %w", info.Name, err)
-			}
-			res, err := sim.Run(topo, tr.Jobs, truth, pol, sim.DefaultOptions)
-			if err != nil {
-				return nil, fmt.Errorf("%s on %s, policy %s: %w", sc.Trace, sc.Cluster, info.Name, err)
-			}
-			rp.results = append(rp.results, res)
+		// The same experiment `coloc simulate` runs, at its defaults, so
+		// the report's table and `coloc simulate --json` agree.
+		x := policies.Experiment{Jobs: tr.Jobs, Topology: topo, Truth: truth, Policies: names,
+			Options: sim.DefaultOptions, Env: sim.Env{Seed: seed, Models: models}}
+		res, err := x.Run()
+		if err != nil {
+			return nil, fmt.Errorf("%s on %s: %w", sc.Trace, sc.Cluster, err)
 		}
-		out = append(out, rp)
+		out = append(out, &replay{sc: sc, trace: tr, topo: topo, results: res})
 	}
 	return out, nil
 }

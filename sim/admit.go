@@ -5,6 +5,9 @@ import "fmt"
 // admit brings job id into the system, or records why it cannot run.
 func (s *simulation) admit(id int) bool {
 	j := s.jobs[id]
+	if s.opt.Degree == DegreePolicy {
+		s.degrees(j)
+	}
 	if why := s.unrunnable(j); why != "" {
 		s.st[id].status = unrunnable
 		s.st[id].reason = why
@@ -15,28 +18,59 @@ func (s *simulation) admit(id int) bool {
 	return true
 }
 
+// degrees sets the degrees j may run on in policy mode: those up to its
+// request (or MaxDegree) that some GPU type of the cluster can run it at;
+// a request above every measured degree gets the largest measured one.
+// Scale becomes the largest allowed degree. With none, j keeps its
+// request and is reported unrunnable.
+func (s *simulation) degrees(j *Job) {
+	limit := j.Request
+	if s.opt.MaxDegree > 0 {
+		limit = s.opt.MaxDegree
+	}
+	var ds []int
+	for d := 1; d <= limit; d++ {
+		if s.runnableAt(j, d) {
+			ds = append(ds, d)
+		}
+	}
+	if len(ds) > 0 {
+		j.Degrees, j.Scale = ds, ds[len(ds)-1]
+	}
+}
+
+// runnableAt reports whether some GPU type of the cluster can run j on d
+// GPUs.
+func (s *simulation) runnableAt(j *Job, d int) bool {
+	for _, t := range s.topo.Types() {
+		if s.topo.Count(t) < d {
+			continue
+		}
+		if s.topo.LargestNode(t) >= d {
+			if _, ok := s.truth.Solo(j.Workload, Shape{GPUType: t, GPUs: d}); ok {
+				return true
+			}
+		}
+		if d > 1 {
+			if _, ok := s.truth.Solo(j.Workload, Shape{GPUType: t, GPUs: d, Spread: true}); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // unrunnable says why no GPU type of the cluster can run j, or "".
 func (s *simulation) unrunnable(j *Job) string {
 	if k, ok := s.truth.(interface{ Knows(string) bool }); ok && !k.Knows(j.Workload) {
 		return fmt.Sprintf("job type %q is not in the data", j.Workload)
 	}
+	if s.runnableAt(j, j.Scale) {
+		return ""
+	}
 	most := 0
 	for _, t := range s.topo.Types() {
-		n := s.topo.Count(t)
-		most = max(most, n)
-		if n < j.Scale {
-			continue
-		}
-		if s.topo.LargestNode(t) >= j.Scale {
-			if _, ok := s.truth.Solo(j.Workload, Shape{GPUType: t, GPUs: j.Scale}); ok {
-				return ""
-			}
-		}
-		if j.Scale > 1 {
-			if _, ok := s.truth.Solo(j.Workload, Shape{GPUType: t, GPUs: j.Scale, Spread: true}); ok {
-				return ""
-			}
-		}
+		most = max(most, s.topo.Count(t))
 	}
 	if most < j.Scale {
 		return fmt.Sprintf("needs %d GPUs of one type; the cluster has at most %d", j.Scale, most)

@@ -28,8 +28,8 @@ func (s *simulation) check(p *Plan) error {
 		if len(gpus) == 0 {
 			continue
 		}
-		if len(gpus) != j.Scale {
-			return bad(id, "needs %d GPU(s), the plan gives %d", j.Scale, len(gpus))
+		if !slices.Contains(j.Degrees, len(gpus)) {
+			return bad(id, "may run on %v GPU(s), the plan gives %d", j.Degrees, len(gpus))
 		}
 		sh, err := s.topo.ShapeOf(gpus)
 		if err != nil {

@@ -33,6 +33,20 @@
 // it is reported in Result.Jobs with the reason and counted in
 // Result.Unrunnable, and left out of every metric.
 //
+// # Degrees
+//
+// Options.Degree says who picks a job's number of GPUs. In DegreeTrace
+// mode (the default) it is the trace's scale factor. In DegreePolicy mode
+// a job may run on any number of GPUs d up to its request (or
+// Options.MaxDegree) at which some GPU type of the cluster has a measured
+// rate (Job.Degrees); a job asking more than any measured degree gets the
+// largest measured one, so none is unrunnable for its size alone. Its
+// work is fixed in iterations: Gavel's rates at scale d are the job's
+// aggregate iterations/s (each of per-worker batch size), so a job of S
+// steps takes S / rate(d) on d GPUs, whatever d. The baselines' degree
+// rule is "the request, capped at the largest measured degree"
+// (Job.Scale); the model-driven policies choose among Job.Degrees.
+//
 // # Events and policies
 //
 // Events are job arrivals, job completions and, every Options.Round
@@ -45,7 +59,8 @@
 // choice: the restoring job still occupies memory and the GPU).
 //
 // A policy decides with an estimator, a Rates it was built with, never
-// with the ground truth: the baselines (fifo, random-pack, greedy-pack)
+// with the ground truth: the baselines (fifo, backfill, random-pack,
+// greedy-pack)
 // get the measured solo rates only (SoloOnly), what profiling each job
 // alone gives a scheduler. Whether a job can run on a placement and
 // whether a pair can share at all are given to every policy
@@ -62,7 +77,12 @@
 // shares or restores; utilisation is busy GPU time over available GPU time
 // (GPUs x makespan), overall and per GPU type. Co-location therefore
 // lowers this utilisation for the same work: it counts GPUs held, not
-// how hard they compute.
+// how hard they compute. Effective utilisation counts work instead: each
+// running job adds its GPUs times its normalized throughput (its true
+// rate over its true solo rate on the same placement; 0 while it
+// restores), over GPUs x makespan; a GPU shared by two jobs at 0.7 of
+// their solo rates counts 1.4. Without sharing or restarts both are
+// equal.
 //
 // The simulator is deterministic: it iterates in job, GPU and type order
 // and draws no random numbers; a randomised policy draws from a generator

@@ -107,7 +107,23 @@ func BestFree(p *Plan, j *Job, est Rates) (gpus []int, rate float64, ok bool) {
 // Partners returns, for job j, the jobs the plan runs alone on a set of
 // j.Scale GPUs that j may share (View.CanShare), each by the first GPU of
 // its set, in GPU order. Empty when the cluster allows one job per GPU.
-func Partners(p *Plan, j *Job) []int {
+func Partners(p *Plan, j *Job) []int { return PartnersAt(p, j, j.Scale) }
+
+// PartnersAt is Partners for sets of n GPUs.
+func PartnersAt(p *Plan, j *Job, n int) []int {
+	var out []int
+	for _, r := range Lone(p, n) {
+		if r != j.ID && p.view.sim.canShare(j.ID, r, p.GPUsOf(r)) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// Lone returns the jobs the plan runs alone on a set of n GPUs, each by
+// the first GPU of its set, in GPU order: the jobs a waiting job of n
+// GPUs might share with. Empty when the cluster allows one job per GPU.
+func Lone(p *Plan, n int) []int {
 	v := p.view
 	if v.MaxPerGPU() < 2 || p.lone == 0 {
 		return nil
@@ -115,7 +131,7 @@ func Partners(p *Plan, j *Job) []int {
 	var out []int
 	for g := range p.on {
 		js := p.on[g]
-		if len(js) != 1 || js[0] == j.ID {
+		if len(js) != 1 {
 			continue
 		}
 		r := js[0]
@@ -123,12 +139,10 @@ func Partners(p *Plan, j *Job) []int {
 			continue
 		}
 		gs := p.GPUsOf(r)
-		if len(gs) != j.Scale || gs[0] != g || !p.alone(r, gs) {
+		if len(gs) != n || gs[0] != g || !p.alone(r, gs) {
 			continue
 		}
-		if v.sim.canShare(j.ID, r, gs) {
-			out = append(out, r)
-		}
+		out = append(out, r)
 	}
 	return out
 }

@@ -23,7 +23,19 @@ type Options struct {
 	MaxEvents int
 	// Timeline records a Sample at every scheduling point.
 	Timeline bool
+	// Degree says who picks a job's number of GPUs: DegreeTrace (the
+	// trace's scale factor, the default) or DegreePolicy (any measured
+	// degree up to the trace's request, or MaxDegree when set; see Job).
+	Degree string
+	// MaxDegree caps the degrees of DegreePolicy; 0: the trace's request.
+	MaxDegree int
 }
+
+// Degree modes.
+const (
+	DegreeTrace  = "trace"
+	DegreePolicy = "policy"
+)
 
 // DefaultOptions are Gavel's round length (360 s), a 30 s restart penalty
 // (our choice: the order of a checkpoint restore and warm-up of the
@@ -40,6 +52,10 @@ func (o Options) validate() error {
 		return fmt.Errorf("max jobs per GPU %d: want 1 or 2 (the data measure pairs only)", o.MaxPerGPU)
 	case o.MaxEvents < 1:
 		return fmt.Errorf("max events %d: want >= 1", o.MaxEvents)
+	case o.Degree != "" && o.Degree != DegreeTrace && o.Degree != DegreePolicy:
+		return fmt.Errorf("degree %q: want %s or %s", o.Degree, DegreeTrace, DegreePolicy)
+	case o.MaxDegree < 0:
+		return fmt.Errorf("max degree %d: want >= 0 (0: the trace's request)", o.MaxDegree)
 	}
 	return nil
 }

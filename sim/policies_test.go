@@ -117,3 +117,24 @@ func TestBestFree(t *testing.T) {
 		t.Error("K placed without room")
 	}
 }
+
+// fifo blocks behind a job that does not fit, backfill skips it. Two
+// GPUs; X (1 GPU, 100 steps at 1 it/s) runs from t=0; Y (2 GPUs, 10
+// steps) arrives at 1 and cannot fit until X is done; Z (1 GPU, 10 steps)
+// arrives at 2. fifo: Z waits behind Y: Y runs 100..110, Z 110..120.
+// backfill: Z runs 2..12 on the free GPU, Y 100..110.
+func TestBackfillSkipsAJobThatDoesNotFit(t *testing.T) {
+	truth := fakeRates{solo: map[string]float64{"X|g": 1, "Y|g": 1, "Z|g": 1}}
+	jobs := []TraceJob{
+		{Workload: "X", Steps: 100, Scale: 1},
+		{Workload: "Y", Steps: 10, Scale: 2, Arrival: 1},
+		{Workload: "Z", Steps: 10, Scale: 1, Arrival: 2},
+	}
+	f := run(t, topo(t, "n g 1 2"), jobs, truth, NewFIFO(SoloOnly(truth)), opts())
+	checkJCT(t, f, map[int]float64{0: 100, 1: 109, 2: 118})
+	b := run(t, topo(t, "n g 1 2"), jobs, truth, NewBackfill(SoloOnly(truth)), opts())
+	checkJCT(t, b, map[int]float64{0: 100, 1: 109, 2: 10})
+	if b.Shared != 0 {
+		t.Errorf("backfill shared %d jobs; it never shares", b.Shared)
+	}
+}

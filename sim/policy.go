@@ -34,12 +34,19 @@ const (
 type Job struct {
 	ID       int // index of the job in the trace
 	Workload string
-	Scale    int // GPUs it needs
-	Steps    int64
-	Arrival  float64
-	Done     float64 // iterations done so far
-	GPUs     []int   // where it runs now (sorted), nil while it waits
-	Starts   int     // times it was started; a start after the first pays the restart penalty
+	Scale    int // GPUs it runs on when a policy does not choose (see Degrees)
+	// Request is the trace's scale factor. Degrees are the numbers of GPUs
+	// it may run on, ascending: {Request} in trace mode; in policy mode
+	// every degree with a measured rate up to Request (or
+	// Options.MaxDegree), and Scale is the largest of them, the degree
+	// the baselines use (the request, capped at the largest measured).
+	Request int
+	Degrees []int
+	Steps   int64
+	Arrival float64
+	Done    float64 // iterations done so far
+	GPUs    []int   // where it runs now (sorted), nil while it waits
+	Starts  int     // times it was started; a start after the first pays the restart penalty
 }
 
 // View is what a policy sees at a scheduling point. It is valid only

@@ -64,6 +64,7 @@ type Measured struct {
 	pairs     map[pairKey]float64
 	workloads map[string]bool
 	types     map[string]bool
+	extra     map[rateKey]bool // solo rates extrapolated, not measured
 }
 
 type rateKey struct {

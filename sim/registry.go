@@ -15,11 +15,18 @@ type Env struct {
 	// Models is the model directory written by `coloc fit` ("" when none
 	// was given); model-driven policies load what they need from it.
 	Models string
-	// MinNormalized is the lowest estimated normalized throughput, for
-	// each job of a pair, at which the model-driven policies and the
-	// oracle co-locate two jobs; 0 means their default
-	// (policy.DefaultThresholds: 0.8).
+	// MinNormalized is an optional floor (an SLO guard): coloc and the
+	// oracle never co-locate two jobs when either is estimated below it;
+	// 0 turns it off (the default).
 	MinNormalized float64
+	// Durations is what coloc and the oracle know of a job's remaining
+	// work: "known" (the trace's steps; the default when "") or
+	// "attained" (unknown; estimated from the service a job had).
+	Durations string
+	// Order is the order in which coloc and the oracle let waiting jobs
+	// choose: "shortest" (predicted remaining GPU time; the default when
+	// "") or "arrival".
+	Order string
 }
 
 // Factory builds a policy.
@@ -33,11 +40,13 @@ type PolicyInfo struct {
 }
 
 // Baselines returns the policies that need no fitted model: fifo,
-// random-pack and greedy-pack.
+// backfill, random-pack and greedy-pack.
 func Baselines() []PolicyInfo {
 	return []PolicyInfo{
 		{Name: "fifo", Doc: "one job per GPU, first come first served, best free GPU type by solo rate",
 			New: func(e Env) (Policy, error) { return NewFIFO(e.Solo), nil }},
+		{Name: "backfill", Doc: "one job per GPU, first come first served, a job that does not fit is skipped",
+			New: func(e Env) (Policy, error) { return NewBackfill(e.Solo), nil }},
 		{Name: "random-pack", Doc: "each job on a random placement with room (free or one shareable job)",
 			New: func(e Env) (Policy, error) { return NewRandomPack(e.Seed), nil }},
 		{Name: "greedy-pack", Doc: "free GPUs first, else share with a running job, ignoring interference (Gandiva-style)",

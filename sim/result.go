@@ -18,7 +18,8 @@ type JobResult struct {
 	ID       int
 	Line     int // trace line, 0 when built in code
 	Workload string
-	Scale    int
+	Scale    int // the trace's request
+	Degree   int // GPUs of its last placement, 0 when it never ran
 	Steps    int64
 	Arrival  float64
 	Start    float64 // first start
@@ -29,6 +30,9 @@ type JobResult struct {
 	Shared   float64 // seconds it ran sharing its GPUs
 	Status   string  // StatusDone or StatusUnrunnable
 	Reason   string  // why it was unrunnable
+	// Extrapolated: it ran on a solo rate extrapolated beyond the measured
+	// degrees (Measured.Extrapolated), not measured.
+	Extrapolated bool
 }
 
 // TypeUtil is the utilisation of the GPUs of one type.
@@ -36,6 +40,10 @@ type TypeUtil struct {
 	GPUType string
 	GPUs    int
 	Util    float64
+	// Effective is the work done on these GPUs relative to running the
+	// same jobs solo: the time integral of GPUs x normalized throughput
+	// of the running jobs, over GPUs x makespan.
+	Effective float64
 }
 
 // Sample is the state of the cluster at one scheduling point.
@@ -53,7 +61,12 @@ type Sample struct {
 // makespan is the last completion minus the first arrival of a runnable
 // job. A GPU is busy while it holds at least one job (sharing or not,
 // restoring or not); GPUUtil is busy GPU time over available GPU time
-// (GPUs times makespan), also per GPU type.
+// (GPUs times makespan), also per GPU type. EffectiveUtil counts work
+// instead of GPUs held: each running job adds its GPUs times its
+// normalized throughput (its rate over its solo rate on the same
+// placement; 0 while it restores), so a GPU shared by two jobs at 0.7 of
+// their solo rates counts 1.4, a lone job 1. It equals GPUUtil when no job
+// ever shares or restarts.
 type Result struct {
 	Policy     string
 	Jobs       []JobResult // every trace job, by ID
@@ -63,11 +76,16 @@ type Result struct {
 	P95JCT     float64
 	Makespan   float64
 	GPUUtil    float64
-	Util       []TypeUtil // by GPU type, sorted
-	Restarts   int
-	Shared     int // completed jobs that shared their GPUs at some point
-	Timeline   []Sample
-	Warnings   []string
+	// EffectiveUtil is effective GPU time over GPUs x makespan.
+	EffectiveUtil float64
+	Util          []TypeUtil // by GPU type, sorted
+	Restarts      int
+	Shared        int // completed jobs that shared their GPUs at some point
+	// Extrapolated counts the completed jobs that ran on an extrapolated
+	// solo rate.
+	Extrapolated int
+	Timeline     []Sample
+	Warnings     []string
 }
 
 func (s *simulation) finishResult(trace []TraceJob) {
@@ -78,9 +96,9 @@ func (s *simulation) finishResult(trace []TraceJob) {
 	for i, j := range s.jobs {
 		st := s.st[i]
 		jr := JobResult{
-			ID: i, Line: trace[i].Line, Workload: j.Workload, Scale: j.Scale, Steps: j.Steps,
+			ID: i, Line: trace[i].Line, Workload: j.Workload, Scale: j.Request, Degree: st.shape.GPUs, Steps: j.Steps,
 			Arrival: j.Arrival, Start: st.start, Finish: st.finish, JCT: math.NaN(),
-			GPUType: st.shape.GPUType, Restarts: st.restarts, Shared: st.shared,
+			GPUType: st.shape.GPUType, Restarts: st.restarts, Shared: st.shared, Extrapolated: st.extrap,
 		}
 		switch st.status {
 		case done:
@@ -92,6 +110,9 @@ func (s *simulation) finishResult(trace []TraceJob) {
 			r.Restarts += st.restarts
 			if st.shared > 0 {
 				r.Shared++
+			}
+			if st.extrap {
+				r.Extrapolated++
 			}
 		case unrunnable:
 			jr.Status = StatusUnrunnable
@@ -107,19 +128,25 @@ func (s *simulation) finishResult(trace []TraceJob) {
 		r.P95JCT = Percentile(jcts, 0.95)
 		r.Makespan = last - first
 	}
-	var busy, avail float64
+	var busy, eff, avail float64
 	for i, t := range s.topo.Types() {
 		n := s.topo.Count(t)
 		u := TypeUtil{GPUType: t, GPUs: n}
 		if r.Makespan > 0 {
 			u.Util = s.busy[i] / (float64(n) * r.Makespan)
+			u.Effective = s.eff[i] / (float64(n) * r.Makespan)
 		}
 		busy += s.busy[i]
+		eff += s.eff[i]
 		avail += float64(n) * r.Makespan
 		r.Util = append(r.Util, u)
 	}
 	if avail > 0 {
 		r.GPUUtil = busy / avail
+		r.EffectiveUtil = eff / avail
+	}
+	if r.Extrapolated > 0 {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("%d job(s) ran on extrapolated rates, beyond the measured degrees", r.Extrapolated))
 	}
 	keys := make([]string, 0, len(reasons))
 	for k := range reasons {
@@ -161,19 +188,26 @@ type Summary struct {
 	Makespan   float64            `json:"makespan_s"`
 	GPUUtil    float64            `json:"gpu_util"`
 	UtilByType map[string]float64 `json:"gpu_util_by_type"`
-	Restarts   int                `json:"restarts"`
-	Shared     int                `json:"shared_jobs"`
+	// EffectiveUtil is Result.EffectiveUtil: work done relative to solo.
+	EffectiveUtil   float64            `json:"effective_util"`
+	EffectiveByType map[string]float64 `json:"effective_util_by_type"`
+	Restarts        int                `json:"restarts"`
+	Shared          int                `json:"shared_jobs"`
+	// Extrapolated is Result.Extrapolated: jobs on extrapolated rates.
+	Extrapolated int `json:"extrapolated_jobs"`
 }
 
 // Summary returns the headline metrics.
 func (r *Result) Summary() Summary {
-	u := map[string]float64{}
+	u, e := map[string]float64{}, map[string]float64{}
 	for _, t := range r.Util {
 		u[t.GPUType] = t.Util
+		e[t.GPUType] = t.Effective
 	}
 	return Summary{
 		Policy: r.Policy, Jobs: r.Completed, Unrunnable: r.Unrunnable,
 		AvgJCT: r.AvgJCT, P95JCT: r.P95JCT, Makespan: r.Makespan, GPUUtil: r.GPUUtil,
-		UtilByType: u, Restarts: r.Restarts, Shared: r.Shared,
+		UtilByType: u, EffectiveUtil: r.EffectiveUtil, EffectiveByType: e, Restarts: r.Restarts, Shared: r.Shared,
+		Extrapolated: r.Extrapolated,
 	}
 }

@@ -23,6 +23,7 @@ type jobState struct {
 	shape    Shape
 	partner  int // -1: alone
 	rate     float64
+	norm     float64 // rate over the solo rate on the same placement
 	restore  float64 // no progress before this time
 	eta      float64
 	start    float64
@@ -30,6 +31,11 @@ type jobState struct {
 	restarts int
 	shared   float64
 	reason   string
+	extrap   bool // ran on an extrapolated solo rate
+	// The placement and partner rate and norm were looked up for.
+	rated        bool
+	ratedPartner int
+	ratedShape   Shape
 }
 
 type simulation struct {
@@ -46,6 +52,7 @@ type simulation struct {
 	now     float64
 	typeOf  []int // GPU -> index into topo.Types()
 	busy    []float64
+	eff     []float64 // effective GPU time by type: GPUs x normalized throughput x time
 	res     *Result
 	rules   rules
 }
@@ -83,12 +90,13 @@ func newSimulation(topo *Topology, jobs []TraceJob, truth Rates, p Policy, opt O
 	s.jobs = make([]*Job, len(jobs))
 	s.st = make([]jobState, len(jobs))
 	for i, tj := range jobs {
-		s.jobs[i] = &Job{ID: i, Workload: tj.Workload, Scale: tj.Scale, Steps: tj.Steps, Arrival: tj.Arrival}
+		s.jobs[i] = &Job{ID: i, Workload: tj.Workload, Scale: tj.Scale, Request: tj.Scale, Degrees: []int{tj.Scale}, Steps: tj.Steps, Arrival: tj.Arrival}
 		s.st[i] = jobState{partner: -1, start: math.NaN(), finish: math.NaN()}
 	}
 	s.rules = newRules(s.jobs)
 	types := topo.Types()
 	s.busy = make([]float64, len(types))
+	s.eff = make([]float64, len(types))
 	s.typeOf = make([]int, len(topo.GPUs))
 	for i, g := range topo.GPUs {
 		s.typeOf[i] = slices.Index(types, g.Type)
@@ -215,11 +223,15 @@ func (s *simulation) advance(t float64) (bool, error) {
 	var finished []int
 	for _, j := range s.running {
 		st := &s.st[j.ID]
+		eff := t - math.Max(s.now, st.restore)
+		if eff > 0 {
+			s.eff[s.typeOf[j.GPUs[0]]] += eff * st.norm * float64(len(j.GPUs))
+		}
 		if st.eta <= t+tol {
 			finished = append(finished, j.ID)
 			continue
 		}
-		if eff := t - math.Max(s.now, st.restore); eff > 0 {
+		if eff > 0 {
 			j.Done += st.rate * eff
 		}
 		if st.partner >= 0 {
@@ -262,6 +274,11 @@ func (s *simulation) rerate() error {
 				st.partner = o
 			}
 		}
+		if st.rated && st.ratedPartner == st.partner && st.ratedShape == st.shape {
+			// Same placement and partner as at the last rating: same rate.
+			st.eta = math.Max(s.now, st.restore) + (float64(j.Steps)-j.Done)/st.rate
+			continue
+		}
 		var ok bool
 		if st.partner >= 0 {
 			st.rate, ok = s.truth.Colocated(j.Workload, s.jobs[st.partner].Workload, st.shape)
@@ -272,6 +289,16 @@ func (s *simulation) rerate() error {
 			// check() refuses such placements; reaching here is a bug.
 			return fmt.Errorf("t=%g s: job %d (%s) runs on %v without a positive rate", s.now, j.ID, j.Workload, st.shape)
 		}
+		if x, ok := s.truth.(extrapolatedType); ok && x.IsExtrapolated(j.Workload, st.shape) {
+			st.extrap = true
+		}
+		st.norm = 1
+		if st.partner >= 0 {
+			if solo, ok := s.truth.Solo(j.Workload, st.shape); ok && solo > 0 {
+				st.norm = st.rate / solo
+			}
+		}
+		st.rated, st.ratedPartner, st.ratedShape = true, st.partner, st.shape
 		st.eta = math.Max(s.now, st.restore) + (float64(j.Steps)-j.Done)/st.rate
 	}
 	return nil

@@ -17,7 +17,9 @@ import (
 //	100 s..:   B alone at 3 it/s: 100/3 s more, done at t=100+100/3=133.33 s.
 //
 // JCT A = 100 s, JCT B = 400/3 s; makespan 400/3 s; the GPU is busy all
-// the time, so utilisation is 1.
+// the time, so utilisation is 1. Effective utilisation counts work: for
+// 100 s A runs at 1/2 and B at 2/3 of solo (7/6 of a GPU), then B alone
+// for 100/3 s: (700/6 + 100/3) / (400/3) = 1.125.
 func TestTwoJobsShareOneGPU(t *testing.T) {
 	truth := fakeRates{
 		solo: map[string]float64{"A|g": 2, "B|g": 3},
@@ -31,6 +33,9 @@ func TestTwoJobsShareOneGPU(t *testing.T) {
 		checkJCT(t, r, map[int]float64{0: 100, 1: 400.0 / 3})
 		if !near(r.Makespan, 400.0/3) || !near(r.GPUUtil, 1) || !near(r.AvgJCT, (100+400.0/3)/2) {
 			t.Errorf("round %v: makespan %v util %v avg %v, want 133.33, 1, 116.67", round, r.Makespan, r.GPUUtil, r.AvgJCT)
+		}
+		if !near(r.EffectiveUtil, 1.125) || !near(r.Util[0].Effective, 1.125) {
+			t.Errorf("round %v: effective util %v (%v by type), want 1.125", round, r.EffectiveUtil, r.Util[0].Effective)
 		}
 		if r.Shared != 2 || !near(r.Jobs[0].Shared, 100) || !near(r.Jobs[1].Shared, 100) {
 			t.Errorf("round %v: shared jobs %d, shared time A %v B %v; want 2, 100 s, 100 s", round, r.Shared, r.Jobs[0].Shared, r.Jobs[1].Shared)
@@ -88,8 +93,8 @@ func TestUtilisationPerType(t *testing.T) {
 	truth := fakeRates{solo: map[string]float64{"X|a": 2, "X|b": 1, "Y|a": 2, "Y|b": 1}}
 	jobs := []TraceJob{{Workload: "X", Steps: 100, Scale: 1}, {Workload: "Y", Steps: 100, Scale: 1}}
 	r := run(t, topo(t, "na a 1 1", "nb b 1 1"), jobs, truth, NewFIFO(SoloOnly(truth)), opts())
-	want := []TypeUtil{{GPUType: "a", GPUs: 1, Util: 0.5}, {GPUType: "b", GPUs: 1, Util: 1}}
-	if !reflect.DeepEqual(r.Util, want) || !near(r.GPUUtil, 0.75) {
+	want := []TypeUtil{{GPUType: "a", GPUs: 1, Util: 0.5, Effective: 0.5}, {GPUType: "b", GPUs: 1, Util: 1, Effective: 1}}
+	if !reflect.DeepEqual(r.Util, want) || !near(r.GPUUtil, 0.75) || !near(r.EffectiveUtil, 0.75) {
 		t.Errorf("util %+v overall %v, want %+v and 0.75", r.Util, r.GPUUtil, want)
 	}
 	if r.Jobs[0].GPUType != "a" || r.Jobs[1].GPUType != "b" {
@@ -198,7 +203,7 @@ func TestPlacementRefused(t *testing.T) {
 		want string
 	}{
 		{"unshareable pair", func(v *View) *Plan { p := v.Plan(); p.Place(0, 0); p.Place(1, 0); return p }, "no status-ok measurement"},
-		{"wrong count", func(v *View) *Plan { p := v.Plan(); p.Place(2, 0); return p }, "needs 2 GPU(s), the plan gives 1"},
+		{"wrong count", func(v *View) *Plan { p := v.Plan(); p.Place(2, 0); return p }, "may run on [2] GPU(s), the plan gives 1"},
 		{"two types", func(v *View) *Plan { p := v.Plan(); p.Place(2, 0, 2); return p }, "GPUs of two types"},
 		{"no rate", func(v *View) *Plan { p := v.Plan(); p.Place(1, 2); return p }, "cannot run on 1 h GPU(s)"},
 		{"unknown GPU", func(v *View) *Plan { p := v.Plan(); p.Place(0, 9); return p }, "GPU 9 does not exist"},

@@ -19,9 +19,7 @@ import (
 )
 
 // simPolicies lists the policies `coloc simulate` knows, in --help order.
-func simPolicies() []sim.PolicyInfo {
-	return append(sim.Baselines(), policies.Policies()...)
-}
+func simPolicies() []sim.PolicyInfo { return policies.All() }
 
 type simulateFlags struct {
 	trace, cluster, data, models string
@@ -30,6 +28,9 @@ type simulateFlags struct {
 	round, penalty               time.Duration
 	maxPerGPU                    int
 	minNormalized                float64
+	durations, degree, order     string
+	maxDegree                    int
+	extrapolate                  bool
 	json                         bool
 }
 
@@ -100,24 +101,95 @@ policy, one a line.`,
 	fl.DurationVar(&f.round, "round", time.Duration(sim.DefaultOptions.Round*float64(time.Second)), "round length at which policies may revise decisions (0: no rounds)")
 	fl.DurationVar(&f.penalty, "restart-penalty", time.Duration(sim.DefaultOptions.RestartPenalty*float64(time.Second)), "time without progress after a job is moved or resumed")
 	fl.IntVar(&f.maxPerGPU, "max-per-gpu", sim.DefaultOptions.MaxPerGPU, "most jobs on one GPU (1 or 2)")
-	fl.Float64Var(&f.minNormalized, "min-normalized", policy.DefaultThresholds.MinNormalized, "coloc and oracle: lowest estimated normalized throughput at which two jobs share GPUs")
+	fl.Float64Var(&f.minNormalized, "min-normalized", 0, "coloc and oracle: optional floor, never share when a job is estimated below this normalized throughput (0: off)")
+	fl.StringVar(&f.durations, "durations", "known", "coloc and oracle: remaining work from the trace's steps (known) or from the service a job had (attained)")
+	fl.StringVar(&f.order, "order", policies.OrderShortest, "coloc and oracle: order in which waiting jobs choose: shortest (predicted remaining GPU time) or arrival")
+	fl.StringVar(&f.degree, "degree", sim.DegreeTrace, "who picks a job's number of GPUs: trace (its scale factor) or policy (a measured degree up to the request; baselines take the largest)")
+	fl.IntVar(&f.maxDegree, "max-degree", 0, "with --degree policy: the most GPUs a job may get (0: its request)")
+	fl.BoolVar(&f.extrapolate, "extrapolate", false, "run jobs beyond the measured degrees on solo rates extrapolated with the last measured efficiency (labelled in the result)")
 	fl.BoolVar(&f.json, "json", false, "print one JSON object per policy")
 	for _, name := range []string{"trace", "cluster", "data"} {
 		cmd.MarkFlagRequired(name)
 	}
 	completeValues(cmd, "policy", reports.PolicyNames())
+	cmd.AddCommand(newSimulateSweepCmd(e), newSimulateGenerateCmd(e))
 	return cmd
 }
 
+func newSimulateSweepCmd(e *env) *cobra.Command {
+	var f simulateFlags
+	var traces, clusters, degrees []string
+	var markdown string
+	cmd := &cobra.Command{
+		Use:   "sweep --traces T[,T...] --clusters C[,C...] --data DIR --models M --markdown FILE",
+		Short: "Replay many traces on many clusters and write the results page",
+		Long: `Replays every trace on every cluster under the policies (the same replay as
+'coloc simulate') and writes a Markdown page: per cluster and over all, the
+geometric mean over cases of the reference policy's (coloc's) average and p95
+JCT, makespan and both utilisations relative to each other policy, the worst
+makespan ratio, then every case and the unrunnable jobs by reason.`,
+		Example: `  coloc simulate sweep --traces examples/traces/msr/103959.trace,examples/traces/msr/ed69ec.trace \
+    --clusters examples/cluster-gavel-16.yaml,examples/cluster-gavel-48.yaml \
+    --data datasets/reference/gavel --models out/models --markdown docs/results.md`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s := policies.Sweep{Traces: traces, Clusters: clusters, Data: f.data, Policies: f.policies, Reference: "coloc", Degrees: degrees, Progress: e.stderr,
+				Options: sim.DefaultOptions, Env: sim.Env{Seed: f.seed, Models: f.models, MinNormalized: f.minNormalized, Durations: f.durations, Order: f.order}}
+			cases, err := s.Run()
+			if err != nil {
+				return err
+			}
+			w := e.stdout
+			if markdown != "-" {
+				var buf strings.Builder
+				if err := s.WriteMarkdown(&buf, cases, sweepCommand(traces, clusters, degrees, f)); err != nil {
+					return err
+				}
+				return writeAtomic(markdown, []byte(buf.String()), 0o644)
+			}
+			return s.WriteMarkdown(w, cases, sweepCommand(traces, clusters, degrees, f))
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringSliceVar(&traces, "traces", nil, "Gavel trace files, comma-separated")
+	fl.StringSliceVar(&clusters, "clusters", nil, "cluster specs, comma-separated")
+	fl.StringVar(&f.data, "data", "", "dataset directory with solo.arrow and pairs.arrow (iterations/s)")
+	fl.StringVar(&f.models, "models", "", "fitted models, for the policies that use them")
+	fl.StringSliceVar(&f.policies, "policy", []string{"fifo", "backfill", "greedy-pack", "similarity", "coloc", "oracle"}, "policies; must include coloc")
+	fl.Uint64Var(&f.seed, "seed", 1, "seed of the randomised policies")
+	fl.Float64Var(&f.minNormalized, "min-normalized", 0, "coloc and oracle: optional floor (0: off)")
+	fl.StringVar(&f.durations, "durations", "known", "coloc and oracle: known or attained")
+	fl.StringVar(&f.order, "order", policies.OrderShortest, "coloc and oracle: shortest or arrival")
+	fl.StringVar(&markdown, "markdown", "-", "write the page to this file (-: stdout)")
+	fl.StringSliceVar(&degrees, "degree", []string{sim.DegreeTrace, sim.DegreePolicy}, "degree modes to run, comma-separated")
+	for _, name := range []string{"traces", "clusters", "data"} {
+		cmd.MarkFlagRequired(name)
+	}
+	return cmd
+}
+
+// sweepCommand is the command line the page says it was generated by,
+// with the file lists as given.
+func sweepCommand(traces, clusters, degrees []string, f simulateFlags) string {
+	return fmt.Sprintf("coloc simulate sweep --traces %s --clusters %s --data %s --models M --policy %s --durations %s --order %s --degree %s",
+		strings.Join(traces, ","), strings.Join(clusters, ","), f.data, strings.Join(f.policies, ","), f.durations, f.order, strings.Join(degrees, ","))
+}
+
 func runSimulate(e *env, f simulateFlags) error {
-	known := simPolicies()
-	var chosen []sim.PolicyInfo
-	for _, name := range f.policies {
-		p, err := sim.Lookup(known, strings.TrimSpace(name))
-		if err != nil {
-			return err
-		}
-		chosen = append(chosen, p)
+	x := policies.Experiment{Policies: f.policies, Options: sim.DefaultOptions,
+		Env: sim.Env{Seed: f.seed, Models: f.models, MinNormalized: f.minNormalized, Durations: f.durations, Order: f.order}}
+	x.Options.Round = f.round.Seconds()
+	x.Options.RestartPenalty = f.penalty.Seconds()
+	x.Options.MaxPerGPU = f.maxPerGPU
+	x.Options.Degree, x.Options.MaxDegree = f.degree, f.maxDegree
+	if !(f.minNormalized >= 0 && f.minNormalized <= 1) {
+		return fmt.Errorf("--min-normalized %v: want a number in [0, 1] (0: off)", f.minNormalized)
+	}
+	if _, err := policies.ParseDurations(f.durations); err != nil {
+		return fmt.Errorf("--durations: %w", err)
+	}
+	if _, err := x.CheckNames(); err != nil {
+		return err
 	}
 	var tr *sim.Trace
 	var list *jobs.List
@@ -146,35 +218,28 @@ func runSimulate(e *env, f simulateFlags) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", f.data, err)
 	}
+	if f.extrapolate {
+		truth = truth.Extrapolated()
+	}
 	if list != nil {
 		tr = simJobs(e, list, topo, truth)
 	}
-	opt := sim.DefaultOptions
-	opt.Round = f.round.Seconds()
-	opt.RestartPenalty = f.penalty.Seconds()
-	opt.MaxPerGPU = f.maxPerGPU
-	if !(f.minNormalized > 0 && f.minNormalized <= 1) {
-		return fmt.Errorf("--min-normalized %v: want a number in (0, 1]", f.minNormalized)
+	x.Jobs, x.Topology, x.Truth = tr.Jobs, topo, truth
+	if _, err := x.Check(); err != nil {
+		return err
 	}
-	envp := sim.Env{Seed: f.seed, Solo: sim.SoloOnly(truth), Truth: truth, Models: f.models, MinNormalized: f.minNormalized}
-	var results []*sim.Result
+	results, err := x.Run()
+	if err != nil {
+		return fmt.Errorf("%s: %w", f.trace, err)
+	}
 	warned := map[string]bool{}
-	for _, info := range chosen {
-		pol, err := info.New(envp)
-		if err != nil {
-			return err
-		}
-		res, err := sim.Run(topo, tr.Jobs, truth, pol, opt)
-		if err != nil {
-			return fmt.Errorf("%s: %w", f.trace, err)
-		}
+	for _, res := range results {
 		for _, w := range res.Warnings {
 			if !warned[w] {
 				warned[w] = true
 				fmt.Fprintln(e.stderr, "warning:", w)
 			}
 		}
-		results = append(results, res)
 	}
 	if f.json {
 		enc := json.NewEncoder(e.stdout)
@@ -209,13 +274,69 @@ func printSimTable(e *env, tr *sim.Trace, topo *sim.Topology, results []*sim.Res
 	for _, t := range topo.Types() {
 		head += "\t" + t
 	}
+	head += "\teffective util"
+	for _, t := range topo.Types() {
+		head += "\t" + t
+	}
 	fmt.Fprintln(tw, head+"\tshared\t")
 	for _, r := range results {
 		line := fmt.Sprintf("%s\t%d\t%d\t%.2f\t%.2f\t%.2f\t%.3f", r.Policy, r.Completed, r.Unrunnable, r.AvgJCT/3600, r.P95JCT/3600, r.Makespan/3600, r.GPUUtil)
 		for _, u := range r.Util {
 			line += fmt.Sprintf("\t%.3f", u.Util)
 		}
+		line += fmt.Sprintf("\t%.3f", r.EffectiveUtil)
+		for _, u := range r.Util {
+			line += fmt.Sprintf("\t%.3f", u.Effective)
+		}
 		fmt.Fprintln(tw, line+fmt.Sprintf("\t%d\t", r.Shared))
 	}
 	return tw.Flush()
+}
+
+func newSimulateGenerateCmd(e *env) *cobra.Command {
+	var data, out, ref string
+	var n int
+	var seed uint64
+	var gap float64
+	cmd := &cobra.Command{
+		Use:   "generate --data DIR --jobs N -o FILE",
+		Short: "Write a seeded Gavel-format (msr) trace of the data's job types",
+		Long: `Draws a trace after the recipe of Gavel's generator (job types uniform;
+scale 1, 2, 4, 8 with probabilities 0.7, 0.1, 0.15, 0.05; 10^x minutes on the
+reference GPU type, x uniform in [1.5, 3] for 80% of the jobs, [3, 4] for
+the rest; Poisson arrivals) and writes it in the msr layout. The same seed
+gives the same trace.`,
+		Example: `  coloc simulate generate --data datasets/reference/gavel --jobs 100000 --seed 1 -o /tmp/100k.trace`,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ds, err := datasets.Open(data)
+			if err != nil {
+				return err
+			}
+			truth, err := sim.NewMeasured(ds.Solo, ds.Pairs)
+			if err != nil {
+				return fmt.Errorf("%s: %w", data, err)
+			}
+			jobs, err := sim.Generate(sim.GenOptions{Jobs: n, Seed: seed, Workloads: truth.Workloads(), Rates: truth, RefType: ref, MeanGap: gap})
+			if err != nil {
+				return err
+			}
+			var buf strings.Builder
+			if err := sim.WriteTrace(&buf, jobs); err != nil {
+				return err
+			}
+			return writeAtomic(out, []byte(buf.String()), 0o644)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&data, "data", "", "dataset directory (its job types and solo rates)")
+	fl.IntVar(&n, "jobs", 10000, "number of jobs")
+	fl.Uint64Var(&seed, "seed", 1, "seed")
+	fl.Float64Var(&gap, "mean-gap", 150, "mean seconds between arrivals (Poisson)")
+	fl.StringVar(&ref, "ref-type", "v100", "GPU type whose rates turn durations into steps")
+	fl.StringVarP(&out, "output", "o", "", "trace file to write")
+	for _, name := range []string{"data", "output"} {
+		cmd.MarkFlagRequired(name)
+	}
+	return cmd
 }

@@ -7,7 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/coloc-dev/coloc/datasets"
+	"github.com/coloc-dev/coloc/place/cluster"
 	"github.com/coloc-dev/coloc/sim"
+	"github.com/coloc-dev/coloc/sim/policies"
 )
 
 func simulateArgs(extra ...string) []string {
@@ -63,7 +66,10 @@ func TestSimulateErrors(t *testing.T) {
 	}{
 		{simulateArgs("--policy", "fifo,lottery"), `unknown policy "lottery"`},
 		{simulateArgs("--policy", "coloc"), "policy coloc needs --models"},
-		{simulateArgs("--policy", "oracle", "--min-normalized", "0"), "--min-normalized 0"},
+		{simulateArgs("--policy", "oracle", "--min-normalized", "1.5"), "--min-normalized 1.5"},
+		{simulateArgs("--policy", "oracle", "--durations", "guess"), `durations "guess"`},
+		{simulateArgs("--policy", "oracle", "--degree", "any"), `degree "any"`},
+		{[]string{"simulate", "--trace", "nope.trace", "--cluster", "c", "--data", "d", "--policy", "lottery"}, `unknown policy "lottery"`},
 		{simulateArgs("--max-per-gpu", "3"), "max jobs per GPU 3"},
 		{[]string{"simulate", "--trace", "nope.trace", "--cluster", "c", "--data", "d"}, "nope.trace"},
 	}
@@ -75,8 +81,7 @@ func TestSimulateErrors(t *testing.T) {
 	}
 }
 
-// The oracle needs no models; it co-locates only pairs measured to keep
-// both jobs at --min-normalized.
+// The oracle needs no models.
 func TestSimulateOracle(t *testing.T) {
 	out, _ := mustRun(t, simulateArgs("--json", "--policy", "oracle,fifo", "--min-normalized", "0.5")...)
 	var s sim.Summary
@@ -107,5 +112,47 @@ func TestSimulateJobList(t *testing.T) {
 	}
 	if !strings.Contains(errOut, "job new-bert has no workload of the data") {
 		t.Errorf("stderr %q", errOut)
+	}
+}
+
+// coloc simulate --json prints what the library experiment returns.
+func TestSimulateJSONEqualsExperiment(t *testing.T) {
+	out, _ := mustRun(t, simulateArgs("--json", "--policy", "fifo,backfill,greedy-pack,oracle", "--degree", "policy")...)
+	ds, err := datasets.Open("../../datasets/reference/gavel")
+	if err != nil {
+		t.Fatal(err)
+	}
+	truth, err := sim.NewMeasured(ds.Solo, ds.Pairs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, err := cluster.Load("../../examples/cluster-gavel.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	topo, err := sim.NewTopology(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := sim.LoadTrace("../../examples/traces/physical_cluster/small_test.trace")
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := policies.Experiment{Jobs: tr.Jobs, Topology: topo, Truth: truth, Options: sim.DefaultOptions,
+		Env: sim.Env{Seed: 1, Durations: "known"}, Policies: []string{"fifo", "backfill", "greedy-pack", "oracle"}}
+	x.Options.Degree = sim.DegreePolicy
+	res, err := x.Run()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want bytes.Buffer
+	enc := json.NewEncoder(&want)
+	for _, r := range res {
+		if err := enc.Encode(r.Summary()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if out != want.String() {
+		t.Errorf("coloc simulate --json:\n%s\nexperiment:\n%s", out, want.String())
 	}
 }

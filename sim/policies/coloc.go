@@ -187,6 +187,33 @@ func (m measured) Normalized(_ place.Level, t, q *place.Task, typ string, d int)
 	return co / solo, "measured", true
 }
 
+// ColocRule returns coloc: the completion-time rule (Rule) with the
+// measured solo rates and the node-level model's (IAPP) predicted
+// normalized throughputs of the pairs the simulator allows (View.CanShare).
+func ColocRule(solo sim.Rates, m *place.Models, d Durations, minNormalized float64) *Rule {
+	pair := func(v *sim.View, w, q string, sh sim.Shape) (float64, bool) {
+		if !v.CanShare(w, q, sh) {
+			return 0, false
+		}
+		return m.Predict(place.NodeLevel, w, q, sh.GPUType, sh.GPUs)
+	}
+	return NewRule("coloc", solo, pair, d, minNormalized)
+}
+
+// OracleRule returns the oracle: the same rule with the simulator's
+// measured solo and co-located rates.
+func OracleRule(truth sim.Rates, d Durations, minNormalized float64) *Rule {
+	pair := func(_ *sim.View, w, q string, sh sim.Shape) (float64, bool) {
+		co, ok := truth.Colocated(w, q, sh)
+		s, ok2 := truth.Solo(w, sh)
+		if !ok || !ok2 || !(co > 0) || !(s > 0) {
+			return 0, false
+		}
+		return co / s, true
+	}
+	return NewRule("oracle", sim.SoloOnly(truth), pair, d, minNormalized)
+}
+
 // newColoc builds coloc from the simulator's environment.
 func newColoc(e sim.Env) (sim.Policy, error) {
 	if e.Models == "" {
@@ -196,12 +223,22 @@ func newColoc(e sim.Env) (sim.Policy, error) {
 	if err != nil {
 		return nil, fmt.Errorf("policy coloc: %w", err)
 	}
-	return NewColoc(e.Solo, m, e.MinNormalized), nil
+	d, err := ParseDurations(e.Durations)
+	if err != nil {
+		return nil, err
+	}
+	r := ColocRule(e.Solo, m, d, e.MinNormalized)
+	return r, r.SetOrder(e.Order)
 }
 
 func newOracle(e sim.Env) (sim.Policy, error) {
 	if e.Truth == nil {
 		return nil, errors.New("policy oracle needs the simulator's ground truth")
 	}
-	return NewOracle(e.Truth, e.MinNormalized), nil
+	d, err := ParseDurations(e.Durations)
+	if err != nil {
+		return nil, err
+	}
+	r := OracleRule(e.Truth, d, e.MinNormalized)
+	return r, r.SetOrder(e.Order)
 }

@@ -1,9 +1,56 @@
-// Package online holds the simulator policies that decide with fitted
-// models: coloc (CLWP + NLWP placement with the models' predictions),
+// Package policies holds the simulator policies that decide with fitted
+// models: coloc (the completion-time rule with the models' predictions),
 // similarity (GPU type by model similarity, revised every round, with
 // small-model packing, after Thanapol et al. 2023/2024) and oracle (the
-// coloc placement with the measured rates: an upper bound). Each is a
-// sim.Policy; Policies lists them for `coloc simulate` and `coloc report`.
+// same rule with the measured rates). Each is a sim.Policy; Policies
+// lists them, All adds the baselines, and Experiment (one trace, one
+// cluster, several policies) and Sweep (many of each, the results page)
+// are what `coloc simulate` and the reports call.
+//
+// # coloc and oracle: the completion-time rule
+//
+// The objective is the average job completion time. At every arrival and
+// completion each waiting job, in arrival order, takes the option that
+// adds least to the sum of the completion times of the jobs it touches
+// (Rule): run now on free GPUs (any GPU type, any allowed degree), wait
+// for GPUs of a type to free up (at the time predicted from the running
+// jobs' remaining work, after what the jobs ahead of it wait for), or
+// share the GPUs of a job running alone (both at their predicted
+// normalized throughputs until the first ends; the partner's delay is
+// counted). There is no threshold: a pair is used exactly when it is
+// predicted to finish the two jobs sooner, in sum, than waiting.
+// --min-normalized survives as an optional floor (an SLO guard), off by
+// default. Then, at every scheduling point including round ticks, a
+// running job moves alone to free GPUs when the predicted saving of it
+// and of the partner it leaves exceeds the restart penalty (replan).
+//
+// Constants and how they were chosen:
+//   - none in the rule itself: costs are seconds predicted from rates and
+//     remaining work; ties go free, then share, then wait (1 and 2 us
+//     apart, far below any cost compared);
+//   - with unknown durations (--durations attained) a job is expected to
+//     run as long again as it has run, the mean residual life of a
+//     Pareto law of shape 2 (heavy-tailed job sizes, as in cluster
+//     traces), and at least the mean solo time of the jobs completed so
+//     far; before the first completion PriorS (one hour, the order of a
+//     median job in the Philly and Gavel traces). Neither was fitted to
+//     the shipped traces.
+//   - the restart penalty is the simulator's (30 s), the same cost the
+//     simulator charges.
+//
+// What the rule leaves out, by design of a first-order rule: the delay
+// sharing or taking GPUs causes to jobs queued behind, and future
+// arrivals. coloc decides with the measured solo rates (what profiling
+// each job alone gives) and the node-level model's (IAPP) predicted
+// normalized throughputs; the oracle with the measured co-located rates.
+// Whether a pair may share at all (View.CanShare, a memory question) is
+// given to both. Jobs of the same degree share the same GPUs only where
+// the data measured the pair at that degree (Gavel's hold pairs on 1 to
+// 8 GPUs): no unmeasured multi-GPU pair rate is assumed.
+//
+// Placement (NewPlacement, NewColoc, NewOracle) is the earlier online form
+// of the export's engine (CLWP, NLWP, a normalized-throughput threshold);
+// it is kept for the engine's tests and is not registered as a policy.
 //
 // Where it sits: model -> place -> sim/policies -> sim's
 // replay. The simulator (package sim) knows nothing of models; a

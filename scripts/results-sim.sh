@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Regenerates docs/results.md: every shipped trace on the 16-, 48- and
+# 108-GPU clusters under all the policies, coloc at its defaults.
+# Usage: scripts/results-sim.sh [coloc binary] [output file]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bin=${1:-./coloc}
+out=${2:-docs/results.md}
+models=$(mktemp -d)
+trap 'rm -rf "$models"' EXIT
+"$bin" fit --data datasets/reference/gavel -o "$models" >/dev/null 2>&1
+traces=$(ls examples/traces/msr/*.trace examples/traces/physical_cluster/*.trace | paste -sd, -)
+"$bin" simulate sweep --traces "$traces" \
+    --clusters examples/cluster-gavel-16.yaml,examples/cluster-gavel-48.yaml,examples/cluster-gavel.yaml \
+    --data datasets/reference/gavel --models "$models" --markdown "$out"

@@ -1,0 +1,50 @@
+package sim
+
+// Backfill runs one job per GPU, first come first served, and skips a job
+// that does not fit: waiting jobs are tried in arrival order and each takes
+// free GPUs when some fit it (BestFree: the GPU type with the best
+// estimated solo rate), so a later, smaller job may start before an
+// earlier, larger one. It never shares, stops or moves a job. It is the
+// fair reference for what co-location adds: fifo's head-of-line blocking
+// is gone, no GPU is shared.
+type Backfill struct {
+	Est Rates // solo rates are all it uses
+}
+
+// NewBackfill returns the backfill policy deciding with est.
+func NewBackfill(est Rates) *Backfill { return &Backfill{Est: est} }
+
+// Name returns "backfill".
+func (*Backfill) Name() string { return "backfill" }
+
+// Schedule places every waiting job that fits on free GPUs.
+func (b *Backfill) Schedule(v *View) (*Plan, error) {
+	if v.Events&(Arrived|Finished) == 0 || len(v.Waiting) == 0 {
+		return nil, nil
+	}
+	p := v.Plan()
+	for _, j := range v.Waiting {
+		if !p.anyFree() {
+			break
+		}
+		if p.Missed(j) {
+			continue
+		}
+		if gpus, _, ok := BestFree(p, j, b.Est); ok {
+			p.Place(j.ID, gpus...)
+		} else {
+			p.Miss(j)
+		}
+	}
+	return p, nil
+}
+
+// anyFree reports whether the plan leaves any GPU free.
+func (p *Plan) anyFree() bool {
+	for _, n := range p.free {
+		if n > 0 {
+			return true
+		}
+	}
+	return false
+}

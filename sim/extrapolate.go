@@ -1,0 +1,63 @@
+package sim
+
+import "math"
+
+// MaxExtrapolated is the largest degree Extrapolated fills in: the
+// largest scale factor of Gavel's traces.
+const MaxExtrapolated = 64
+
+// Extrapolated returns a copy of m in which every workload and device
+// type measured at two or more degrees also has a solo rate at each
+// larger degree up to MaxExtrapolated, extrapolated from its largest
+// measured degree M with the efficiency of its last measured step:
+// rate(d) = rate(M) x (d/M) x e^log2(d/M), e = (rate(M)/rate(M')) x (M'/M)
+// for the next smaller measured degree M'. The added rates are labelled:
+// IsExtrapolated reports them, and a run says how many jobs ran on one.
+// Pair rates are never extrapolated.
+func (m *Measured) Extrapolated() *Measured {
+	out := &Measured{solo: map[rateKey]float64{}, pairs: m.pairs, workloads: m.workloads, types: m.types, extra: map[rateKey]bool{}}
+	degrees := map[[2]string][]int{}
+	for k, v := range m.solo {
+		out.solo[k] = v
+		key := [2]string{k.workload, k.device}
+		degrees[key] = append(degrees[key], k.degree)
+	}
+	for key, ds := range degrees {
+		top, next := 0, 0
+		for _, d := range ds {
+			if d > top {
+				top, next = d, top
+			} else if d > next {
+				next = d
+			}
+		}
+		if next == 0 {
+			continue
+		}
+		rt := m.solo[rateKey{key[0], key[1], top}]
+		rn := m.solo[rateKey{key[0], key[1], next}]
+		if !(rt > 0) || !(rn > 0) {
+			continue
+		}
+		e := math.Min(1, (rt/rn)*float64(next)/float64(top))
+		for d := top + 1; d <= MaxExtrapolated; d++ {
+			ratio := float64(d) / float64(top)
+			k := rateKey{key[0], key[1], d}
+			out.solo[k] = rt * ratio * math.Pow(e, math.Log2(ratio))
+			out.extra[k] = true
+		}
+	}
+	return out
+}
+
+// IsExtrapolated reports whether the solo rate of w on s was extrapolated
+// (Extrapolated), not measured.
+func (m *Measured) IsExtrapolated(w string, s Shape) bool {
+	return m.extra[rateKey{w, device(s), s.GPUs}]
+}
+
+// extrapolatedType is what the simulator asks of a ground truth with
+// extrapolated rates.
+type extrapolatedType interface {
+	IsExtrapolated(w string, s Shape) bool
+}

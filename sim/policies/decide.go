@@ -1,0 +1,590 @@
+package policies
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/coloc-dev/coloc/sim"
+)
+
+// Durations says what a policy knows of a job's remaining work.
+type Durations int
+
+// Ways to estimate remaining work.
+const (
+	// Known: the trace's steps are known (a scheduler told the iteration
+	// count), remaining work is Steps - Done.
+	Known Durations = iota
+	// Attained: the steps are unknown; a job expected to run as long again
+	// as it has run (see Rule).
+	Attained
+)
+
+func (d Durations) String() string {
+	if d == Attained {
+		return "attained"
+	}
+	return "known"
+}
+
+// Queue orders, in which waiting jobs choose.
+const (
+	OrderShortest = "shortest" // shortest predicted remaining GPU time first
+	OrderArrival  = "arrival"
+)
+
+// SetOrder sets the order in which waiting jobs choose: OrderShortest
+// (the default) or OrderArrival.
+func (r *Rule) SetOrder(order string) error {
+	switch order {
+	case OrderShortest, "":
+		r.shortestFirst = true
+	case OrderArrival:
+		r.shortestFirst = false
+	default:
+		return fmt.Errorf("order %q: want %s or %s", order, OrderShortest, OrderArrival)
+	}
+	return nil
+}
+
+// ParseDurations reads "known" or "attained".
+func ParseDurations(s string) (Durations, error) {
+	switch s {
+	case "known", "":
+		return Known, nil
+	case "attained":
+		return Attained, nil
+	}
+	return Known, fmt.Errorf("durations %q: want known or attained", s)
+}
+
+// PairRate is a normalized-throughput estimate for a workload next to a
+// partner on a placement: predicted (coloc) or measured (oracle).
+type PairRate func(v *sim.View, w, partner string, sh sim.Shape) (float64, bool)
+
+// Rule is the completion-time placement of coloc and the oracle. At every
+// arrival and completion it takes the waiting jobs in arrival order and,
+// for each, compares its options by the predicted change in the sum of
+// the completion times of the jobs involved (the objective is the average
+// JCT, so the sum is what counts):
+//
+//   - run now on free GPUs of type t: the job finishes after W/s_t (W its
+//     remaining work in iterations, s_t its solo rate there);
+//   - wait for type t: it starts when enough GPUs of type t free up, at
+//     T_t (the GPUs' predicted free times, sorted, after the GPUs the jobs
+//     ahead of it in the queue wait for), and then takes W/s_t;
+//   - share the GPUs of a job r running alone there: both run at their
+//     predicted normalized throughputs x until the first finishes, the
+//     other then alone. Its cost is the job's completion time plus the
+//     delay it causes r, against r running alone.
+//
+// It takes the option of least cost (free first, then sharing, then
+// waiting on ties); a job that chooses to wait takes nothing, and the
+// jobs behind it are tried next (no head-of-line blocking). Jobs choose
+// shortest predicted remaining GPU time first (remaining solo time on
+// their fastest type times their GPUs): for a sum of completion times the
+// shortest job first is the order that follows from the objective
+// (Smith's rule); SetOrder(OrderArrival) gives arrival order instead. Only the two
+// jobs of a decision are counted: the delay sharing causes to jobs
+// queued for the same GPUs is left out (a first-order rule).
+//
+// Remaining work is Steps - Done when durations are Known. When they are
+// not (Attained) a job is expected to need as much solo time again as it
+// has had (the mean residual life of a job whose size follows a Pareto law
+// of shape 2, the heavy tail of cluster traces), and at least the mean
+// solo time of the jobs that completed so far (before any completed,
+// PriorS). The floor MinNormalized (0: off) refuses a pair in which a job
+// is predicted below it: an SLO guard, not part of the rule.
+type Rule struct {
+	name      string
+	solo      sim.Rates
+	pair      PairRate
+	durations Durations
+	floor     float64
+	moves     bool // re-plan running jobs (replan)
+	// ShortestFirst orders the queue by predicted remaining GPU time.
+	shortestFirst bool
+
+	soloMemo map[soloKey]float64
+	pairMemo map[pairKey]pairVal
+	wids     map[string]int32
+	types    []string
+	wid      []int32         // job ID -> workload index + 1 (0: not yet)
+	last     map[int]doneJob // running jobs at the previous call
+	sumDone  float64         // solo seconds of the completed jobs
+	doneJobs int
+}
+
+// PriorS is the expected solo run time, in seconds, of a job before any
+// has completed when durations are unknown: one hour, the order of the
+// median job of the Philly and Gavel traces. It matters only until the
+// first completion.
+const PriorS = 3600.0
+
+type doneJob struct {
+	steps float64
+	rate  float64
+}
+
+// NewRule returns the rule called name, estimating solo rates with solo
+// and pair rates with pair.
+func NewRule(name string, solo sim.Rates, pair PairRate, d Durations, minNormalized float64) *Rule {
+	return &Rule{name: name, solo: solo, pair: pair, durations: d, floor: minNormalized, moves: true, shortestFirst: true, soloMemo: map[soloKey]float64{}, pairMemo: map[pairKey]pairVal{}, wids: map[string]int32{}, last: map[int]doneJob{}}
+}
+
+// Name returns the policy's name.
+func (r *Rule) Name() string { return r.name }
+
+// planState is the plan of one call and the predicted time each GPU
+// frees up under it.
+type planState struct {
+	v      *sim.View
+	p      *sim.Plan
+	freeAt []float64 // by GPU
+	byType map[string][]float64
+	dirty  map[string]bool
+	ahead  map[string]int // GPUs of each type the jobs ahead wait for
+	onNode map[freeKey]found
+	spread map[freeKey]found
+	lone   map[int][]int // by degree
+}
+
+// Schedule places the waiting jobs by the rule.
+func (r *Rule) Schedule(v *sim.View) (*sim.Plan, error) {
+	r.observe(v)
+	arrivedOrFinished := v.Events&(sim.Arrived|sim.Finished) != 0
+	if !arrivedOrFinished && (!r.moves || !anyFree(v)) {
+		return nil, nil // a round tick with no free GPU changes nothing
+	}
+	ps := &planState{v: v, p: v.Plan(), freeAt: make([]float64, len(v.Topology.GPUs)), byType: map[string][]float64{}, dirty: map[string]bool{}, ahead: map[string]int{},
+		onNode: map[freeKey]found{}, spread: map[freeKey]found{}, lone: map[int][]int{}}
+	for i := range ps.freeAt {
+		ps.freeAt[i] = v.Now
+	}
+	for _, j := range v.Running {
+		end := v.Now + r.runTime(v, j, ps.p)
+		for _, g := range j.GPUs {
+			ps.freeAt[g] = math.Max(ps.freeAt[g], end)
+		}
+	}
+	for _, t := range v.Topology.Types() {
+		ps.dirty[t] = true
+	}
+	if arrivedOrFinished {
+		for _, j := range r.queue(v) {
+			if !ps.p.Room() {
+				break // no GPU free or shareable: every later job waits
+			}
+			r.decide(ps, j)
+		}
+	}
+	if r.moves {
+		r.replan(ps)
+	}
+	return ps.p, nil
+}
+
+// observe learns the solo time of the jobs that completed since the last
+// call, for the Attained estimate.
+func (r *Rule) observe(v *sim.View) {
+	if r.durations != Attained {
+		return
+	}
+	now := map[int]doneJob{}
+	for _, j := range v.Running {
+		if sh, ok := shapeOf(v, j.GPUs); ok {
+			if s, ok := r.solo.Solo(j.Workload, sh); ok && s > 0 {
+				now[j.ID] = doneJob{float64(j.Steps), s}
+			}
+		}
+	}
+	for id, d := range r.last {
+		if _, still := now[id]; still {
+			continue
+		}
+		if v.Job(id) == nil { // gone: completed
+			r.sumDone += d.steps / d.rate
+			r.doneJobs++
+		}
+	}
+	r.last = now
+}
+
+// remaining is the estimated remaining work of j in iterations, given its
+// solo rate s on its reference placement.
+func (r *Rule) remaining(j *sim.Job, s float64) float64 {
+	if r.durations == Known {
+		return math.Max(float64(j.Steps)-j.Done, 0)
+	}
+	attained := j.Done / s
+	prior := PriorS
+	if r.doneJobs > 0 {
+		prior = r.sumDone / float64(r.doneJobs)
+	}
+	return math.Max(attained, prior) * s
+}
+
+// rates returns the solo rate of j on sh and, when it shares with q, its
+// estimated rate there.
+// Rates are remembered by job ID, GPU type, degree and spread: the
+// estimators are keyed by strings, and the rule asks the same rates at
+// every scheduling point.
+func (r *Rule) soloOn(j *sim.Job, sh sim.Shape) float64 {
+	k := soloKey{int32(j.ID), r.typeIndex(sh.GPUType), int16(sh.GPUs), sh.Spread}
+	if s, ok := r.soloMemo[k]; ok {
+		return s
+	}
+	s, ok := r.solo.Solo(j.Workload, sh)
+	if !ok || !(s > 0) {
+		s = 0
+	}
+	r.soloMemo[k] = s
+	return s
+}
+
+// pairOf is r.pair remembered by workload indices and shape.
+func (r *Rule) pairOf(v *sim.View, j, q *sim.Job, sh sim.Shape) (float64, bool) {
+	k := pairKey{r.widOf(j), r.widOf(q), r.typeIndex(sh.GPUType), int16(sh.GPUs), sh.Spread}
+	if x, ok := r.pairMemo[k]; ok {
+		return x.v, x.ok
+	}
+	x, ok := r.pair(v, j.Workload, q.Workload, sh)
+	r.pairMemo[k] = pairVal{x, ok}
+	return x, ok
+}
+
+// widOf returns a small integer for j's workload.
+func (r *Rule) widOf(j *sim.Job) int32 {
+	if int(j.ID) < len(r.wid) && r.wid[j.ID] > 0 {
+		return r.wid[j.ID] - 1
+	}
+	w, ok := r.wids[j.Workload]
+	if !ok {
+		w = int32(len(r.wids))
+		r.wids[j.Workload] = w
+	}
+	for len(r.wid) <= j.ID {
+		r.wid = append(r.wid, 0)
+	}
+	r.wid[j.ID] = w + 1
+	return w
+}
+
+type pairKey struct {
+	a, b   int32
+	typ    int16
+	gpus   int16
+	spread bool
+}
+
+type pairVal struct {
+	v  float64
+	ok bool
+}
+
+type soloKey struct {
+	job    int32
+	typ    int16
+	gpus   int16
+	spread bool
+}
+
+// typeIndex returns a small integer for a GPU type name.
+func (r *Rule) typeIndex(t string) int16 {
+	for i, x := range r.types {
+		if x == t {
+			return int16(i)
+		}
+	}
+	r.types = append(r.types, t)
+	return int16(len(r.types) - 1)
+}
+
+// runTime is the predicted time until running job j finishes, from the
+// plan's occupancy.
+func (r *Rule) runTime(v *sim.View, j *sim.Job, p *sim.Plan) float64 {
+	sh, ok := shapeOf(v, j.GPUs)
+	if !ok {
+		return 0
+	}
+	s := r.soloOn(j, sh)
+	if s == 0 {
+		return 0
+	}
+	w := r.remaining(j, s)
+	for _, q := range p.JobsOn(j.GPUs[0]) {
+		if q == j.ID {
+			continue
+		}
+		qj := v.Job(q)
+		if qj == nil {
+			continue
+		}
+		sq := r.soloOn(qj, sh)
+		xj, ok1 := r.pairOf(v, j, qj, sh)
+		xq, ok2 := r.pairOf(v, qj, j, sh)
+		if sq == 0 || !ok1 || !ok2 {
+			break
+		}
+		tj, _ := overlap(w, s, xj, r.remaining(qj, sq), sq, xq)
+		return tj
+	}
+	return w / s
+}
+
+// overlap returns the run times of two jobs that share from now: a with
+// wa iterations left at solo rate sa and normalized throughput xa, b
+// likewise. Both run shared until the first finishes, the other then
+// alone.
+func overlap(wa, sa, xa, wb, sb, xb float64) (ta, tb float64) {
+	da, db := wa/(sa*xa), wb/(sb*xb)
+	if da <= db {
+		left := wb - sb*xb*da
+		return da, da + left/sb
+	}
+	left := wa - sa*xa*db
+	return db + left/sa, db
+}
+
+// option is one choice for a waiting job.
+type option struct {
+	cost    float64
+	gpus    []int // nil: wait
+	waitFor string
+	degree  int     // GPUs it waits for
+	endJ    float64 // predicted completion of the job
+	endR    float64 // of its partner, when it shares
+}
+
+func (r *Rule) decide(ps *planState, j *sim.Job) {
+	v, p := ps.v, ps.p
+	best := option{cost: math.Inf(1)}
+	consider := func(o option) {
+		if o.cost < best.cost {
+			best = o
+		}
+	}
+	// Run now on free GPUs, or wait, at each allowed degree and type.
+	for _, d := range j.Degrees {
+		for _, t := range v.Topology.Types() {
+			sh := sim.Shape{GPUType: t, GPUs: d}
+			if !v.CanRun(j.Workload, sh) || v.Topology.LargestNode(t) < d {
+				sh.Spread = true // no node of t holds it: spread or nothing
+				if d == 1 || !v.CanRun(j.Workload, sh) || v.Topology.Count(t) < d {
+					continue
+				}
+			}
+			s := r.soloOn(j, sh)
+			if s == 0 {
+				continue
+			}
+			w := r.remaining(j, s)
+			if gpus, ok := ps.freeGPUs(j, t, d); ok {
+				gs, _ := shapeOf(v, gpus)
+				if sg := r.soloOn(j, gs); sg > 0 {
+					consider(option{cost: w / sg, gpus: gpus, endJ: v.Now + w/sg})
+				}
+			}
+			if tw, ok := ps.waitUntil(t, d); ok {
+				consider(option{cost: tw - v.Now + w/s + tieWait, waitFor: t, degree: d})
+			}
+		}
+	}
+	// Share with a job running alone on as many GPUs.
+	for _, d := range j.Degrees {
+		if v.MaxPerGPU() < 2 {
+			break
+		}
+		for _, q := range ps.partners(j, d) {
+			gpus := p.GPUsOf(q)
+			sh, _ := shapeOf(v, gpus)
+			qj := v.Job(q)
+			sj, sq := r.soloOn(j, sh), r.soloOn(qj, sh)
+			if sj == 0 || sq == 0 {
+				continue
+			}
+			xj, ok1 := r.pairOf(v, j, qj, sh)
+			xq, ok2 := r.pairOf(v, qj, j, sh)
+			if !ok1 || !ok2 || !(xj > 0) || !(xq > 0) || xj < r.floor || xq < r.floor {
+				continue
+			}
+			wj, wq := r.remaining(j, sj), r.remaining(qj, sq)
+			tj, tq := overlap(wj, sj, xj, wq, sq, xq)
+			alone := wq / sq
+			consider(option{cost: tj + (tq - alone) + tieShare, gpus: gpus, endJ: v.Now + tj, endR: v.Now + tq})
+		}
+	}
+	switch {
+	case math.IsInf(best.cost, 1):
+		return
+	case best.gpus == nil:
+		ps.ahead[best.waitFor] += best.degree
+		return
+	}
+	ps.place(j.ID, best.gpus)
+	end := math.Max(best.endJ, best.endR)
+	for _, g := range best.gpus {
+		ps.freeAt[g] = math.Max(ps.freeAt[g], end)
+		ps.dirty[v.Topology.GPUs[g].Type] = true
+	}
+}
+
+// Ties: free beats sharing beats waiting at equal cost (a microsecond
+// apart, far below any cost the rule compares).
+const (
+	tieShare = 1e-6
+	tieWait  = 2e-6
+)
+
+// waitUntil is the predicted time n GPUs of type t are free for a job
+// behind the GPUs the jobs ahead of it wait for.
+func (ps *planState) waitUntil(t string, n int) (float64, bool) {
+	if ps.dirty[t] {
+		var ts []float64
+		for _, ni := range ps.v.Topology.NodesOf(t) {
+			for _, g := range ps.v.Topology.Nodes[ni].GPUs {
+				ts = append(ts, ps.freeAt[g])
+			}
+		}
+		slices.Sort(ts)
+		ps.byType[t] = ts
+		ps.dirty[t] = false
+	}
+	ts := ps.byType[t]
+	k := ps.ahead[t] + n
+	if n > len(ts) {
+		return 0, false
+	}
+	if k > len(ts) {
+		// More is queued than the type holds: each further turn of the
+		// type's GPUs is taken to last as long as the current one.
+		turns := float64((k - 1) / len(ts))
+		return ts[(k-1)%len(ts)] + turns*(ts[len(ts)-1]-ps.v.Now), true
+	}
+	return ts[k-1], true
+}
+
+// freeGPUs returns free GPUs of type t for j: on one node when one has
+// room, else spread when j may spread; d of them. The searches are
+// remembered until the plan changes (placed).
+func (ps *planState) freeGPUs(j *sim.Job, t string, d int) ([]int, bool) {
+	p, v := ps.p, ps.v
+	if p.FreeOf(t) < d {
+		return nil, false
+	}
+	k := freeKey{t, d}
+	on, ok := ps.onNode[k]
+	if !ok {
+		on.gpus, on.ok = sim.FreeOnNode(p, t, d)
+		ps.onNode[k] = on
+	}
+	if on.ok && v.CanRun(j.Workload, sim.Shape{GPUType: t, GPUs: d}) {
+		return on.gpus, true
+	}
+	if d > 1 && v.CanRun(j.Workload, sim.Shape{GPUType: t, GPUs: d, Spread: true}) {
+		sp, ok := ps.spread[k]
+		if !ok {
+			sp.gpus, sp.ok = sim.FreeSpread(p, t, d)
+			ps.spread[k] = sp
+		}
+		return sp.gpus, sp.ok
+	}
+	return nil, false
+}
+
+// partners returns the jobs other than j running alone on d GPUs, from a
+// list kept until the plan changes; whether j may share with one is the
+// caller's question (pairOf answers no for a pair the simulator refuses).
+func (ps *planState) partners(j *sim.Job, d int) []int {
+	lone, ok := ps.lone[d]
+	if !ok {
+		lone = sim.Lone(ps.p, d)
+		ps.lone[d] = lone
+	}
+	var out []int
+	for _, q := range lone {
+		qj := ps.v.Job(q)
+		if qj == nil || q == j.ID {
+			continue
+		}
+		out = append(out, q)
+	}
+	return out
+}
+
+// place puts job id on gpus in the plan and forgets the searches.
+func (ps *planState) place(id int, gpus []int) {
+	ps.p.Place(id, gpus...)
+	clear(ps.onNode)
+	clear(ps.spread)
+	clear(ps.lone)
+}
+
+type freeKey struct {
+	t string
+	d int
+}
+
+type found struct {
+	gpus []int
+	ok   bool
+}
+
+// shapeOf returns the shape of GPUs the simulator or the plan hold, so
+// known to be distinct, existing and of one type.
+func shapeOf(v *sim.View, gpus []int) (sim.Shape, bool) {
+	if len(gpus) == 0 {
+		return sim.Shape{}, false
+	}
+	all := v.Topology.GPUs
+	first := all[gpus[0]]
+	sh := sim.Shape{GPUType: first.Type, GPUs: len(gpus)}
+	for _, g := range gpus[1:] {
+		if all[g].Node != first.Node {
+			sh.Spread = true
+			break
+		}
+	}
+	return sh, true
+}
+
+// anyFree reports whether some GPU holds no job.
+func anyFree(v *sim.View) bool {
+	for g := range v.Topology.GPUs {
+		if len(v.JobsOn(g)) == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// queue returns the waiting jobs in the order they choose: arrival order,
+// or with ShortestFirst the shortest predicted remaining solo time on
+// their best GPU type first (arrival order on ties).
+func (r *Rule) queue(v *sim.View) []*sim.Job {
+	if !r.shortestFirst {
+		return v.Waiting
+	}
+	type keyed struct {
+		j *sim.Job
+		t float64
+	}
+	ks := make([]keyed, len(v.Waiting))
+	for i, j := range v.Waiting {
+		best := math.Inf(1)
+		for _, t := range v.Topology.Types() {
+			if s := r.soloOn(j, sim.Shape{GPUType: t, GPUs: j.Scale}); s > 0 {
+				best = math.Min(best, r.remaining(j, s)/s*float64(j.Scale))
+			}
+		}
+		ks[i] = keyed{j, best}
+	}
+	slices.SortStableFunc(ks, func(a, b keyed) int { return cmp.Compare(a.t, b.t) })
+	out := make([]*sim.Job, len(ks))
+	for i, k := range ks {
+		out[i] = k.j
+	}
+	return out
+}

@@ -1,0 +1,224 @@
+package policies
+
+import (
+	"math"
+	"testing"
+
+	"github.com/coloc-dev/coloc/datasets"
+	"github.com/coloc-dev/coloc/place/cluster"
+	"github.com/coloc-dev/coloc/sim"
+)
+
+func oneGPU(t *testing.T) *sim.Topology {
+	t.Helper()
+	topo, err := sim.NewTopology(&cluster.Spec{Version: 1, Groups: []cluster.NodeGroup{{Name: "n", GPUType: "g", GPUs: 1}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return topo
+}
+
+func runRule(t *testing.T, topo *sim.Topology, jobs []sim.TraceJob, tr sim.Rates, p sim.Policy) *sim.Result {
+	t.Helper()
+	o := sim.DefaultOptions
+	o.Round = 0
+	res, err := sim.Run(topo, jobs, tr, p, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func wantJCT(t *testing.T, res *sim.Result, want ...float64) {
+	t.Helper()
+	for i, w := range want {
+		if got := res.Jobs[i].JCT; math.Abs(got-w) > 1e-6 {
+			t.Errorf("%s: job %d (%s) JCT %v, want %v", res.Policy, i, res.Jobs[i].Workload, got, w)
+		}
+	}
+}
+
+// Share beats wait. One GPU, 1 iteration/s solo. A (1000 steps) runs from
+// t=0; B (100 steps) arrives at 0 too, after A took the GPU. Waiting, B
+// starts at 1000 and ends at 1100: cost 1100. Sharing at 0.9 each, B ends
+// at 100/0.9 = 111.1 and A, which did 100 steps in that time instead of
+// 111.1, ends 11.1 s later: cost 111.1 + 11.1 = 122.2. The rule shares.
+func TestRuleShareBeatsWait(t *testing.T) {
+	ps := map[[2]string]float64{}
+	both(ps, "A", "B", 0.9, 0.9)
+	tr := truth(t, []string{"A", "B"}, ps)
+	jobs := []sim.TraceJob{{Workload: "A", Steps: 1000, Scale: 1}, {Workload: "B", Steps: 100, Scale: 1}}
+	res := runRule(t, oneGPU(t), jobs, tr, arrival(OracleRule(tr, Known, 0)))
+	wantJCT(t, res, 100/0.9+900, 100/0.9)
+	if res.Shared != 2 {
+		t.Errorf("shared jobs %d, want 2", res.Shared)
+	}
+	// The floor refuses the pair: B waits for A.
+	res = runRule(t, oneGPU(t), jobs, tr, arrival(OracleRule(tr, Known, 0.95)))
+	wantJCT(t, res, 1000, 1100)
+}
+
+// Wait beats share. A (100 steps) runs; B (1000 steps) arrives at 0; the
+// pair keeps 0.3 each. Waiting: B ends at 1100, cost 1100. Sharing: A
+// ends at 100/0.3 = 333.3 (233.3 late), B does 100 steps meanwhile and
+// the other 900 alone, ending at 1233.3: cost 1466.7. The rule waits.
+func TestRuleWaitBeatsShare(t *testing.T) {
+	ps := map[[2]string]float64{}
+	both(ps, "A", "B", 0.3, 0.3)
+	tr := truth(t, []string{"A", "B"}, ps)
+	jobs := []sim.TraceJob{{Workload: "A", Steps: 100, Scale: 1}, {Workload: "B", Steps: 1000, Scale: 1}}
+	res := runRule(t, oneGPU(t), jobs, tr, OracleRule(tr, Known, 0))
+	wantJCT(t, res, 100, 1100)
+	if res.Shared != 0 {
+		t.Errorf("shared jobs %d, want 0", res.Shared)
+	}
+	// greedy-pack, blind to interference, shares: worse for both.
+	g := runRule(t, oneGPU(t), jobs, tr, sim.NewGreedyPack(sim.SoloOnly(tr)))
+	wantJCT(t, g, 100/0.3, 100/0.3+900)
+}
+
+// Coloc decides with its predictions, not the truth: predicted 0.3 it
+// waits where the oracle, knowing 0.9, shares.
+func TestRuleFollowsPredictions(t *testing.T) {
+	ps := map[[2]string]float64{}
+	both(ps, "A", "B", 0.9, 0.9)
+	tr := truth(t, []string{"A", "B"}, ps)
+	jobs := []sim.TraceJob{{Workload: "A", Steps: 1000, Scale: 1}, {Workload: "B", Steps: 100, Scale: 1}}
+	pessimist := func(v *sim.View, w, q string, sh sim.Shape) (float64, bool) { return 0.05, v.CanShare(w, q, sh) }
+	res := runRule(t, oneGPU(t), jobs, tr, arrival(NewRule("coloc", sim.SoloOnly(tr), pessimist, Known, 0)))
+	wantJCT(t, res, 1000, 1100)
+}
+
+// Unknown durations: B's remaining work is the prior (PriorS = 3600 s of
+// solo time) while A has run for 0 s, so both look alike; at 0.9 each,
+// sharing costs about 2 x 3600/0.9 - 3600 = 4400 s against 7200 s for
+// waiting, and the rule shares, as with known durations.
+func TestRuleAttainedShares(t *testing.T) {
+	ps := map[[2]string]float64{}
+	both(ps, "A", "B", 0.9, 0.9)
+	tr := truth(t, []string{"A", "B"}, ps)
+	jobs := []sim.TraceJob{{Workload: "A", Steps: 1000, Scale: 1}, {Workload: "B", Steps: 100, Scale: 1}}
+	res := runRule(t, oneGPU(t), jobs, tr, arrival(OracleRule(tr, Attained, 0)))
+	if res.Shared != 2 {
+		t.Errorf("attained: shared jobs %d, want 2", res.Shared)
+	}
+	wantJCT(t, res, 100/0.9+900, 100/0.9)
+}
+
+func TestOverlap(t *testing.T) {
+	// a: 100 at 2/s x 0.5 = 1/s; b: 300 at 3/s x 2/3 = 2/s. a ends at 100;
+	// b did 200, its last 100 at 3/s: 133.3.
+	ta, tb := overlap(100, 2, 0.5, 300, 3, 2.0/3)
+	if math.Abs(ta-100) > 1e-9 || math.Abs(tb-400.0/3) > 1e-9 {
+		t.Errorf("overlap = %v, %v; want 100, 133.33", ta, tb)
+	}
+	tb, ta = overlap(300, 3, 2.0/3, 100, 2, 0.5)
+	if math.Abs(ta-100) > 1e-9 || math.Abs(tb-400.0/3) > 1e-9 {
+		t.Errorf("overlap swapped = %v, %v; want 133.33, 100", tb, ta)
+	}
+}
+
+// A lower degree beats queueing (policy degree mode). One node of 4
+// GPUs. X (1 GPU, 1000 steps at 1/s) runs from t=0; Y asks 4 GPUs for 700
+// steps and was measured at 1, 2, 3 and 4 GPUs (1, 1.9, 2.7, 3.5 it/s).
+// Waiting for 4 GPUs it would end at 1000 + 700/3.5 = 1200; on the 3 free
+// GPUs now at 700/2.7 = 259.3: the rule takes 3. backfill, at the
+// request, waits; in trace mode the rule has only 4 to choose from.
+func TestRuleLowerDegreeBeatsQueueing(t *testing.T) {
+	solo := &datasets.SoloTable{ThroughputUnit: datasets.UnitItersPerS}
+	solo.Rows = append(solo.Rows, datasets.Solo{Workload: "X", DeviceType: "g", Degree: 1, Throughput: 1, Source: "test"})
+	for d, r := range []float64{1, 1.9, 2.7, 3.5} {
+		solo.Rows = append(solo.Rows, datasets.Solo{Workload: "Y", DeviceType: "g", Degree: d + 1, Throughput: r, Source: "test"})
+	}
+	tr, err := sim.NewMeasured(solo, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	topo, err := sim.NewTopology(&cluster.Spec{Version: 1, Groups: []cluster.NodeGroup{{Name: "n", GPUType: "g", GPUs: 4}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobs := []sim.TraceJob{{Workload: "X", Steps: 1000, Scale: 1}, {Workload: "Y", Steps: 700, Scale: 4}}
+	o := sim.DefaultOptions
+	o.Round, o.Degree = 0, sim.DegreePolicy
+	for _, c := range []struct {
+		p      sim.Policy
+		degree string
+		jct    float64
+		gpus   int
+	}{
+		{arrival(OracleRule(tr, Known, 0)), sim.DegreePolicy, 700 / 2.7, 3},
+		{sim.NewBackfill(sim.SoloOnly(tr)), sim.DegreePolicy, 1200, 4},
+		{arrival(OracleRule(tr, Known, 0)), sim.DegreeTrace, 1200, 4},
+	} {
+		o.Degree = c.degree
+		res, err := sim.Run(topo, jobs, tr, c.p, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if y := res.Jobs[1]; math.Abs(y.JCT-c.jct) > 1e-6 || y.Degree != c.gpus || y.Scale != 4 {
+			t.Errorf("%s, degree %s: Y JCT %v on %d GPU(s) (request %d), want %v on %d", c.p.Name(), c.degree, y.JCT, y.Degree, y.Scale, c.jct, c.gpus)
+		}
+	}
+}
+
+// A move pays for its penalty, or does not. Two GPUs, one "slow" and one
+// "fast". Y (1000 steps, 1 it/s, fast only) runs on the fast one from
+// t=0. X (2000 steps; 1 it/s slow, 1.5 it/s fast) arrives with it: the
+// slow GPU now (2000 s) beats waiting for the fast one (1000 + 1333 s).
+// When Y ends at 1000, X has 1000 steps left: staying takes 1000 s,
+// moving penalty + 666.7 s. With a 30 s penalty X moves and ends at
+// 1696.7; with 500 s the move does not pay and X ends at 2000.
+func TestRuleMoveThatPaysAndOneThatDoesNot(t *testing.T) {
+	solo := &datasets.SoloTable{ThroughputUnit: datasets.UnitItersPerS}
+	for _, r := range []struct {
+		w, dev string
+		v      float64
+	}{{"Y", "fast", 1}, {"X", "slow", 1}, {"X", "fast", 1.5}} {
+		solo.Rows = append(solo.Rows, datasets.Solo{Workload: r.w, DeviceType: r.dev, Degree: 1, Throughput: r.v, Source: "test"})
+	}
+	tr, err := sim.NewMeasured(solo, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	topo, err := sim.NewTopology(&cluster.Spec{Version: 1, Groups: []cluster.NodeGroup{
+		{Name: "f", GPUType: "fast", GPUs: 1}, {Name: "s", GPUType: "slow", GPUs: 1}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobs := []sim.TraceJob{{Workload: "Y", Steps: 1000, Scale: 1}, {Workload: "X", Steps: 2000, Scale: 1}}
+	for _, c := range []struct {
+		penalty, jct float64
+		restarts     int
+	}{{30, 1000 + 30 + 1000/1.5, 1}, {500, 2000, 0}} {
+		o := sim.DefaultOptions
+		o.RestartPenalty = c.penalty
+		res, err := sim.Run(topo, jobs, tr, OracleRule(tr, Known, 0), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if x := res.Jobs[1]; math.Abs(x.JCT-c.jct) > 1e-6 || x.Restarts != c.restarts {
+			t.Errorf("penalty %v: X JCT %v with %d restart(s), want %v with %d", c.penalty, x.JCT, x.Restarts, c.jct, c.restarts)
+		}
+	}
+}
+
+// arrival sets arrival order: the hand-built cases have jobs arrive in
+// the order the story tells.
+func arrival(r *Rule) *Rule {
+	if err := r.SetOrder(OrderArrival); err != nil {
+		panic(err)
+	}
+	return r
+}
+
+// Shortest first. A (1000 steps) and B (100 steps) arrive together on one
+// GPU; the pair was never measured, so they cannot share. In arrival order A
+// runs first and B waits: JCTs 1000 and 1100, sum 2100. Shortest first B
+// runs first: 1100 and 100, sum 1200.
+func TestRuleShortestFirst(t *testing.T) {
+	tr := truth(t, []string{"A", "B"}, map[[2]string]float64{})
+	jobs := []sim.TraceJob{{Workload: "A", Steps: 1000, Scale: 1}, {Workload: "B", Steps: 100, Scale: 1}}
+	wantJCT(t, runRule(t, oneGPU(t), jobs, tr, OracleRule(tr, Known, 0)), 1100, 100)
+	wantJCT(t, runRule(t, oneGPU(t), jobs, tr, arrival(OracleRule(tr, Known, 0))), 1000, 1100)
+}

@@ -1,0 +1,100 @@
+package policies
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/coloc-dev/coloc/sim"
+)
+
+// All returns every policy `coloc simulate` knows: the baselines of
+// package sim, then the model-driven ones, in --help order.
+func All() []sim.PolicyInfo {
+	return append(sim.Baselines(), Policies()...)
+}
+
+// Experiment is one replay of a trace on a cluster under several
+// policies: what `coloc simulate` runs and what a report calls, so both
+// give the same numbers.
+type Experiment struct {
+	Jobs     []sim.TraceJob
+	Topology *sim.Topology
+	Truth    sim.Rates // the simulator's ground truth (sim.NewMeasured)
+	// Env builds the policies; its Solo and Truth are filled from Truth
+	// when nil.
+	Env      sim.Env
+	Options  sim.Options
+	Policies []string // names in All()
+}
+
+// Check validates the policy names, the options, the cluster and the
+// ground truth.
+func (x *Experiment) Check() ([]sim.PolicyInfo, error) {
+	infos, err := x.CheckNames()
+	if err != nil {
+		return nil, err
+	}
+	if x.Topology == nil || x.Truth == nil {
+		return nil, fmt.Errorf("experiment without a cluster or ground truth")
+	}
+	return infos, nil
+}
+
+// CheckNames validates the policy names and the policies' settings, what
+// can be checked before any file is read.
+func (x *Experiment) CheckNames() ([]sim.PolicyInfo, error) {
+	if len(x.Policies) == 0 {
+		return nil, fmt.Errorf("no policy given")
+	}
+	known := All()
+	var out []sim.PolicyInfo
+	for _, name := range x.Policies {
+		p, err := sim.Lookup(known, strings.TrimSpace(name))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	if _, err := ParseDurations(x.Env.Durations); err != nil {
+		return nil, err
+	}
+	if err := (&Rule{}).SetOrder(x.Env.Order); err != nil {
+		return nil, err
+	}
+	if d := x.Options.Degree; d != "" && d != sim.DegreeTrace && d != sim.DegreePolicy {
+		return nil, fmt.Errorf("degree %q: want %s or %s", d, sim.DegreeTrace, sim.DegreePolicy)
+	}
+	if f := x.Env.MinNormalized; !(f >= 0 && f <= 1) {
+		return nil, fmt.Errorf("min normalized %v: want a number in [0, 1] (0: off)", f)
+	}
+	return out, nil
+}
+
+// Run builds each policy and replays the jobs under it, in the order of
+// Policies. The first error stops it.
+func (x *Experiment) Run() ([]*sim.Result, error) {
+	infos, err := x.Check()
+	if err != nil {
+		return nil, err
+	}
+	env := x.Env
+	if env.Solo == nil {
+		env.Solo = sim.SoloOnly(x.Truth)
+	}
+	if env.Truth == nil {
+		env.Truth = x.Truth
+	}
+	var out []*sim.Result
+	for _, info := range infos {
+		pol, err := info.New(env)
+		if err != nil {
+			return nil, err
+		}
+		res, err := sim.Run(x.Topology, x.Jobs, x.Truth, pol, x.Options)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, res)
+	}
+	return out, nil
+}

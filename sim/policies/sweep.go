@@ -1,0 +1,275 @@
+package policies
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/coloc-dev/coloc/datasets"
+	"github.com/coloc-dev/coloc/place/cluster"
+	"github.com/coloc-dev/coloc/sim"
+)
+
+// Sweep replays every trace on every cluster under the same policies: the
+// results page (docs/results.md) is its Markdown.
+type Sweep struct {
+	Traces   []string // Gavel trace files
+	Clusters []string // cluster spec files
+	Data     string   // dataset directory: the ground truth
+	Env      sim.Env
+	Options  sim.Options
+	Policies []string
+	// Reference is the policy the others are compared with ("coloc").
+	Reference string
+	// Degrees are the degree modes to run (sim.DegreeTrace,
+	// sim.DegreePolicy); none: Options.Degree alone.
+	Degrees []string
+	// Progress, when set, gets one line per case done.
+	Progress io.Writer
+}
+
+// Case is one trace on one cluster.
+type Case struct {
+	Trace, Cluster string // base names
+	Degree         string // degree mode
+	Jobs           int
+	Unrunnable     int
+	Reasons        map[string]int // unrunnable jobs by reason
+	Results        []sim.Summary  // in the order of Sweep.Policies
+}
+
+// Run replays all cases, clusters outermost. Names and files are checked
+// before any replay.
+func (s *Sweep) Run() ([]Case, error) {
+	x := Experiment{Env: s.Env, Options: s.Options, Policies: s.Policies}
+	if _, err := x.CheckNames(); err != nil {
+		return nil, err
+	}
+	ds, err := datasets.Open(s.Data)
+	if err != nil {
+		return nil, err
+	}
+	truth, err := sim.NewMeasured(ds.Solo, ds.Pairs)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", s.Data, err)
+	}
+	var topos []*sim.Topology
+	for _, c := range s.Clusters {
+		spec, err := cluster.Load(c)
+		if err != nil {
+			return nil, err
+		}
+		topo, err := sim.NewTopology(spec)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", c, err)
+		}
+		topos = append(topos, topo)
+	}
+	var traces []*sim.Trace
+	for _, t := range s.Traces {
+		tr, err := sim.LoadTrace(t)
+		if err != nil {
+			return nil, err
+		}
+		traces = append(traces, tr)
+	}
+	modes := s.Degrees
+	if len(modes) == 0 {
+		modes = []string{s.Options.Degree}
+	}
+	var out []Case
+	for _, mode := range modes {
+		for ci, topo := range topos {
+			for _, tr := range traces {
+				c, err := s.one(tr, topo, truth, mode)
+				if err != nil {
+					return nil, fmt.Errorf("%s on %s, degree %s: %w", tr.Name, s.Clusters[ci], mode, err)
+				}
+				if s.Progress != nil {
+					fmt.Fprintf(s.Progress, "%s on %s, degree %s: done\n", c.Trace, c.Cluster, c.Degree)
+				}
+				out = append(out, c)
+			}
+		}
+	}
+	return out, nil
+}
+
+func (s *Sweep) one(tr *sim.Trace, topo *sim.Topology, truth sim.Rates, mode string) (Case, error) {
+	x := Experiment{Jobs: tr.Jobs, Topology: topo, Truth: truth, Env: s.Env, Options: s.Options, Policies: s.Policies}
+	x.Options.Degree = mode
+	res, err := x.Run()
+	if err != nil {
+		return Case{}, err
+	}
+	if mode == "" {
+		mode = sim.DegreeTrace
+	}
+	c := Case{Trace: strings.TrimSuffix(filepath.Base(tr.Name), ".trace"), Cluster: topo.Name, Degree: mode, Jobs: len(tr.Jobs), Reasons: map[string]int{}}
+	for _, r := range res {
+		c.Results = append(c.Results, r.Summary())
+	}
+	if len(res) > 0 {
+		c.Unrunnable = res[0].Unrunnable
+		for _, j := range res[0].Jobs {
+			if j.Status == sim.StatusUnrunnable {
+				c.Reasons[j.Reason]++
+			}
+		}
+	}
+	return c, nil
+}
+
+// geomean returns the geometric mean of the ratios of metric f of the
+// reference (index ref) to policy i over the cases where both are
+// positive, and how many cases that is.
+func geomean(cases []Case, ref, i int, f func(sim.Summary) float64) (float64, int) {
+	sum, n := 0.0, 0
+	for _, c := range cases {
+		a, b := f(c.Results[ref]), f(c.Results[i])
+		if a > 0 && b > 0 {
+			sum += math.Log(a / b)
+			n++
+		}
+	}
+	if n == 0 {
+		return math.NaN(), 0
+	}
+	return math.Exp(sum / float64(n)), n
+}
+
+var sweepMetrics = []struct {
+	name string
+	f    func(sim.Summary) float64
+}{
+	{"avg JCT", func(s sim.Summary) float64 { return s.AvgJCT }},
+	{"p95 JCT", func(s sim.Summary) float64 { return s.P95JCT }},
+	{"makespan", func(s sim.Summary) float64 { return s.Makespan }},
+	{"GPU util", func(s sim.Summary) float64 { return s.GPUUtil }},
+	{"effective util", func(s sim.Summary) float64 { return s.EffectiveUtil }},
+}
+
+// WriteMarkdown writes the results page: per cluster and over all, the
+// geometric mean over cases of the reference's metrics relative to each
+// policy, the worst makespan ratio, then every case.
+func (s *Sweep) WriteMarkdown(w io.Writer, cases []Case, command string) error {
+	ref := -1
+	for i, p := range s.Policies {
+		if p == s.Reference {
+			ref = i
+		}
+	}
+	if ref < 0 {
+		return fmt.Errorf("reference policy %q is not among the policies %v", s.Reference, s.Policies)
+	}
+	// Groups: per degree mode, all clusters then each cluster.
+	var groups, clusters []string
+	byGroup := map[string][]Case{}
+	add := func(g string, c Case) {
+		if _, ok := byGroup[g]; !ok {
+			groups = append(groups, g)
+		}
+		byGroup[g] = append(byGroup[g], c)
+	}
+	for _, c := range cases {
+		add("degree "+c.Degree+", all clusters", c)
+	}
+	for _, c := range cases {
+		add("degree "+c.Degree+", "+c.Cluster, c)
+		if !slices.Contains(clusters, "degree "+c.Degree+", "+c.Cluster) {
+			clusters = append(clusters, "degree "+c.Degree+", "+c.Cluster)
+		}
+	}
+	p := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
+	p("# Simulation results\n\n")
+	p("Generated by `%s`; do not edit by hand.\n\n", command)
+	p("Every trace replayed on every cluster with the measured Gavel rates (`sim/doc.go` states the model). ")
+	p("Policies: %s; %s at its defaults (durations %s, no floor). ", strings.Join(s.Policies, ", "), s.Reference, ParseDurationsName(s.Env.Durations))
+	p("Ratios are %s's metric over the other policy's, geometric means over the cases where both completed jobs; ", s.Reference)
+	p("below 1 is better for times, above 1 for utilisations.\n\n")
+	for _, g := range groups {
+		cs := byGroup[g]
+		p("## %s vs each policy: %s (%d cases)\n\n", s.Reference, g, len(cs))
+		p("| policy |")
+		for _, m := range sweepMetrics {
+			p(" %s |", m.name)
+		}
+		p(" worst makespan |\n|---|")
+		for range sweepMetrics {
+			p("---:|")
+		}
+		p("---:|\n")
+		for i, name := range s.Policies {
+			if i == ref {
+				continue
+			}
+			p("| %s |", name)
+			for _, m := range sweepMetrics {
+				g, n := geomean(cs, ref, i, m.f)
+				p(" %.3f (%d) |", g, n)
+			}
+			worst, at := 0.0, ""
+			for _, c := range cs {
+				a, b := c.Results[ref].Makespan, c.Results[i].Makespan
+				if a > 0 && b > 0 && a/b > worst {
+					worst, at = a/b, c.Trace+"/"+c.Cluster+"/"+c.Degree
+				}
+			}
+			p(" %.3f (%s) |\n", worst, at)
+		}
+		p("\n")
+	}
+	for _, cl := range clusters {
+		p("## Every case on %s\n\n", cl)
+		p("Times in hours. Unrunnable jobs are left out of every metric.\n\n")
+		p("| trace | jobs | unrunnable | policy | avg JCT | p95 JCT | makespan | GPU util | effective util | shared jobs |\n")
+		p("|---|---:|---:|---|---:|---:|---:|---:|---:|---:|\n")
+		for _, c := range byGroup[cl] {
+			for i, r := range c.Results {
+				if i == 0 {
+					p("| %s | %d | %d |", c.Trace, c.Jobs, c.Unrunnable)
+				} else {
+					p("| | | |")
+				}
+				p(" %s | %.2f | %.2f | %.2f | %.3f | %.3f | %d |\n", r.Policy, r.AvgJCT/3600, r.P95JCT/3600, r.Makespan/3600, r.GPUUtil, r.EffectiveUtil, r.Shared)
+			}
+		}
+		p("\n")
+		p("Unrunnable jobs by reason:\n\n")
+		for _, c := range byGroup[cl] {
+			for why, n := range sortedReasons(c.Reasons) {
+				p("- %s: %d: %s\n", c.Trace, n, why)
+			}
+		}
+		p("\n")
+	}
+	return nil
+}
+
+// ParseDurationsName returns the name of the durations setting d ("" is
+// known).
+func ParseDurationsName(d string) string {
+	x, err := ParseDurations(d)
+	if err != nil {
+		return d
+	}
+	return x.String()
+}
+
+func sortedReasons(m map[string]int) func(func(string, int) bool) {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return func(yield func(string, int) bool) {
+		for _, k := range keys {
+			if !yield(k, m[k]) {
+				return
+			}
+		}
+	}
+}
