@@ -8,7 +8,7 @@ BIN      := bin/coloc
 # are noise for us.
 export CGO_CFLAGS ?= -O2 -g -Wno-deprecated-declarations
 
-.PHONY: build test demo paper screenshot vet bench clean interop-deps test-workloads toolchain test-optional results
+.PHONY: build test demo paper screenshot vet bench clean interop-deps test-workloads toolchain test-optional results results-sim
 
 # toolchain says what is missing before a build fails obscurely: Go on
 # PATH, and the C compiler cgo needs for go-nvml (without it the build
@@ -97,6 +97,11 @@ screenshot: paper
 # (TestDocResults) when one is stale.
 results:
 	./scripts/results.sh
+
+# docs/results.md: every shipped trace on the 16-, 48- and 108-GPU clusters
+# under every policy, coloc at its defaults (coloc simulate sweep).
+results-sim: build
+	./scripts/results-sim.sh $(BIN) docs/results.md
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
