@@ -1,0 +1,39 @@
+package eval
+
+import (
+	"fmt"
+	"os"
+	"testing"
+
+	"github.com/coloc-dev/coloc/model"
+)
+
+// catalogueSizes are the catalogue sizes of the scale benchmarks.
+var catalogueSizes = []int{100, 400, 1000}
+
+// BenchmarkEvalCatalogue runs the sweep `coloc eval --protocol pairs
+// --fractions 0.2 --seeds 1` over every model on synthetic catalogues.
+// COLOC_BENCH_PROGRESS=1 prints each model's time.
+func BenchmarkEvalCatalogue(b *testing.B) {
+	for _, n := range catalogueSizes {
+		b.Run(fmt.Sprintf("jobs=%d", n), func(b *testing.B) {
+			co := model.DefaultCatalogueOptions
+			co.Jobs = n
+			d, err := model.Catalogue(co)
+			if err != nil {
+				b.Fatal(err)
+			}
+			o := Options{Protocols: []string{"pairs"}, Fractions: []float64{0.2}, Seeds: 1, Models: model.Names()}
+			if os.Getenv("COLOC_BENCH_PROGRESS") != "" {
+				o.Progress = os.Stderr
+			}
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if _, err := Run(d, o); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(len(d.Obs)), "pairs")
+		})
+	}
+}
