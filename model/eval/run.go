@@ -5,7 +5,6 @@ import (
 	"io"
 	"math"
 	"strings"
-	"time"
 
 	"github.com/coloc-dev/coloc/model"
 )
@@ -21,8 +20,12 @@ type Options struct {
 	// single-GPU pairs repeat those of the base type.
 	Devices []string
 	// Progress, when not nil, receives one line per finished (model,
-	// protocol, device).
+	// protocol, device), in that order, with the fitting time summed over
+	// its fits.
 	Progress io.Writer
+	// Workers is the number of fits run at once; 0: GOMAXPROCS. The
+	// result does not depend on it.
+	Workers int
 }
 
 // DefaultOptions are the defaults of `coloc eval`.
@@ -115,39 +118,7 @@ func Run(d *model.Data, o Options) (*Result, error) {
 			return nil, fmt.Errorf("fraction %v is not in [0, 1)", f)
 		}
 	}
-	res := &Result{Warnings: d.Warnings}
-	for _, name := range o.Models {
-		for _, proto := range o.Protocols {
-			for _, dev := range devices {
-				start := time.Now()
-				for _, f := range o.Fractions {
-					var cells []Cell
-					for seed := 1; seed <= o.Seeds; seed++ {
-						sp := Split{Protocol: proto, Device: dev, Fraction: f, Seed: seed}
-						tasks, err := splitTasks(d, sp, devices)
-						if err != nil {
-							return nil, err
-						}
-						var xs []scored
-						for _, tk := range tasks {
-							got, err := fitAndScore(d.Space, name, tk, seed)
-							if err != nil {
-								return nil, fmt.Errorf("%s, %s on %s, fraction %g, seed %d: %w", name, proto, dev, f, seed, err)
-							}
-							xs = append(xs, got...)
-						}
-						cells = append(cells, Cell{Model: name, Protocol: proto, Device: dev, Fraction: f, Seed: seed, Metrics: score(xs)})
-					}
-					res.Cells = append(res.Cells, cells...)
-					res.Summaries = append(res.Summaries, summarise(cells))
-				}
-				if o.Progress != nil {
-					fmt.Fprintf(o.Progress, "eval: %-10s %-12s %-6s %6.2fs\n", name, proto, dev, time.Since(start).Seconds())
-				}
-			}
-		}
-	}
-	return res, nil
+	return runFits(d, o, devices)
 }
 
 func fitAndScore(sp *model.Space, name string, tk task, seed int) ([]scored, error) {
