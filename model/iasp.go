@@ -18,10 +18,23 @@ type IASPOptions struct {
 	MaxEpochs  int       `json:"max_epochs"`
 	Patience   int       `json:"patience"`
 	Validation float64   `json:"validation"`
+	// BatchPairs is the most pairs one Adam step averages over: an epoch
+	// takes ceil(pairs/BatchPairs) steps on equal shares of the pairs, in
+	// an order drawn from the seed each epoch. With fewer pairs (every
+	// shipped dataset) a step is full-batch, in data order. 0: always
+	// full-batch.
+	BatchPairs int `json:"batch_pairs,omitempty"`
+	// LRDrops is how many times the step size is cut by LRFactor when the
+	// validation loss has not improved for Patience epochs, before
+	// training stops; the refit on every training pair cuts it at the same
+	// epochs.
+	LRDrops  int     `json:"lr_drops,omitempty"`
+	LRFactor float64 `json:"lr_factor,omitempty"`
 }
 
 // DefaultIASPOptions are the defaults of IASP.
-var DefaultIASPOptions = IASPOptions{Dim: 8, Hidden: 16, L2Free: []float64{1e-4, 1e-3, 1e-2}, L2: 1e-3, LR: 0.02, MaxEpochs: 300, Patience: 25, Validation: 0.2}
+var DefaultIASPOptions = IASPOptions{Dim: 8, Hidden: 16, L2Free: []float64{1e-4, 1e-3, 1e-2}, L2: 1e-3, LR: 0.02, MaxEpochs: 300, Patience: 25, Validation: 0.2,
+	BatchPairs: 4096, LRDrops: 2, LRFactor: 0.25}
 
 // IASP is interference-aware similarity prediction: deep collaborative
 // filtering over the job x job x slot tensor of normalized throughputs, in
@@ -40,16 +53,30 @@ var DefaultIASPOptions = IASPOptions{Dim: 8, Hidden: 16, L2Free: []float64{1e-4,
 // where r_A and c_B are victim and aggressor effects (free + side-feature
 // parts; when the training pairs span several slots, the free parts get a
 // per-slot deviation too, since how sensitive a job is differs from one GPU
-// type to another). It is trained on mean squared error with full-batch Adam, L2
+// type to another). It is trained on mean squared error with Adam, L2
 // penalties, and early stopping on a validation split of the training
 // pairs; the model is then refit on all training pairs for the best
 // number of epochs.
+//
+// The schedule follows the data's size so that training reaches the
+// noise floor on large catalogues without costing more on small ones: a
+// step averages over at most BatchPairs pairs (full batch below that, so
+// an epoch of a large catalogue takes several steps for the price of one),
+// and a validation plateau first cuts the step size (LRDrops times, by
+// LRFactor) and only then stops training, since a plateau of Adam at a
+// fixed step size is often its noise around a minimum rather than the
+// minimum. BatchPairs = 4096 is above the pairs of any shipped dataset;
+// LRDrops = 2 and LRFactor = 0.25 are the usual reduce-on-plateau choices,
+// checked on Gavel (the evaluation tables of docs/models.md) and on the
+// synthetic catalogues (docs/performance.md).
 type IASP struct {
 	framed
-	Opts    IASPOptions `json:"options"`
-	L2Free  float64     `json:"l2_free_chosen"`
-	Epochs  int         `json:"epochs"`
-	Theta   []float64   `json:"theta"`
+	Opts   IASPOptions `json:"options"`
+	L2Free float64     `json:"l2_free_chosen"`
+	Epochs int         `json:"epochs"`
+	// Drops are the epochs after which the step size was cut.
+	Drops   []int     `json:"lr_drops,omitempty"`
+	Theta   []float64 `json:"theta"`
 	lay     iaspLayout
 	buf     *iaspBuf
 	valid   []bool // embeddings of (slot, job) computed from Theta
@@ -142,27 +169,37 @@ func (m *IASP) Fit(t *Train) error {
 		cands = []float64{1e-2}
 	}
 	bestMAE, bestEpochs := math.Inf(1), 0
+	var bestDrops []int
 	m.L2Free = cands[0]
 	for _, l2f := range cands {
 		tr, val := splitObs(t.Obs, o.Validation, rng(t.Seed, 0x1a5f))
-		e, err := m.train(tr, val, l2f, o.MaxEpochs, t.Seed)
+		e, drops, err := m.train(tr, val, l2f, o.MaxEpochs, nil, t.Seed)
 		if err != nil {
 			return err
 		}
 		if v := mae(m, val); v < bestMAE {
-			bestMAE, bestEpochs, m.L2Free = v, e, l2f
+			bestMAE, bestEpochs, bestDrops, m.L2Free = v, e, drops, l2f
 		}
 	}
 	m.Epochs = max(bestEpochs, 1)
-	_, err := m.train(t.Obs, nil, m.L2Free, m.Epochs, t.Seed)
+	m.Drops = nil
+	for _, d := range bestDrops {
+		if d < m.Epochs {
+			m.Drops = append(m.Drops, d)
+		}
+	}
+	_, _, err := m.train(t.Obs, nil, m.L2Free, m.Epochs, m.Drops, t.Seed)
 	return err
 }
 
 // train initialises the parameters from the seed and runs Adam for up to
-// epochs full-batch steps. With val, it stops after Patience epochs without
-// improvement of the validation loss, restores the best parameters and
-// returns the best epoch.
-func (m *IASP) train(obs, val []Obs, l2free float64, epochs int, seed uint64) (int, error) {
+// epochs epochs. With val, it cuts the step size by LRFactor after
+// Patience epochs without improvement of the validation loss, up to
+// LRDrops times, and stops at the next such plateau; it then restores the
+// best parameters and returns the best epoch and the epochs after which
+// the step size was cut. Without val, it cuts the step size after each
+// epoch listed in drops.
+func (m *IASP) train(obs, val []Obs, l2free float64, epochs int, drops []int, seed uint64) (int, []int, error) {
 	l := m.lay
 	m.perSlot = false
 	for _, o := range obs {
@@ -175,9 +212,17 @@ func (m *IASP) train(obs, val []Obs, l2free float64, epochs int, seed uint64) (i
 	opt := newAdam(l.size, m.Opts.LR)
 	best := append([]float64(nil), m.Theta...)
 	bestLoss, bestEpoch, bad := math.Inf(1), epochs, 0
-	for epoch := 1; epoch <= epochs; epoch++ {
+	var cut []int
+	nb := 1
+	if m.Opts.BatchPairs > 0 {
+		nb = (len(obs) + m.Opts.BatchPairs - 1) / m.Opts.BatchPairs
+	}
+	order := rng(seed, 0x1a61)
+	var perm []int
+	batch := make([]Obs, 0, (len(obs)+nb-1)/nb)
+	step := func(part []Obs) {
 		clear(grad)
-		m.accumulate(obs, grad)
+		m.accumulate(part, grad)
 		for i := l.mu + l.ns; i < l.size; i++ {
 			lambda := m.Opts.L2
 			if i < l.freeEnd {
@@ -187,7 +232,25 @@ func (m *IASP) train(obs, val []Obs, l2free float64, epochs int, seed uint64) (i
 		}
 		opt.step(m.Theta, grad)
 		clear(m.valid)
+	}
+	for epoch := 1; epoch <= epochs; epoch++ {
+		if nb == 1 {
+			step(obs)
+		} else {
+			perm = order.Perm(len(obs))
+			for b := 0; b < nb; b++ {
+				batch = batch[:0]
+				for _, i := range perm[b*len(obs)/nb : (b+1)*len(obs)/nb] {
+					batch = append(batch, obs[i])
+				}
+				step(batch)
+			}
+		}
 		if val == nil {
+			if len(drops) > 0 && drops[0] == epoch {
+				opt.lr *= m.Opts.LRFactor
+				drops = drops[1:]
+			}
 			continue
 		}
 		loss := 0.0
@@ -199,14 +262,19 @@ func (m *IASP) train(obs, val []Obs, l2free float64, epochs int, seed uint64) (i
 			bestLoss, bestEpoch, bad = loss, epoch, 0
 			copy(best, m.Theta)
 		} else if bad++; bad >= m.Opts.Patience {
-			break
+			if len(cut) >= m.Opts.LRDrops {
+				break
+			}
+			opt.lr *= m.Opts.LRFactor
+			cut = append(cut, epoch)
+			bad = 0
 		}
 	}
 	if val != nil {
 		copy(m.Theta, best)
 		clear(m.valid)
 	}
-	return bestEpoch, nil
+	return bestEpoch, cut, nil
 }
 
 func (m *IASP) initTheta(r *rand.Rand, obs []Obs) {

@@ -21,30 +21,34 @@ var DefaultKNNOptions = KNNOptions{Ks: []int{3, 5, 10}}
 // vectors: standardized features of both jobs). It keeps the observed
 // pairs.
 //
-// Neighbours are ranked by (distance, index of the observed pair), so ties
-// resolve to the pair observed first. The search keeps only the K best in
-// a sorted buffer and visits the observed pairs of the query's slot grouped
-// by victim job, the groups in increasing distance of the victim's
-// features to the query's victim: the squared distance of a pair is at
-// least that part, so the scan stops at the first group whose victim alone
-// is farther than the K-th best. The victim part is the first terms of the
-// very sum that gives the pair's distance, so the bound holds in floating
-// point too (a relative margin of 1e-9 is kept all the same): the
-// neighbours, their order and the prediction are those of sorting every
-// candidate.
+// Neighbours are ranked by (squared distance, index of the observed pair),
+// so ties resolve to the pair observed first. On one slot the squared
+// distance of a pair (A', B') to the query (A, B) is the distance of A' to
+// A plus that of B' to B, so the search walks the grid of (victim,
+// partner) cells in increasing order of that sum, each job's neighbours
+// pre-sorted by distance, and stops once the sum passes the K-th best
+// distance found: it looks at about K/density cells rather than every
+// observed pair. The sums only order the walk; a pair's distance is the
+// exhaustive one (every coordinate, in order), and the stop is widened by
+// a relative 1e-9, far above the rounding of the sums, so the neighbours,
+// their order and the prediction are those of sorting every candidate
+// (a test checks this bit for bit).
 type KNN struct {
 	framed
 	Opts KNNOptions `json:"options"`
 	K    int        `json:"k"`
 	Obs  []Obs      `json:"obs"`
 	vecs [][]float64
-	// bySlot[s] lists, per victim job, the observed pairs of slot s.
-	bySlot []map[int][]int
-	// victimOrder[s*nj+a] lists the victims of slot s by increasing
-	// distance of their features to a's (victimDist: those distances).
-	// Built by bind, read-only afterwards, so Predict may run concurrently.
-	victimOrder [][]int32
-	victimDist  [][]float64
+	// cell[s][a*nj+b] is 1 + the index of the first observed pair (a, b)
+	// of slot s (0: none; nil: the slot has none); next chains the pairs
+	// of one cell.
+	cell [][]int32
+	next []int32
+	// near[s*nj+j] lists the jobs with features on slot s by increasing
+	// squared distance to j (nearD: those distances). Built by bind and
+	// read-only afterwards, so Predict may run concurrently.
+	near  [][]int32
+	nearD [][]float64
 	// memo, when set, keeps each query's nearest pairs so that the
 	// candidates of a validation search share one search (not safe for
 	// concurrent use: it is set only inside Fit).
@@ -93,28 +97,63 @@ func (m *KNN) Fit(t *Train) error {
 
 func (m *KNN) bind(f *Frame) {
 	m.f = f
+	nj, p := len(f.Jobs), pairDim(f)
 	m.vecs = make([][]float64, len(m.Obs))
-	flat := make([]float64, len(m.Obs)*pairDim(f))
-	p := pairDim(f)
-	m.bySlot = make([]map[int][]int, len(f.Slots))
-	for i, o := range m.Obs {
+	flat := make([]float64, len(m.Obs)*p)
+	m.cell = make([][]int32, len(f.Slots))
+	m.next = make([]int32, len(m.Obs))
+	for i := len(m.Obs) - 1; i >= 0; i-- {
+		o := m.Obs[i]
 		m.vecs[i] = pairVec(f, o.A, o.B, o.S, flat[i*p:(i+1)*p:(i+1)*p])
-		if m.bySlot[o.S] == nil {
-			m.bySlot[o.S] = map[int][]int{}
+		if m.cell[o.S] == nil {
+			m.cell[o.S] = make([]int32, nj*nj)
 		}
-		m.bySlot[o.S][o.A] = append(m.bySlot[o.S][o.A], i)
+		c := &m.cell[o.S][o.A*nj+o.B]
+		m.next[i] = *c
+		*c = int32(i + 1)
 	}
-	nj := len(f.Jobs)
-	m.victimOrder = make([][]int32, len(f.Slots)*nj)
-	m.victimDist = make([][]float64, len(f.Slots)*nj)
-	for s, g := range m.bySlot {
-		if g == nil {
+	m.near = make([][]int32, len(f.Slots)*nj)
+	m.nearD = make([][]float64, len(f.Slots)*nj)
+	for s, c := range m.cell {
+		if c == nil {
 			continue
 		}
-		for a := 0; a < nj; a++ {
-			m.victimOrder[s*nj+a], m.victimDist[s*nj+a] = m.victims(a, s)
+		var jobs []int32
+		for j := 0; j < nj; j++ {
+			if f.Row(j, s) != nil {
+				jobs = append(jobs, int32(j))
+			}
+		}
+		for j := 0; j < nj; j++ {
+			m.near[s*nj+j], m.nearD[s*nj+j] = byDistance(f, j, s, jobs)
 		}
 	}
+}
+
+// byDistance returns jobs by increasing squared distance of their
+// features on slot s to j's, ties by index, and the distances.
+func byDistance(f *Frame, j, s int, jobs []int32) ([]int32, []float64) {
+	zj := f.Z(j, s)
+	d := make([]float64, len(f.Jobs))
+	for _, v := range jobs {
+		x := 0.0
+		for k, z := range f.Z(int(v), s) {
+			x += (z - zj[k]) * (z - zj[k])
+		}
+		d[v] = x
+	}
+	order := append([]int32(nil), jobs...)
+	sort.Slice(order, func(x, y int) bool {
+		if d[order[x]] != d[order[y]] {
+			return d[order[x]] < d[order[y]]
+		}
+		return order[x] < order[y]
+	})
+	ds := make([]float64, len(order))
+	for r, v := range order {
+		ds[r] = d[v]
+	}
+	return order, ds
 }
 
 // Predict implements Model.
@@ -190,53 +229,85 @@ func (m *KNN) nearest(a, b, s, k int) []int {
 		}
 		return d
 	}
-	groups := m.bySlot[s]
-	if len(groups) == 0 {
+	cell := m.cell[s]
+	if cell == nil {
 		// no pair of this slot: every observed pair is a candidate
 		for i := range m.Obs {
 			top.push(dist(i), i)
 		}
 		return top.ix
 	}
-	key := s*len(m.f.Jobs) + a
-	order, vd := m.victimOrder[key], m.victimDist[key]
-	for r, v := range order {
-		if top.full() && vd[r] > top.bound()*(1+1e-9) {
+	nj := len(m.f.Jobs)
+	va, da := m.near[s*nj+a], m.nearD[s*nj+a]
+	vb, db := m.near[s*nj+b], m.nearD[s*nj+b]
+	if len(va) == 0 || len(vb) == 0 {
+		return nil
+	}
+	// best-first walk of the grid of (rank of victim, rank of partner):
+	// from (i, j) the walk reaches (i, j+1), and (i+1, 0) when j = 0, so
+	// every cell is reached once.
+	h := gridHeap{{sum: da[0] + db[0]}}
+	for len(h) > 0 {
+		c := h.pop()
+		if top.full() && c.sum > top.bound()*(1+1e-9) {
 			break
 		}
-		for _, i := range groups[int(v)] {
-			top.push(dist(i), i)
+		for i := cell[int(va[c.i])*nj+int(vb[c.j])]; i != 0; i = m.next[i-1] {
+			top.push(dist(int(i-1)), int(i-1))
+		}
+		if c.j+1 < len(vb) {
+			h.push(gridCell{sum: da[c.i] + db[c.j+1], i: c.i, j: c.j + 1})
+		}
+		if c.j == 0 && c.i+1 < len(va) {
+			h.push(gridCell{sum: da[c.i+1] + db[0], i: c.i + 1})
 		}
 	}
 	return top.ix
 }
 
-// victims returns the victim jobs with observed pairs on slot s, by
-// increasing squared distance of their features to a's, and the distances.
-func (m *KNN) victims(a, s int) ([]int32, []float64) {
-	za := m.f.Z(a, s)
-	groups := m.bySlot[s]
-	order := make([]int32, 0, len(groups))
-	for v := range groups {
-		order = append(order, int32(v))
-	}
-	dv := make([]float64, len(m.f.Jobs))
-	for _, v := range order {
-		d := 0.0
-		for j, x := range m.f.Z(int(v), s) {
-			d += (x - za[j]) * (x - za[j])
+// gridCell is a (victim rank, partner rank) cell of the search and the sum
+// of their distances.
+type gridCell struct {
+	sum  float64
+	i, j int
+}
+
+// gridHeap is a binary min-heap of cells by sum.
+type gridHeap []gridCell
+
+func (h *gridHeap) push(c gridCell) {
+	*h = append(*h, c)
+	x := *h
+	for k := len(x) - 1; k > 0; {
+		p := (k - 1) / 2
+		if x[p].sum <= x[k].sum {
+			break
 		}
-		dv[v] = d
+		x[p], x[k] = x[k], x[p]
+		k = p
 	}
-	sort.Slice(order, func(x, y int) bool {
-		if dv[order[x]] != dv[order[y]] {
-			return dv[order[x]] < dv[order[y]]
+}
+
+func (h *gridHeap) pop() gridCell {
+	x := *h
+	top := x[0]
+	n := len(x) - 1
+	x[0] = x[n]
+	x = x[:n]
+	for k := 0; ; {
+		l, small := 2*k+1, k
+		if l < n && x[l].sum < x[small].sum {
+			small = l
 		}
-		return order[x] < order[y]
-	})
-	ds := make([]float64, len(order))
-	for r, v := range order {
-		ds[r] = dv[v]
+		if l+1 < n && x[l+1].sum < x[small].sum {
+			small = l + 1
+		}
+		if small == k {
+			break
+		}
+		x[k], x[small] = x[small], x[k]
+		k = small
 	}
-	return order, ds
+	*h = x
+	return top
 }

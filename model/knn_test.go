@@ -101,7 +101,7 @@ func TestKNNOtherSlotFallback(t *testing.T) {
 	}
 	m := &KNN{K: 3, Obs: train}
 	m.bind(tr.Frame)
-	m.bySlot[0] = nil // as if slot 0 had no pair
+	m.cell[0] = nil // as if slot 0 had no pair
 	for a := 0; a < 8; a++ {
 		if got, want := m.Predict(a, 2, 0), knnExhaustive(m, a, 2, 0); got != want || math.IsNaN(got) {
 			t.Fatalf("fallback %d|2: %v, exhaustive sort %v", a, got, want)
