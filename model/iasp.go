@@ -16,7 +16,7 @@ type IASPOptions struct {
 	L2         float64   `json:"l2"`
 	LR         float64   `json:"lr"`
 	MaxEpochs  int       `json:"max_epochs"`
-	Patience   int       `json:"patience"`
+	Patience   int       `json:"patience"` // steps without validation improvement
 	Validation float64   `json:"validation"`
 	// BatchPairs is the most pairs one Adam step averages over: an epoch
 	// takes ceil(pairs/BatchPairs) steps on equal shares of the pairs, in
@@ -25,16 +25,21 @@ type IASPOptions struct {
 	// full-batch.
 	BatchPairs int `json:"batch_pairs,omitempty"`
 	// LRDrops is how many times the step size is cut by LRFactor when the
-	// validation loss has not improved for Patience epochs, before
+	// validation loss has not improved for Patience steps, before
 	// training stops; the refit on every training pair cuts it at the same
 	// epochs.
 	LRDrops  int     `json:"lr_drops,omitempty"`
 	LRFactor float64 `json:"lr_factor,omitempty"`
+	// PriorPairs: with more training pairs than this, the L2 penalties
+	// shrink as PriorPairs/pairs, so that they weigh like a fixed prior
+	// against the growing sum of squared errors instead of a constant
+	// share of its mean. 0: penalties never shrink.
+	PriorPairs int `json:"prior_pairs,omitempty"`
 }
 
 // DefaultIASPOptions are the defaults of IASP.
 var DefaultIASPOptions = IASPOptions{Dim: 8, Hidden: 16, L2Free: []float64{1e-4, 1e-3, 1e-2}, L2: 1e-3, LR: 0.02, MaxEpochs: 300, Patience: 25, Validation: 0.2,
-	BatchPairs: 4096, LRDrops: 2, LRFactor: 0.25}
+	BatchPairs: 4096, LRDrops: 2, LRFactor: 0.25, PriorPairs: 1024}
 
 // IASP is interference-aware similarity prediction: deep collaborative
 // filtering over the job x job x slot tensor of normalized throughputs, in
@@ -194,7 +199,8 @@ func (m *IASP) Fit(t *Train) error {
 
 // train initialises the parameters from the seed and runs Adam for up to
 // epochs epochs. With val, it cuts the step size by LRFactor after
-// Patience epochs without improvement of the validation loss, up to
+// Patience steps without improvement of the validation loss (checked after
+// each epoch: Patience epochs when steps are full-batch), up to
 // LRDrops times, and stops at the next such plateau; it then restores the
 // best parameters and returns the best epoch and the epochs after which
 // the step size was cut. Without val, it cuts the step size after each
@@ -220,13 +226,17 @@ func (m *IASP) train(obs, val []Obs, l2free float64, epochs int, drops []int, se
 	order := rng(seed, 0x1a61)
 	var perm []int
 	batch := make([]Obs, 0, (len(obs)+nb-1)/nb)
+	shrink := 1.0
+	if p := m.Opts.PriorPairs; p > 0 && len(obs) > p {
+		shrink = float64(p) / float64(len(obs))
+	}
 	step := func(part []Obs) {
 		clear(grad)
 		m.accumulate(part, grad)
 		for i := l.mu + l.ns; i < l.size; i++ {
-			lambda := m.Opts.L2
+			lambda := m.Opts.L2 * shrink
 			if i < l.freeEnd {
-				lambda = l2free
+				lambda = l2free * shrink
 			}
 			grad[i] += 2 * lambda * m.Theta[i]
 		}
@@ -261,7 +271,7 @@ func (m *IASP) train(obs, val []Obs, l2free float64, epochs int, drops []int, se
 		if loss < bestLoss {
 			bestLoss, bestEpoch, bad = loss, epoch, 0
 			copy(best, m.Theta)
-		} else if bad++; bad >= m.Opts.Patience {
+		} else if bad += nb; bad >= m.Opts.Patience {
 			if len(cut) >= m.Opts.LRDrops {
 				break
 			}
