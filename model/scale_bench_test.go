@@ -8,21 +8,30 @@ import (
 	"time"
 )
 
-// BenchmarkFitCatalogue fits every model, one after the other, on every
-// pair of synthetic catalogues (what `coloc fit --workers 1` does).
-// COLOC_BENCH_PROGRESS=1 prints each model's time; COLOC_BENCH_JOBS
-// (comma-free, one size) replaces the sizes.
-func BenchmarkFitCatalogue(b *testing.B) {
-	sizes := []int{100, 400, 1000}
-	if s := os.Getenv("COLOC_BENCH_JOBS"); s != "" {
-		var n int
-		fmt.Sscan(s, &n)
-		sizes = []int{n}
+// benchCatalogues are the synthetic catalogues of the scale benchmarks:
+// every pair measured (partners=all), and each workload measured with
+// about 50 partners, the catalogue whose pairs grow linearly with its
+// workloads.
+var benchCatalogues = []struct{ jobs, partners int }{
+	{100, 0}, {400, 0}, {1000, 0}, {100, 50}, {400, 50}, {1000, 50},
+}
+
+func catalogueName(jobs, partners int) string {
+	if partners == 0 {
+		return fmt.Sprintf("jobs=%d/partners=all", jobs)
 	}
-	for _, n := range sizes {
-		b.Run(fmt.Sprintf("jobs=%d", n), func(b *testing.B) {
+	return fmt.Sprintf("jobs=%d/partners=%d", jobs, partners)
+}
+
+// BenchmarkFitCatalogue fits every model, one after the other, on every
+// pair of synthetic catalogues (what `coloc fit --workers 1` does) and
+// reports the CPU time besides the wall time. COLOC_BENCH_PROGRESS=1
+// prints each model's time.
+func BenchmarkFitCatalogue(b *testing.B) {
+	for _, c := range benchCatalogues {
+		b.Run(catalogueName(c.jobs, c.partners), func(b *testing.B) {
 			co := DefaultCatalogueOptions
-			co.Jobs = n
+			co.Jobs, co.Partners = c.jobs, c.partners
 			d, err := Catalogue(co)
 			if err != nil {
 				b.Fatal(err)

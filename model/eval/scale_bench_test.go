@@ -9,8 +9,11 @@ import (
 	"github.com/coloc-dev/coloc/model"
 )
 
-// catalogueSizes are the catalogue sizes of the scale benchmarks.
-var catalogueSizes = []int{100, 400, 1000}
+// benchCatalogues are the synthetic catalogues of the scale benchmarks:
+// every pair measured (partners=all), or about 50 partners per workload.
+var benchCatalogues = []struct{ jobs, partners int }{
+	{100, 0}, {400, 0}, {1000, 0}, {100, 50}, {400, 50}, {1000, 50},
+}
 
 // BenchmarkEvalCatalogue runs the sweep `coloc eval --protocol pairs
 // --fractions 0.2 --seeds 1` over every model on synthetic catalogues.
@@ -18,10 +21,14 @@ var catalogueSizes = []int{100, 400, 1000}
 // reports each model's MAE over the noise floor (1: as good as knowing
 // the noise-free value of every pair).
 func BenchmarkEvalCatalogue(b *testing.B) {
-	for _, n := range catalogueSizes {
-		b.Run(fmt.Sprintf("jobs=%d", n), func(b *testing.B) {
+	for _, c := range benchCatalogues {
+		name := fmt.Sprintf("jobs=%d/partners=%d", c.jobs, c.partners)
+		if c.partners == 0 {
+			name = fmt.Sprintf("jobs=%d/partners=all", c.jobs)
+		}
+		b.Run(name, func(b *testing.B) {
 			co := model.DefaultCatalogueOptions
-			co.Jobs = n
+			co.Jobs, co.Partners = c.jobs, c.partners
 			d, err := model.Catalogue(co)
 			if err != nil {
 				b.Fatal(err)
