@@ -83,11 +83,14 @@ var DefaultIASPOptions = IASPOptions{Dim: 8, Hidden: 16, L2Free: []float64{1e-4,
 //     noise floor).
 //
 // BatchPairs = 4096 and PriorPairs = 1024 lie above the training pairs of
-// the pairs protocol on every shipped dataset (at most about 640 pairs a
-// device), so those fits are the full-batch, fixed-penalty fits the
-// defaults were chosen on; LRDrops = 2 and LRFactor = 0.25 are common
-// reduce-on-plateau choices, not fitted. Their effect on the synthetic
-// catalogues is in docs/performance.md.
+// the pairs and new-job protocols on every shipped dataset (at most about
+// 640 pairs a device), so those fits are the full-batch, fixed-penalty
+// fits the defaults were chosen on. Fits on several devices' pairs (the
+// cross-device protocol, `coloc fit` on all of Gavel's 3,602 measured
+// pairs) stay full-batch but have their penalties shrunk. LRDrops = 2 and
+// LRFactor = 0.25 are common reduce-on-plateau choices, not fitted. Their
+// effect on the synthetic catalogues and on Gavel is in
+// docs/performance.md and docs/models.md.
 type IASP struct {
 	framed
 	Opts   IASPOptions `json:"options"`
