@@ -73,8 +73,8 @@ test-workloads:
 
 interop-deps:
 	@if command -v npm >/dev/null 2>&1; then \
-	  [ -d tests/interop/node_modules/apache-arrow ] || (cd tests/interop && npm ci --no-audit --no-fund --silent); \
-	else echo "npm not found: the apache-arrow interop test will be skipped"; fi
+	  [ -d tests/interop/node_modules/apache-arrow ] && [ -d tests/interop/node_modules/hyparquet-compressors ] || (cd tests/interop && npm ci --no-audit --no-fund --silent); \
+	else echo "npm not found: the Arrow and Parquet interop tests will be skipped"; fi
 
 demo: build
 	./scripts/demo.sh $(BIN) out/demo

@@ -297,14 +297,35 @@ func decode(r io.ReaderAt, name string, want kindCheck) (t *Table, err error) {
 	if err != nil {
 		return nil, err
 	}
+	// Read every batch first so that the columns are allocated once, at
+	// their final length, instead of growing batch by batch.
+	recs := make([]arrow.RecordBatch, 0, fr.NumRecords())
+	defer func() {
+		for _, rec := range recs {
+			rec.Release()
+		}
+	}()
+	rows := 0
 	for i := 0; i < fr.NumRecords(); i++ {
 		rec, err := fr.RecordBatchAt(i)
 		if err != nil {
 			return nil, fmt.Errorf("%s: record batch %d: %w", name, i, err)
 		}
-		err = appendRecord(t, rec, name)
-		rec.Release()
-		if err != nil {
+		recs = append(recs, rec)
+		rows += int(rec.NumRows())
+	}
+	for _, c := range t.Columns {
+		switch c.Type {
+		case String:
+			c.Str = make([]string, 0, rows)
+		case Float:
+			c.Float = make([]float64, 0, rows)
+		default:
+			c.Int = make([]int64, 0, rows)
+		}
+	}
+	for _, rec := range recs {
+		if err := appendRecord(t, rec, name, rows); err != nil {
 			return nil, err
 		}
 	}
@@ -402,7 +423,9 @@ func tableFromSchema(s *arrow.Schema, name string, want kindCheck) (*Table, erro
 	return t, nil
 }
 
-func appendRecord(t *Table, rec arrow.RecordBatch, name string) error {
+// appendRecord appends the rows of rec to t's columns; rows is the table's
+// final length (the capacity a null mask is given).
+func appendRecord(t *Table, rec arrow.RecordBatch, name string, rows int) error {
 	if int(rec.NumCols()) != len(t.Columns) {
 		return fmt.Errorf("%s: record batch has %d columns, schema has %d", name, rec.NumCols(), len(t.Columns))
 	}
@@ -414,7 +437,7 @@ func appendRecord(t *Table, rec arrow.RecordBatch, name string) error {
 		}
 		base := c.Len()
 		if arr.NullN() > 0 && c.Null == nil {
-			c.Null = make([]bool, base, base+n)
+			c.Null = make([]bool, base, max(rows, base+n))
 		}
 		switch a := arr.(type) {
 		case *array.String:
@@ -469,8 +492,12 @@ func appendRecord(t *Table, rec arrow.RecordBatch, name string) error {
 			return fmt.Errorf("%s: column %s: unsupported Arrow array %s", name, c.Name, arr.DataType())
 		}
 		if c.Null != nil {
-			for i := 0; i < n; i++ {
-				c.Null = append(c.Null, arr.IsNull(i))
+			if arr.NullN() == 0 {
+				c.Null = append(c.Null, make([]bool, n)...)
+			} else {
+				for i := 0; i < n; i++ {
+					c.Null = append(c.Null, arr.IsNull(i))
+				}
 			}
 		}
 		if c.Type == Float && arr.NullN() > 0 {

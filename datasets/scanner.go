@@ -107,7 +107,7 @@ func (sc *Scanner) read() (err error) {
 	for _, c := range sc.proto.Columns {
 		t.Columns = append(t.Columns, &Column{Name: c.Name, Type: c.Type, Unit: c.Unit})
 	}
-	if err := appendRecord(t, rec, sc.name); err != nil {
+	if err := appendRecord(t, rec, sc.name, 0); err != nil {
 		return err
 	}
 	if err := Validate(t, fmt.Sprintf("%s (batch %d)", sc.name, sc.next)); err != nil {

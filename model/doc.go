@@ -27,8 +27,10 @@
 //   - knn: mean of the k nearest observed pairs of the slot in the space of
 //     pair vectors (standardized features of A and B).
 //   - linear: ridge regression on the pair vector.
-//   - tree: CART regression tree grown by golearn (pure Go) on the pair
-//     vector, copied into our own node type to be saved.
+//   - tree: CART regression tree on the pair vector, grown the way
+//     golearn's CART regressor grows it (a test cross-checks the two) with
+//     each feature sorted once per node and splits scanned with running
+//     sums.
 //   - iapp (Geng et al.'s IAPP, "deep neural network"): a feed-forward ReLU
 //     network from the pair vector and slot to the normalized throughput,
 //     Adam, L2 weight decay, early stopping on a validation split.

@@ -21,26 +21,39 @@ type Fitted struct {
 }
 
 // FitAll fits each named model on every measured pair of d with one seed
-// and encodes it.
+// and encodes it, the models spread over GOMAXPROCS goroutines.
 func FitAll(d *Data, names []string, seed uint64) ([]Fitted, error) {
+	return FitAllWorkers(d, names, seed, 0)
+}
+
+// FitAllWorkers is FitAll on up to Workers(workers) goroutines, one model
+// each; the result does not depend on their number (models share only the
+// training input, which they read).
+func FitAllWorkers(d *Data, names []string, seed uint64, workers int) ([]Fitted, error) {
 	t, err := NewTrain(d.Space, d.Obs, seed)
 	if err != nil {
 		return nil, err
 	}
-	var out []Fitted
 	for _, name := range names {
-		m, err := New(name)
-		if err != nil {
+		if _, err := New(name); err != nil {
 			return nil, err
 		}
+	}
+	out := make([]Fitted, len(names))
+	err = ForEach(len(names), workers, func(i int) error {
+		m, _ := New(names[i])
 		if err := m.Fit(t); err != nil {
-			return nil, fmt.Errorf("fitting %s: %w", name, err)
+			return fmt.Errorf("fitting %s: %w", names[i], err)
 		}
 		b, err := Encode(m, t, d.Files)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		out = append(out, Fitted{Name: name, Bytes: b, Warnings: t.Warnings})
+		out[i] = Fitted{Name: names[i], Bytes: b, Warnings: t.Warnings}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }

@@ -16,12 +16,30 @@ type IASPOptions struct {
 	L2         float64   `json:"l2"`
 	LR         float64   `json:"lr"`
 	MaxEpochs  int       `json:"max_epochs"`
-	Patience   int       `json:"patience"`
+	Patience   int       `json:"patience"` // steps without validation improvement
 	Validation float64   `json:"validation"`
+	// BatchPairs is the most pairs one Adam step averages over: an epoch
+	// takes ceil(pairs/BatchPairs) steps on equal shares of the pairs, in
+	// an order drawn from the seed each epoch. With fewer pairs (every
+	// shipped dataset) a step is full-batch, in data order. 0: always
+	// full-batch.
+	BatchPairs int `json:"batch_pairs,omitempty"`
+	// LRDrops is how many times the step size of mini-batch training is
+	// cut by LRFactor when the validation loss has not improved for
+	// Patience steps, before training stops; the refit on every training
+	// pair cuts it after the same epochs.
+	LRDrops  int     `json:"lr_drops,omitempty"`
+	LRFactor float64 `json:"lr_factor,omitempty"`
+	// PriorPairs: with more training pairs than this, the L2 penalties
+	// shrink as PriorPairs/pairs, so that they weigh like a fixed prior
+	// against the growing sum of squared errors instead of a constant
+	// share of its mean. 0: penalties never shrink.
+	PriorPairs int `json:"prior_pairs,omitempty"`
 }
 
 // DefaultIASPOptions are the defaults of IASP.
-var DefaultIASPOptions = IASPOptions{Dim: 8, Hidden: 16, L2Free: []float64{1e-4, 1e-3, 1e-2}, L2: 1e-3, LR: 0.02, MaxEpochs: 300, Patience: 25, Validation: 0.2}
+var DefaultIASPOptions = IASPOptions{Dim: 8, Hidden: 16, L2Free: []float64{1e-4, 1e-3, 1e-2}, L2: 1e-3, LR: 0.02, MaxEpochs: 300, Patience: 25, Validation: 0.2,
+	BatchPairs: 4096, LRDrops: 2, LRFactor: 0.25, PriorPairs: 1024}
 
 // IASP is interference-aware similarity prediction: deep collaborative
 // filtering over the job x job x slot tensor of normalized throughputs, in
@@ -40,16 +58,47 @@ var DefaultIASPOptions = IASPOptions{Dim: 8, Hidden: 16, L2Free: []float64{1e-4,
 // where r_A and c_B are victim and aggressor effects (free + side-feature
 // parts; when the training pairs span several slots, the free parts get a
 // per-slot deviation too, since how sensitive a job is differs from one GPU
-// type to another). It is trained on mean squared error with full-batch Adam, L2
+// type to another). It is trained on mean squared error with Adam, L2
 // penalties, and early stopping on a validation split of the training
 // pairs; the model is then refit on all training pairs for the best
 // number of epochs.
+//
+// The schedule follows the data's size so that training reaches the
+// noise floor on large catalogues and is unchanged on small ones:
+//   - a step averages over at most BatchPairs pairs (full batch below that),
+//     so an epoch of a large catalogue takes several steps for the price of
+//     one;
+//   - with mini-batches, a validation plateau first cuts the step size
+//     (LRDrops times, by LRFactor) and only then stops training: a plateau
+//     of Adam on sampled gradients is their noise around a minimum more
+//     than the minimum. Full-batch steps have no sampling noise, and their
+//     first plateau ends training;
+//   - patience counts steps, so a large catalogue is not trained for
+//     Patience whole epochs past its best;
+//   - above PriorPairs training pairs the L2 penalties shrink as
+//     PriorPairs/pairs: the penalty is a prior on the parameters, which
+//     more data should outweigh, while on the mean squared error a fixed
+//     penalty keeps its weight however many pairs there are (on a
+//     synthetic catalogue of 200 workloads it held IASP at 1.48 times the
+//     noise floor).
+//
+// BatchPairs = 4096 and PriorPairs = 1024 lie above the training pairs of
+// the pairs and new-job protocols on every shipped dataset (at most about
+// 640 pairs a device), so those fits are the full-batch, fixed-penalty
+// fits the defaults were chosen on. Fits on several devices' pairs (the
+// cross-device protocol, `coloc fit` on all of Gavel's 3,602 measured
+// pairs) stay full-batch but have their penalties shrunk. LRDrops = 2 and
+// LRFactor = 0.25 are common reduce-on-plateau choices, not fitted. Their
+// effect on the synthetic catalogues and on Gavel is in
+// docs/performance.md and docs/models.md.
 type IASP struct {
 	framed
-	Opts    IASPOptions `json:"options"`
-	L2Free  float64     `json:"l2_free_chosen"`
-	Epochs  int         `json:"epochs"`
-	Theta   []float64   `json:"theta"`
+	Opts   IASPOptions `json:"options"`
+	L2Free float64     `json:"l2_free_chosen"`
+	Epochs int         `json:"epochs"`
+	// Drops are the epochs after which the step size was cut.
+	Drops   []int     `json:"lr_drops,omitempty"`
+	Theta   []float64 `json:"theta"`
 	lay     iaspLayout
 	buf     *iaspBuf
 	valid   []bool // embeddings of (slot, job) computed from Theta
@@ -170,27 +219,38 @@ func (m *IASP) Fit(t *Train) error {
 		cands = []float64{1e-2}
 	}
 	bestMAE, bestEpochs := math.Inf(1), 0
+	var bestDrops []int
 	m.L2Free = cands[0]
 	for _, l2f := range cands {
 		tr, val := splitObs(t.Obs, o.Validation, rng(t.Seed, 0x1a5f))
-		e, err := m.train(tr, val, l2f, o.MaxEpochs, t.Seed)
+		e, drops, err := m.train(tr, val, l2f, o.MaxEpochs, nil, t.Seed)
 		if err != nil {
 			return err
 		}
 		if v := mae(m, val); v < bestMAE {
-			bestMAE, bestEpochs, m.L2Free = v, e, l2f
+			bestMAE, bestEpochs, bestDrops, m.L2Free = v, e, drops, l2f
 		}
 	}
 	m.Epochs = max(bestEpochs, 1)
-	_, err := m.train(t.Obs, nil, m.L2Free, m.Epochs, t.Seed)
+	m.Drops = nil
+	for _, d := range bestDrops {
+		if d < m.Epochs {
+			m.Drops = append(m.Drops, d)
+		}
+	}
+	_, _, err := m.train(t.Obs, nil, m.L2Free, m.Epochs, m.Drops, t.Seed)
 	return err
 }
 
 // train initialises the parameters from the seed and runs Adam for up to
-// epochs full-batch steps. With val, it stops after Patience epochs without
-// improvement of the validation loss, restores the best parameters and
-// returns the best epoch.
-func (m *IASP) train(obs, val []Obs, l2free float64, epochs int, seed uint64) (int, error) {
+// epochs epochs. With val, it cuts the step size by LRFactor after
+// Patience steps without improvement of the validation loss (checked after
+// each epoch: Patience epochs when steps are full-batch), up to
+// LRDrops times, and stops at the next such plateau; it then restores the
+// best parameters and returns the best epoch and the epochs after which
+// the step size was cut. Without val, it cuts the step size after each
+// epoch listed in drops.
+func (m *IASP) train(obs, val []Obs, l2free float64, epochs int, drops []int, seed uint64) (int, []int, error) {
 	l := m.lay
 	m.perSlot = false
 	for _, o := range obs {
@@ -203,19 +263,49 @@ func (m *IASP) train(obs, val []Obs, l2free float64, epochs int, seed uint64) (i
 	opt := newAdam(l.size, m.Opts.LR)
 	best := append([]float64(nil), m.Theta...)
 	bestLoss, bestEpoch, bad := math.Inf(1), epochs, 0
-	for epoch := 1; epoch <= epochs; epoch++ {
+	var cut []int
+	nb := 1
+	if m.Opts.BatchPairs > 0 {
+		nb = (len(obs) + m.Opts.BatchPairs - 1) / m.Opts.BatchPairs
+	}
+	order := rng(seed, 0x1a61)
+	var perm []int
+	batch := make([]Obs, 0, (len(obs)+nb-1)/nb)
+	shrink := 1.0
+	if p := m.Opts.PriorPairs; p > 0 && len(obs) > p {
+		shrink = float64(p) / float64(len(obs))
+	}
+	step := func(part []Obs) {
 		clear(grad)
-		m.accumulate(obs, grad)
+		m.accumulate(part, grad)
 		for i := l.mu + l.ns; i < l.size; i++ {
-			lambda := m.Opts.L2
+			lambda := m.Opts.L2 * shrink
 			if i < l.freeEnd {
-				lambda = l2free
+				lambda = l2free * shrink
 			}
 			grad[i] += 2 * lambda * m.Theta[i]
 		}
 		opt.step(m.Theta, grad)
 		clear(m.valid)
+	}
+	for epoch := 1; epoch <= epochs; epoch++ {
+		if nb == 1 {
+			step(obs)
+		} else {
+			perm = order.Perm(len(obs))
+			for b := 0; b < nb; b++ {
+				batch = batch[:0]
+				for _, i := range perm[b*len(obs)/nb : (b+1)*len(obs)/nb] {
+					batch = append(batch, obs[i])
+				}
+				step(batch)
+			}
+		}
 		if val == nil {
+			if len(drops) > 0 && drops[0] == epoch {
+				opt.lr *= m.Opts.LRFactor
+				drops = drops[1:]
+			}
 			continue
 		}
 		loss := 0.0
@@ -226,15 +316,20 @@ func (m *IASP) train(obs, val []Obs, l2free float64, epochs int, seed uint64) (i
 		if loss < bestLoss {
 			bestLoss, bestEpoch, bad = loss, epoch, 0
 			copy(best, m.Theta)
-		} else if bad++; bad >= m.Opts.Patience {
-			break
+		} else if bad += nb; bad >= m.Opts.Patience {
+			if nb == 1 || len(cut) >= m.Opts.LRDrops {
+				break
+			}
+			opt.lr *= m.Opts.LRFactor
+			cut = append(cut, epoch)
+			bad = 0
 		}
 	}
 	if val != nil {
 		copy(m.Theta, best)
 		clear(m.valid)
 	}
-	return bestEpoch, nil
+	return bestEpoch, cut, nil
 }
 
 func (m *IASP) initTheta(r *rand.Rand, obs []Obs) {

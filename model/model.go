@@ -43,7 +43,7 @@ var registry = []struct {
 	{"pmf", "low-rank matrix factorization of jobs x (slot, partner), as in Gavel's estimator", func() Model { return NewPMF(DefaultPMFOptions) }},
 	{"knn", "k nearest observed pairs in feature space", func() Model { return NewKNN(DefaultKNNOptions) }},
 	{"linear", "ridge regression on the features of both jobs", func() Model { return NewLinear(DefaultLinearOptions) }},
-	{"tree", "CART regression tree (golearn) on the features of both jobs", func() Model { return NewTree(DefaultTreeOptions) }},
+	{"tree", "CART regression tree on the features of both jobs", func() Model { return NewTree(DefaultTreeOptions) }},
 	{"iapp", "IAPP: feed-forward network on the features of both jobs and the slot", func() Model { return NewIAPP(DefaultIAPPOptions) }},
 	{"iasp", "IASP: deep collaborative filtering (GMF + MLP) with side features", func() Model { return NewIASP(DefaultIASPOptions) }},
 	{"similarity", "model similarity: normalized throughputs of the nearest profiled models", func() Model { return NewSimilarity(DefaultSimilarityOptions) }},

@@ -1,10 +1,6 @@
 package model
 
-import (
-	"math"
-
-	"gonum.org/v1/gonum/mat"
-)
+import "math"
 
 // PMFOptions are the hyper-parameters of the matrix factorization
 // baseline. Gavel's throughput estimator calls pmf_solve with rank 10 and
@@ -84,39 +80,26 @@ func (m *PMF) fit(t *Train, k int, mu float64) {
 			m.V[c] = randVec(r.NormFloat64, k)
 		}
 	}
-	a := mat.NewSymDense(k, nil)
-	rhs := mat.NewVecDense(k, nil)
-	sol := mat.NewVecDense(k, nil)
-	var chol mat.Cholesky
+	a := make([]float64, k*k) // normal equations, upper triangle, row-major
+	rhs := make([]float64, k)
 	solve := func(obs []int, other func(o Obs) []float64, out []float64) {
+		clear(a)
+		clear(rhs)
 		for i := 0; i < k; i++ {
-			for j := i; j < k; j++ {
-				v := 0.0
-				if i == j {
-					v = mu
-				}
-				a.SetSym(i, j, v)
-			}
-			rhs.SetVec(i, 0)
+			a[i*k+i] = mu
 		}
 		for _, oi := range obs {
 			o := t.Obs[oi]
 			x := other(o)
 			for i := 0; i < k; i++ {
-				rhs.SetVec(i, rhs.AtVec(i)+x[i]*o.Y)
+				rhs[i] += x[i] * o.Y
+				xi, row := x[i], a[i*k:(i+1)*k]
 				for j := i; j < k; j++ {
-					a.SetSym(i, j, a.At(i, j)+x[i]*x[j])
+					row[j] += xi * x[j]
 				}
 			}
 		}
-		if !chol.Factorize(a) {
-			return // keep the previous factor
-		}
-		if err := chol.SolveVecTo(sol, rhs); err == nil {
-			for i := range out {
-				out[i] = sol.AtVec(i)
-			}
-		}
+		choleskySolve(a, rhs, k, out) // on failure keep the previous factor
 	}
 	prev := math.Inf(1)
 	for it := 0; it < m.Opts.Iters; it++ {
@@ -166,4 +149,49 @@ func dot(a, b []float64) float64 {
 		s += x * b[i]
 	}
 	return s
+}
+
+// choleskySolve solves A x = b for a symmetric positive definite k×k
+// matrix A given by its upper triangle (row-major in a; a is overwritten
+// by the factor R, A = RᵀR, in its upper triangle; b by the solution) and
+// writes x to out. When A is not positive definite (a pivot is not
+// positive) it returns false and leaves out alone. For the ranks of pmf
+// (k ≤ 10) this small loop is several times cheaper than a general
+// factorization that also estimates a condition number.
+func choleskySolve(a, b []float64, k int, out []float64) bool {
+	for j := 0; j < k; j++ {
+		d := a[j*k+j]
+		for p := 0; p < j; p++ {
+			d -= a[p*k+j] * a[p*k+j]
+		}
+		if !(d > 0) {
+			return false
+		}
+		d = math.Sqrt(d)
+		a[j*k+j] = d
+		for i := j + 1; i < k; i++ {
+			v := a[j*k+i]
+			for p := 0; p < j; p++ {
+				v -= a[p*k+j] * a[p*k+i]
+			}
+			a[j*k+i] = v / d
+		}
+	}
+	// Rᵀ y = b, then R x = y
+	for i := 0; i < k; i++ {
+		v := b[i]
+		for p := 0; p < i; p++ {
+			v -= a[p*k+i] * b[p]
+		}
+		b[i] = v / a[i*k+i]
+	}
+	for i := k - 1; i >= 0; i-- {
+		v := b[i]
+		for p := i + 1; p < k; p++ {
+			v -= a[i*k+p] * b[p]
+		}
+		b[i] = v / a[i*k+i]
+	}
+	copy(out, b)
+	return true
 }

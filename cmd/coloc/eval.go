@@ -13,7 +13,7 @@ import (
 
 func newEvalCmd(e *env) *cobra.Command {
 	var data, protocols, fractions, models, devices, out string
-	var seeds int
+	var seeds, workers int
 	var asJSON, markdown, quiet, includeUnsettled bool
 	cmd := &cobra.Command{
 		Use:   "eval --data DIR",
@@ -43,7 +43,8 @@ the observed pairs only.
 
 By default the devices are those with measured pairs, except
 '_unconsolidated' types, whose single-GPU pairs repeat the base type's.
-Progress goes to stderr.`,
+Progress goes to stderr. Fits run on --workers goroutines (default: all
+cores); the scores are those of one worker.`,
 		Example: `  coloc eval --data datasets/reference/gavel
   coloc eval --data datasets/reference/gavel --protocol pairs --fractions 0.2,0.5 --json
   coloc eval --data datasets/reference/gavel --protocol new-job --models iapp,similarity,bias -o out/eval.arrow`,
@@ -61,6 +62,7 @@ Progress goes to stderr.`,
 				return err
 			}
 			o.Seeds = seeds
+			o.Workers = workers
 			if devices != "" {
 				o.Devices = strings.Split(devices, ",")
 			}
@@ -101,6 +103,7 @@ Progress goes to stderr.`,
 	f.StringVar(&protocols, "protocol", "pairs", "comma-separated protocols: pairs, new-job, cross-device, or all")
 	f.StringVar(&fractions, "fractions", "0.1,0.2,0.5,0.8", "comma-separated fractions of observed pairs")
 	f.IntVar(&seeds, "seeds", 5, "number of seeds (1..N)")
+	f.IntVar(&workers, "workers", 0, "fits run at once (0: GOMAXPROCS); the scores do not depend on it")
 	f.StringVar(&models, "models", "all", "comma-separated models")
 	f.StringVar(&devices, "device", "", "comma-separated devices (default: all with measured pairs)")
 	f.BoolVar(&asJSON, "json", false, "print one JSON object per (model, protocol, device, fraction)")

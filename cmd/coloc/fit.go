@@ -13,6 +13,7 @@ func newFitCmd(e *env) *cobra.Command {
 	var data, out, models string
 	var seed uint64
 	var includeUnsettled bool
+	var workers int
 	cmd := &cobra.Command{
 		Use:   "fit --data DIR -o MODELDIR",
 		Short: "Fit interference models on every measured pair of a dataset",
@@ -25,7 +26,8 @@ Models:
 A model file is versioned JSON: the jobs, slots (device type and degree) and
 encoded features it knows, the scaler fit on its training rows, the learned
 parameters, and provenance (SHA-256 of the data files, pairs, seed,
-hyper-parameters, tool version). The same data and seed give the same bytes.
+hyper-parameters, tool version). The same data and seed give the same bytes,
+whatever --workers.
 Problems that did not stop the fit (missing feature values) are kept in the
 file as warnings and printed.`,
 		Example: `  coloc fit --data datasets/reference/gavel -o out/models
@@ -47,7 +49,7 @@ file as warnings and printed.`,
 			for _, w := range d.Warnings {
 				fmt.Fprintln(e.stderr, "warning:", w)
 			}
-			fitted, err := model.FitAll(d, names, seed)
+			fitted, err := model.FitAllWorkers(d, names, seed, workers)
 			if err != nil {
 				return err
 			}
@@ -71,6 +73,7 @@ file as warnings and printed.`,
 	cmd.Flags().StringVar(&models, "models", "all", "comma-separated models to fit")
 	cmd.Flags().Uint64Var(&seed, "seed", model.DefaultSeed, "seed of every random choice")
 	cmd.Flags().BoolVar(&includeUnsettled, "include-unsettled", false, "also train on suspect pairs from profiling runs whose step time never settled")
+	cmd.Flags().IntVar(&workers, "workers", 0, "models fit at once (0: GOMAXPROCS); the files do not depend on it")
 	cmd.MarkFlagRequired("data")
 	cmd.MarkFlagRequired("out")
 	completeValues(cmd, "models", append(model.Names(), "all"))

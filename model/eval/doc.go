@@ -27,6 +27,14 @@
 // predicted values), from the same fits Run scores: `coloc report` draws
 // its predicted-vs-measured figures from it.
 //
+// Run spreads its fits over Options.Workers goroutines (default
+// GOMAXPROCS) and assembles the result in loop order, so it is the result
+// of one worker whatever their number. RunCached stores a result under a
+// key of the data's SHA-256, the options and the tool version
+// (CacheKey) and returns it on the next call with the same key, so a
+// report built twice evaluates once; a result file from `coloc eval -o`
+// is read back with Read.
+//
 // A choice of ours (the papers are silent): the default devices leave out
 // "_unconsolidated" device types, whose single-GPU pairs repeat those of
 // the base type; cross-device trains on the other evaluated devices only,

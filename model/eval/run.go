@@ -6,8 +6,6 @@ import (
 	"math"
 	"runtime"
 	"strings"
-	"sync"
-	"time"
 
 	"github.com/coloc-dev/coloc/model"
 )
@@ -23,10 +21,11 @@ type Options struct {
 	// single-GPU pairs repeat those of the base type.
 	Devices []string
 	// Progress, when not nil, receives one line per finished (model,
-	// protocol, device).
+	// protocol, device), in that order, with the fitting time summed over
+	// its fits.
 	Progress io.Writer
-	// Workers is how many models are evaluated at once (runWorkers); 0
-	// or 1: one after the other. The result does not depend on it.
+	// Workers is the number of fits run at once; 0: GOMAXPROCS. The
+	// result does not depend on it.
 	Workers int
 }
 
@@ -91,9 +90,6 @@ type Result struct {
 
 // Run evaluates every model under every protocol, slot, fraction and seed.
 func Run(d *model.Data, o Options) (*Result, error) {
-	if o.Workers > 1 && len(o.Models) > 1 {
-		return runWorkers(d, o)
-	}
 	devices := o.Devices
 	if len(devices) == 0 {
 		devices = defaultSlots(d)
@@ -123,39 +119,7 @@ func Run(d *model.Data, o Options) (*Result, error) {
 			return nil, fmt.Errorf("fraction %v is not in [0, 1)", f)
 		}
 	}
-	res := &Result{Warnings: d.Warnings}
-	for _, name := range o.Models {
-		for _, proto := range o.Protocols {
-			for _, dev := range devices {
-				start := time.Now()
-				for _, f := range o.Fractions {
-					var cells []Cell
-					for seed := 1; seed <= o.Seeds; seed++ {
-						sp := Split{Protocol: proto, Device: dev, Fraction: f, Seed: seed}
-						tasks, err := splitTasks(d, sp, devices)
-						if err != nil {
-							return nil, err
-						}
-						var xs []scored
-						for _, tk := range tasks {
-							got, err := fitAndScore(d.Space, name, tk, seed)
-							if err != nil {
-								return nil, fmt.Errorf("%s, %s on %s, fraction %g, seed %d: %w", name, proto, dev, f, seed, err)
-							}
-							xs = append(xs, got...)
-						}
-						cells = append(cells, Cell{Model: name, Protocol: proto, Device: dev, Fraction: f, Seed: seed, Metrics: score(xs)})
-					}
-					res.Cells = append(res.Cells, cells...)
-					res.Summaries = append(res.Summaries, summarise(cells))
-				}
-				if o.Progress != nil {
-					fmt.Fprintf(o.Progress, "eval: %-10s %-12s %-6s %6.2fs\n", name, proto, dev, time.Since(start).Seconds())
-				}
-			}
-		}
-	}
-	return res, nil
+	return runFits(d, o, devices)
 }
 
 func fitAndScore(sp *model.Space, name string, tk task, seed int) ([]scored, error) {
@@ -211,57 +175,3 @@ func DefaultDevices(d *model.Data) []string { return defaultSlots(d) }
 
 // DefaultWorkers is one worker per CPU Go may use.
 func DefaultWorkers() int { return runtime.GOMAXPROCS(0) }
-
-// runWorkers is Run with the models spread over o.Workers goroutines:
-// each model's cells are computed by one sequential Run, and the results
-// are joined in model order, so they equal those of one sequential Run
-// (every split and fit is seeded by its own seed, never by a shared
-// source). Progress lines of concurrent models are written whole.
-func runWorkers(d *model.Data, o Options) (*Result, error) {
-	n := len(o.Models)
-	results := make([]*Result, n)
-	errs := make([]error, n)
-	var progress io.Writer
-	if o.Progress != nil {
-		progress = &lockedWriter{w: o.Progress}
-	}
-	work := make(chan int)
-	var wg sync.WaitGroup
-	for w := 0; w < min(o.Workers, n); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range work {
-				oi := o
-				oi.Models, oi.Workers, oi.Progress = o.Models[i:i+1], 1, progress
-				results[i], errs[i] = Run(d, oi)
-			}
-		}()
-	}
-	for i := range n {
-		work <- i
-	}
-	close(work)
-	wg.Wait()
-	out := &Result{Warnings: d.Warnings}
-	for i, r := range results {
-		if errs[i] != nil {
-			return nil, errs[i]
-		}
-		out.Cells = append(out.Cells, r.Cells...)
-		out.Summaries = append(out.Summaries, r.Summaries...)
-	}
-	return out, nil
-}
-
-// lockedWriter serialises the writes of concurrent workers.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
-}

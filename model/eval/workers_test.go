@@ -3,42 +3,70 @@ package eval
 import (
 	"bytes"
 	"fmt"
-	"strings"
 	"testing"
 
 	"github.com/coloc-dev/coloc/model"
 )
 
-// Models spread over workers give the cells, summaries and warnings of one
-// worker, in the same order; every (model, protocol, device) still writes
-// one whole progress line.
-func TestWorkersEqualOneWorker(t *testing.T) {
-	d, err := model.LoadData(gavel)
+// Any number of workers gives the result, the progress lines' order and
+// the error of one worker.
+func TestRunWorkersMatchOne(t *testing.T) {
+	co := model.DefaultCatalogueOptions
+	co.Jobs, co.Partners = 10, 6
+	d, err := model.Catalogue(co)
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := Options{Protocols: []string{"pairs"}, Fractions: []float64{0.2, 0.5}, Seeds: 2,
-		Models: []string{"mean", "bias", "linear"}, Devices: []string{"k80", "v100"}}
-	want, err := Run(d, o)
+	o := Options{Protocols: []string{"pairs", "new-job"}, Fractions: []float64{0.5}, Seeds: 2, Models: model.Names()}
+	var want string
+	var wantLines []string
+	for _, w := range []int{1, 3} {
+		o.Workers = w
+		var prog bytes.Buffer
+		o.Progress = &prog
+		res, err := Run(d, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := fmt.Sprintf("%+v\n%+v", res.Cells, res.Summaries)
+		var lines []string
+		for _, l := range bytes.Split(bytes.TrimSpace(prog.Bytes()), []byte("\n")) {
+			lines = append(lines, string(l[:len("eval: ")+31]))
+		}
+		if w == 1 {
+			want, wantLines = got, lines
+			if len(res.Cells) != len(model.Names())*2*2 {
+				t.Fatalf("%d cells", len(res.Cells))
+			}
+			continue
+		}
+		if got != want {
+			t.Fatalf("%d workers: result differs from one worker's", w)
+		}
+		if fmt.Sprint(lines) != fmt.Sprint(wantLines) {
+			t.Fatalf("%d workers: progress %q, one worker %q", w, lines, wantLines)
+		}
+	}
+}
+
+func TestFitAllWorkersMatchOne(t *testing.T) {
+	co := model.DefaultCatalogueOptions
+	co.Jobs, co.Partners = 16, 6
+	d, err := model.Catalogue(co)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var progress bytes.Buffer
-	o.Workers, o.Progress = 3, &progress
-	got, err := Run(d, o)
+	one, err := model.FitAllWorkers(d, model.Names(), 3, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a, b := fmt.Sprint(got.Cells, got.Summaries, got.Warnings), fmt.Sprint(want.Cells, want.Summaries, want.Warnings); a != b {
-		t.Errorf("three workers differ from one:\n%s\n%s", a, b)
+	many, err := model.FitAllWorkers(d, model.Names(), 3, 4)
+	if err != nil {
+		t.Fatal(err)
 	}
-	lines := strings.Split(strings.TrimSpace(progress.String()), "\n")
-	if len(lines) != 3*2 {
-		t.Errorf("%d progress lines, want 6:\n%s", len(lines), progress.String())
-	}
-	for _, l := range lines {
-		if !strings.HasPrefix(l, "eval: ") || !strings.HasSuffix(l, "s") {
-			t.Errorf("progress line %q is not whole", l)
+	for i := range one {
+		if one[i].Name != many[i].Name || !bytes.Equal(one[i].Bytes, many[i].Bytes) {
+			t.Fatalf("%s: 4 workers encode differently from one", one[i].Name)
 		}
 	}
 }
