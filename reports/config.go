@@ -46,9 +46,14 @@ type Config struct {
 	EvalFractions []float64
 	EvalSeeds     int
 	EvalDevices   []string // empty: eval's default devices
-	// EvalWorkers is how many models the computed evaluation runs at
-	// once (eval.Options.Workers); the result does not depend on it.
+	// EvalWorkers is how many fits the computed evaluation runs at once
+	// (eval.Options.Workers); the result does not depend on it.
 	EvalWorkers int
+	// EvalCache, when set, is a directory where a computed evaluation is
+	// kept under a key of the data's SHA-256, the evaluation options and
+	// the tool version (eval.RunCached), and reused by the next report
+	// with the same key: the report is the same either way.
+	EvalCache string
 	// ScatterFraction and ScatterSeed name the split (protocol pairs)
 	// whose held-out pairs the predicted-vs-measured figures show, on
 	// each evaluated device.

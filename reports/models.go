@@ -115,7 +115,17 @@ func (b *builder) evaluation(md *modelData) (*eval.Result, string, error) {
 	if b.progress != nil {
 		o.Progress = prefixWriter{b.progress}
 	}
-	res, err := eval.Run(md.data, o)
+	var res *eval.Result
+	var err error
+	if b.cfg.EvalCache != "" {
+		var hit bool
+		res, hit, err = eval.RunCached(b.cfg.EvalCache, md.data, o)
+		if err == nil && hit {
+			b.logf("evaluation reused from the cache %s", b.cfg.EvalCache)
+		}
+	} else {
+		res, err = eval.Run(md.data, o)
+	}
 	if err != nil {
 		return nil, "", err
 	}

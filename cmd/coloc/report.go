@@ -82,6 +82,7 @@ replaces or removes only those. Progress goes to stderr.`,
 	f.StringSliceVar(&cfg.ScalingDevices, "scaling-device", nil, "device types of the scaling figures (default: all)")
 	f.StringVar(&cfg.Models, "models", "", "model directory written by 'coloc fit' (default: fit on the fly when a policy needs models)")
 	f.StringVar(&cfg.EvalFile, "eval", "", "result file of 'coloc eval -o' (default: compute the evaluation)")
+	f.StringVar(&cfg.EvalCache, "eval-cache", "", "keep a computed evaluation in this directory and reuse it when the data, settings and coloc version are the same")
 	f.StringVar(&evalModels, "eval-models", "all", "models evaluated on the fly, comma-separated, or none")
 	f.StringVar(&fractions, "eval-fractions", "0.1,0.2,0.5,0.8", "fractions of observed pairs of the computed evaluation")
 	f.IntVar(&cfg.EvalSeeds, "eval-seeds", cfg.EvalSeeds, "seeds of the computed evaluation (1..N)")
@@ -106,7 +107,7 @@ replaces or removes only those. Progress goes to stderr.`,
 }
 
 func newReportPaperCmd(e *env) *cobra.Command {
-	var out, root string
+	var out, root, evalCache string
 	var quiet bool
 	cmd := &cobra.Command{
 		Use:   "paper --out DIR",
@@ -116,8 +117,9 @@ pairwise normalized throughput on k80, p100 and v100; scaling curves of Gavel
 (k80, p100, v100) and Pollux (t4) with the chosen degree marked; every model
 evaluated on Gavel's pairs (protocol pairs, fractions 0.1, 0.2, 0.5 and 0.8,
 seeds 1 to 5) with predicted against measured values of the held-out pairs of
-fraction 0.5, seed 1; and every trace of examples/traces replayed on
-examples/cluster-gavel.yaml and examples/cluster-gavel-48.yaml under every
+fraction 0.5, seed 1; and the physical-cluster traces and the msr traces
+103959, 2869ce and ed69ec replayed on examples/cluster-gavel.yaml and
+examples/cluster-gavel-48.yaml under every
 policy of 'coloc simulate' (seed 1), the model-driven ones with models fitted
 on all of Gavel's measured pairs (DIR/models).
 
@@ -130,6 +132,7 @@ Progress goes to stderr.`,
 			if err != nil {
 				return err
 			}
+			cfg.EvalCache = evalCache
 			if !quiet {
 				cfg.Progress = e.stderr
 			}
@@ -139,6 +142,7 @@ Progress goes to stderr.`,
 	cmd.Flags().StringVarP(&out, "out", "o", "", "report directory")
 	cmd.Flags().StringVar(&root, "root", ".", "the coloc repository (where datasets/reference and examples are)")
 	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress on stderr")
+	cmd.Flags().StringVar(&evalCache, "eval-cache", "", "keep the computed evaluation in this directory and reuse it when the data, settings and coloc version are the same")
 	cmd.MarkFlagRequired("out")
 	completeDirs(cmd, "out", "root")
 	return cmd
