@@ -63,9 +63,9 @@ func DataFrom(set *features.Set, pairs *datasets.Pairs) (*Data, error) {
 		if err != nil {
 			return nil, fmt.Errorf("pairs row %d: %w", i+1, err)
 		}
-		s, err := sp.Slot(Slot{DeviceType: p.DeviceType, Degree: p.Degree}.String())
-		if err != nil {
-			return nil, fmt.Errorf("pairs row %d: %w", i+1, err)
+		s := sp.SlotIndex(Slot{DeviceType: p.DeviceType, Degree: p.Degree})
+		if s < 0 {
+			return nil, fmt.Errorf("pairs row %d: %s|%s: no solo features on device %s at degree %d", i+1, p.Workload, p.Partner, p.DeviceType, p.Degree)
 		}
 		if sp.Row(a, s) == nil || sp.Row(b, s) == nil {
 			return nil, fmt.Errorf("pairs row %d: %s|%s on %s: a job has no solo features there", i+1, p.Workload, p.Partner, p.DeviceType)
