@@ -18,11 +18,22 @@ type Fitted struct {
 	Name     string
 	Bytes    []byte
 	Warnings []string
+	// Calibration are the problems of this model's calibration (also in
+	// Warnings, after the data's).
+	Calibration []string
 }
 
 // FitAll fits each named model on every measured pair of d with one seed
-// and encodes it.
+// and encodes it with an uncalibrated Trust (bounds and flags; intervals
+// span the plausible range). FitCalibrated also calibrates intervals.
 func FitAll(d *Data, names []string, seed uint64) ([]Fitted, error) {
+	return FitCalibrated(d, names, seed, TrustOptions{Coverage: DefaultTrustOptions.Coverage})
+}
+
+// FitCalibrated fits each named model on every measured pair of d with one
+// seed, calibrates its intervals (Calibrate with trust; trust.Folds < 2:
+// none) and encodes it.
+func FitCalibrated(d *Data, names []string, seed uint64, trust TrustOptions) ([]Fitted, error) {
 	t, err := NewTrain(d.Space, d.Obs, seed)
 	if err != nil {
 		return nil, err
@@ -36,11 +47,18 @@ func FitAll(d *Data, names []string, seed uint64) ([]Fitted, error) {
 		if err := m.Fit(t); err != nil {
 			return nil, fmt.Errorf("fitting %s: %w", name, err)
 		}
-		b, err := Encode(m, t, d.Files)
+		tr, warns := UncalibratedTrust(t), []string(nil)
+		tr.Coverage = trust.Coverage
+		if trust.Folds >= 2 {
+			if tr, warns, err = Calibrate(name, t, trust); err != nil {
+				return nil, err
+			}
+		}
+		b, err := EncodeTrusted(m, t, tr, d.Files)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, Fitted{Name: name, Bytes: b, Warnings: t.Warnings})
+		out = append(out, Fitted{Name: name, Bytes: b, Warnings: append(append([]string(nil), t.Warnings...), warns...), Calibration: warns})
 	}
 	return out, nil
 }

@@ -11,6 +11,7 @@ import (
 func newFitCmd(e *env) *cobra.Command {
 	var data, out, models string
 	var seed uint64
+	trust := model.DefaultTrustOptions
 	cmd := &cobra.Command{
 		Use:   "fit --data DIR -o MODELDIR",
 		Short: "Fit interference models on every measured pair of a dataset",
@@ -25,7 +26,16 @@ encoded features it knows, the scaler fit on its training rows, the learned
 parameters, and provenance (SHA-256 of the data files, pairs, seed,
 hyper-parameters, tool version). The same data and seed give the same bytes.
 Problems that did not stop the fit (missing feature values) are kept in the
-file as warnings and printed.`,
+file as warnings and printed.
+
+Each file also keeps what 'coloc predict' and 'coloc policy export' need to
+bound and qualify a prediction (see docs/predictions.md): the plausible
+range (the span of the measured normalized throughputs; a prediction outside
+is set to the nearest bound and flagged), each job's number of training
+pairs per device (a job with none there is flagged unseen) and the
+cross-conformal quantiles of held-out residuals that give each prediction
+an interval at --coverage (default 0.9). Calibration fits each model --folds
+more times.`,
 		Example: `  coloc fit --data datasets/reference/gavel -o out/models
   coloc fit --data datasets/reference/gavel -o out/models --models iasp,bias --seed 7`,
 		Args: cobra.NoArgs,
@@ -41,7 +51,10 @@ file as warnings and printed.`,
 			for _, w := range d.Warnings {
 				fmt.Fprintln(e.stderr, "warning:", w)
 			}
-			fitted, err := model.FitAll(d, names, seed)
+			if w := model.SmallDataWarning(d); w != "" {
+				fmt.Fprintln(e.stderr, "warning:", w)
+			}
+			fitted, err := model.FitCalibrated(d, names, seed, trust)
 			if err != nil {
 				return err
 			}
@@ -49,7 +62,13 @@ file as warnings and printed.`,
 				return err
 			}
 			if len(fitted) > 0 {
-				for _, w := range fitted[0].Warnings {
+				n := len(fitted[0].Warnings) - len(fitted[0].Calibration)
+				for _, w := range fitted[0].Warnings[:n] {
+					fmt.Fprintln(e.stderr, "warning:", w)
+				}
+			}
+			for _, f := range fitted {
+				for _, w := range f.Calibration {
 					fmt.Fprintln(e.stderr, "warning:", w)
 				}
 			}
@@ -64,6 +83,8 @@ file as warnings and printed.`,
 	cmd.Flags().StringVarP(&out, "out", "o", "", "model directory (created if needed)")
 	cmd.Flags().StringVar(&models, "models", "all", "comma-separated models to fit")
 	cmd.Flags().Uint64Var(&seed, "seed", model.DefaultSeed, "seed of every random choice")
+	cmd.Flags().Float64Var(&trust.Coverage, "coverage", trust.Coverage, "nominal coverage of the prediction intervals")
+	cmd.Flags().IntVar(&trust.Folds, "folds", trust.Folds, "cross-conformal folds that calibrate the intervals (0: no intervals)")
 	cmd.MarkFlagRequired("data")
 	cmd.MarkFlagRequired("out")
 	return cmd
