@@ -44,6 +44,8 @@ var registry = []struct {
 	{"knn", "k nearest observed pairs in feature space", func() Model { return NewKNN(DefaultKNNOptions) }},
 	{"linear", "ridge regression on the features of both jobs", func() Model { return NewLinear(DefaultLinearOptions) }},
 	{"tree", "CART regression tree (golearn) on the features of both jobs", func() Model { return NewTree(DefaultTreeOptions) }},
+	{"gbt", "gradient-boosted regression trees on the features and identities of both jobs", func() Model { return NewGBT(DefaultGBTOptions) }},
+	{"forest", "random forest of regression trees on the features and identities of both jobs", func() Model { return NewForest(DefaultForestOptions) }},
 	{"iapp", "IAPP: feed-forward network on the features of both jobs and the slot", func() Model { return NewIAPP(DefaultIAPPOptions) }},
 	{"iasp", "IASP: deep collaborative filtering (GMF + MLP) with side features", func() Model { return NewIASP(DefaultIASPOptions) }},
 	{"similarity", "model similarity: normalized throughputs of the nearest profiled models", func() Model { return NewSimilarity(DefaultSimilarityOptions) }},

@@ -15,6 +15,7 @@ func newEvalCmd(e *env) *cobra.Command {
 	var data, protocols, fractions, models, devices, out string
 	var seeds int
 	var asJSON, markdown, quiet bool
+	o0 := eval.DefaultOptions
 	cmd := &cobra.Command{
 		Use:   "eval --data DIR",
 		Short: "Score every model on held-out measured pairs",
@@ -38,7 +39,16 @@ and agreement: the share of test pairs {A, B} (both orders held out) on
 which "co-locate if both normalized throughputs are >= 0.8" decided on the
 predictions matches the decision on the measurements. Printed values are
 medians over seeds; -o writes every seed's scores to an Arrow table "eval"
-(version 1). Models choose their hyper-parameters on validation splits of
+(version 2).
+
+Trust: cover is the share of test pairs whose measurement falls in the
+prediction's interval (nominal --coverage, default 0.9; intervals are
+calibrated by cross-conformal prediction on each fit's training pairs, so
+every fit is repeated --folds times), width the intervals' mean width, and
+oor% the share of raw predictions over all pairs the fit did not train on
+(measured or not) that fall outside the plausible range. Predictions are
+bounded to that range before they are scored. A cell that cannot be fit
+(too few pairs at a small fraction) is reported and skipped. Models choose their hyper-parameters on validation splits of
 the observed pairs only.
 
 By default the devices are those with measured pairs, except
@@ -50,6 +60,7 @@ Progress goes to stderr.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o := eval.DefaultOptions
+			o.Trust = o0.Trust
 			var err error
 			if o.Protocols, err = eval.ParseProtocols(protocols); err != nil {
 				return err
@@ -71,8 +82,10 @@ Progress goes to stderr.`,
 			if err != nil {
 				return err
 			}
-			for _, w := range d.Warnings {
-				fmt.Fprintln(e.stderr, "warning:", w)
+			if !quiet {
+				for _, w := range d.Warnings {
+					fmt.Fprintln(e.stderr, "warning:", w)
+				}
 			}
 			start := time.Now()
 			res, err := eval.Run(d, o)
@@ -80,7 +93,12 @@ Progress goes to stderr.`,
 				return err
 			}
 			if !quiet {
-				fmt.Fprintf(e.stderr, "eval: %d fits scored in %.1fs\n", len(res.Cells), time.Since(start).Seconds())
+				fmt.Fprintf(e.stderr, "eval: %s fits scored in %.1fs (%s cells)\n", model.Count(res.Fits), time.Since(start).Seconds(), model.Count(len(res.Cells)))
+			}
+			for _, w := range res.Warnings[len(d.Warnings):] {
+				if !quiet {
+					fmt.Fprintln(e.stderr, "warning:", w)
+				}
 			}
 			if out != "" {
 				if err := res.Write(out); err != nil {
@@ -105,7 +123,9 @@ Progress goes to stderr.`,
 	f.StringVar(&devices, "device", "", "comma-separated devices (default: all with measured pairs)")
 	f.BoolVar(&asJSON, "json", false, "print one JSON object per (model, protocol, device, fraction)")
 	f.BoolVar(&markdown, "markdown", false, "print median MAE tables in Markdown")
-	f.BoolVarP(&quiet, "quiet", "q", false, "no progress on stderr")
+	f.BoolVarP(&quiet, "quiet", "q", false, "no progress or warnings on stderr")
+	f.Float64Var(&o0.Trust.Coverage, "coverage", o0.Trust.Coverage, "nominal coverage of the prediction intervals scored")
+	f.IntVar(&o0.Trust.Folds, "folds", o0.Trust.Folds, "cross-conformal folds per fit (0: no intervals, faster)")
 	f.StringVarP(&out, "out", "o", "", "write every seed's scores to this Arrow file")
 	cmd.MarkFlagRequired("data")
 	return cmd

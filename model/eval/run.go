@@ -3,7 +3,6 @@ package eval
 import (
 	"fmt"
 	"io"
-	"math"
 	"strings"
 	"time"
 
@@ -23,6 +22,9 @@ type Options struct {
 	// Progress, when not nil, receives one line per finished (model,
 	// protocol, device).
 	Progress io.Writer
+	// Trust calibrates each fit's intervals (Folds < 2: none; coverage and
+	// width are then NaN).
+	Trust model.TrustOptions
 }
 
 // DefaultOptions are the defaults of `coloc eval`.
@@ -31,6 +33,7 @@ var DefaultOptions = Options{
 	Fractions: []float64{0.1, 0.2, 0.5, 0.8},
 	Seeds:     5,
 	Models:    model.Names(),
+	Trust:     model.DefaultTrustOptions,
 }
 
 // defaultSlots returns the default evaluated slots: those with measured pairs,
@@ -75,6 +78,11 @@ type Summary struct {
 	R2Median        float64 `json:"r2_median"`
 	SpearmanMedian  float64 `json:"spearman_median"`
 	AgreementMedian float64 `json:"agreement_median"`
+	CoverageMedian  float64 `json:"coverage_median"`
+	WidthMedian     float64 `json:"width_median"`
+	// OutOfRangeMedian is the median share of predictions over unmeasured
+	// pairs outside the plausible range (Metrics.OutOfRange).
+	OutOfRangeMedian float64 `json:"out_of_range_median"`
 }
 
 // Result holds every cell and their summaries.
@@ -82,6 +90,10 @@ type Result struct {
 	Cells     []Cell
 	Summaries []Summary
 	Warnings  []string
+	// Fits is the number of model fits scored (a new-job cell fits once
+	// per hidden workload), calibration fits not counted; Skipped the
+	// cells that could not be fit (each named in Warnings).
+	Fits, Skipped int
 }
 
 // Run evaluates every model under every protocol, slot, fraction and seed.
@@ -128,15 +140,20 @@ func Run(d *model.Data, o Options) (*Result, error) {
 						if err != nil {
 							return nil, err
 						}
-						var xs []scored
-						for _, tk := range tasks {
-							got, err := fitAndScore(d.Space, name, tk, seed)
-							if err != nil {
-								return nil, fmt.Errorf("%s, %s on %s, fraction %g, seed %d: %w", name, proto, dev, f, seed, err)
-							}
-							xs = append(xs, got...)
+						c, fits, err := scoreTasks(d.Space, name, tasks, seed, o.Trust)
+						if err != nil {
+							// One cell that cannot be fit (too few pairs at a
+							// small fraction) is reported and skipped.
+							res.Skipped++
+							res.Warnings = append(res.Warnings, fmt.Sprintf("%s, %s: skipped: %v%s", name, sp, err, hint(err)))
+							continue
 						}
-						cells = append(cells, Cell{Model: name, Protocol: proto, Device: dev, Fraction: f, Seed: seed, Metrics: score(xs)})
+						res.Fits += fits
+						c.Model, c.Protocol, c.Device, c.Fraction, c.Seed = name, proto, dev, f, seed
+						cells = append(cells, c)
+					}
+					if len(cells) == 0 {
+						continue
 					}
 					res.Cells = append(res.Cells, cells...)
 					res.Summaries = append(res.Summaries, summarise(cells))
@@ -148,32 +165,6 @@ func Run(d *model.Data, o Options) (*Result, error) {
 		}
 	}
 	return res, nil
-}
-
-func fitAndScore(sp *model.Space, name string, tk task, seed int) ([]scored, error) {
-	if len(tk.test) == 0 {
-		return nil, nil
-	}
-	m, err := model.New(name)
-	if err != nil {
-		return nil, err
-	}
-	tr, err := model.NewTrain(sp, tk.train, uint64(seed))
-	if err != nil {
-		return nil, err
-	}
-	if err := m.Fit(tr); err != nil {
-		return nil, err
-	}
-	out := make([]scored, len(tk.test))
-	for i, o := range tk.test {
-		p := m.Predict(o.A, o.B, o.S)
-		if math.IsNaN(p) || math.IsInf(p, 0) {
-			return nil, fmt.Errorf("prediction for %s|%s is %v", sp.Jobs[o.A], sp.Jobs[o.B], p)
-		}
-		out[i] = scored{a: o.A, b: o.B, s: o.S, y: o.Y, p: p}
-	}
-	return out, nil
 }
 
 func summarise(cells []Cell) Summary {
@@ -193,6 +184,9 @@ func summarise(cells []Cell) Summary {
 	s.R2Median = col(func(c Cell) float64 { return c.R2 })
 	s.SpearmanMedian = col(func(c Cell) float64 { return c.Spearman })
 	s.AgreementMedian = col(func(c Cell) float64 { return c.Agreement })
+	s.CoverageMedian = col(func(c Cell) float64 { return c.Coverage })
+	s.WidthMedian = col(func(c Cell) float64 { return c.Width })
+	s.OutOfRangeMedian = col(func(c Cell) float64 { return c.OutOfRange })
 	return s
 }
 
