@@ -33,6 +33,13 @@ Protocols:
   cross-device  all measured pairs of the other evaluated devices and F of
                 the target device's pairs are observed; the rest of the
                 target's are predicted
+  active        (alone) simulates choosing the pairs to profile: from a
+                random 5% of the unordered pairs, each strategy (width:
+                coloc profile next's default, uncertainty, random) adds 5%
+                a round up to 50%; the model (--models, one; default iasp)
+                is refit each round and scored on the pairs not yet chosen.
+                Prints learning curves (median over seeds) and the MAE of a
+                fit on 90% of the pairs (all-pairs reference).
 
 Metrics: MAE, RMSE, MAPE, R2 and Spearman's rho of normalized throughput,
 and agreement: the share of test pairs {A, B} (both orders held out) on
@@ -59,6 +66,9 @@ Progress goes to stderr.`,
   coloc eval --data datasets/reference/gavel --protocol new-job --models iapp,similarity,bias -o out/eval.arrow`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if protocols == "active" {
+				return runActive(e, data, models, devices, seeds, asJSON, quiet)
+			}
 			o := eval.DefaultOptions
 			o.Trust = o0.Trust
 			var err error
@@ -116,7 +126,7 @@ Progress goes to stderr.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&data, "data", "", "dataset directory")
-	f.StringVar(&protocols, "protocol", "pairs", "comma-separated protocols: pairs, new-job, cross-device, or all")
+	f.StringVar(&protocols, "protocol", "pairs", "comma-separated protocols: pairs, new-job, cross-device, or all; or active (alone)")
 	f.StringVar(&fractions, "fractions", "0.1,0.2,0.5,0.8", "comma-separated fractions of observed pairs")
 	f.IntVar(&seeds, "seeds", 5, "number of seeds (1..N)")
 	f.StringVar(&models, "models", "all", "comma-separated models")
@@ -129,6 +139,45 @@ Progress goes to stderr.`,
 	f.StringVarP(&out, "out", "o", "", "write every seed's scores to this Arrow file")
 	cmd.MarkFlagRequired("data")
 	return cmd
+}
+
+// runActive is `coloc eval --protocol active`.
+func runActive(e *env, data, models, devices string, seeds int, asJSON, quiet bool) error {
+	o := eval.DefaultActiveOptions
+	o.Seeds = seeds
+	if models != "" && models != "all" {
+		names, err := model.ParseNames(models)
+		if err != nil {
+			return err
+		}
+		if len(names) != 1 {
+			return fmt.Errorf("--protocol active simulates one model; --models names %d", len(names))
+		}
+		o.Model = names[0]
+	}
+	if devices != "" {
+		o.Devices = strings.Split(devices, ",")
+	}
+	if !quiet {
+		o.Progress = e.stderr
+	}
+	d, err := model.LoadData(data)
+	if err != nil {
+		return err
+	}
+	res, err := eval.RunActive(d, o)
+	if err != nil {
+		return err
+	}
+	if !quiet {
+		for _, w := range res.Warnings {
+			fmt.Fprintln(e.stderr, "warning:", w)
+		}
+	}
+	if asJSON {
+		return res.WriteJSON(e.stdout)
+	}
+	return res.WriteText(e.stdout)
 }
 
 func parseFractions(s string) ([]float64, error) {
