@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/coloc-dev/coloc/datasets"
+	"github.com/coloc-dev/coloc/model"
 	"github.com/coloc-dev/coloc/profile"
 	"github.com/spf13/cobra"
 )
@@ -20,6 +21,7 @@ func newProfileRunCmd(e *env) *cobra.Command {
 		out   string
 		gpus  int
 		force bool
+		from  string
 	)
 	cmd := &cobra.Command{
 		Use:   "run --suite FILE --out DIR",
@@ -57,6 +59,23 @@ redone. A directory holding another suite, plan or settings is refused
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := rf.check(); err != nil {
 				return err
+			}
+			if from != "" {
+				if cmd.Flags().Changed("pairs") {
+					return errors.New("--pairs-from and --pairs: give one")
+				}
+				list, err := model.ReadPairList(from)
+				if err != nil {
+					return err
+				}
+				if len(list) == 0 {
+					return fmt.Errorf("--pairs-from %s: no pairs", from)
+				}
+				items := make([]string, len(list))
+				for i, p := range list {
+					items[i] = p[0] + "+" + p[1]
+				}
+				pf.pairs = strings.Join(items, ",")
 			}
 			m, err := openMachine(pf.device)
 			if err != nil {
@@ -135,6 +154,7 @@ redone. A directory holding another suite, plan or settings is refused
 	fl.StringVar(&out, "out", "", "campaign directory (created; an existing one of the same campaign is resumed)")
 	fl.IntVar(&gpus, "gpus", 0, "use this many GPUs, the first of those CUDA_VISIBLE_DEVICES lets through (default all; the plan's degrees fit them)")
 	fl.BoolVar(&force, "force", false, "discard the campaign files of --out when they belong to another suite, plan or settings")
+	fl.StringVar(&from, "pairs-from", "", "run the pairs of this pair list (written by 'coloc profile next') instead of --pairs")
 	cmd.MarkFlagRequired("out")
 	return cmd
 }
