@@ -39,7 +39,7 @@ type Models struct {
 	// (policy.DecideLower, risk-averse).
 	Decide string
 	slots  map[slotKey]int
-	cache    map[predKey]predicted
+	cache  map[predKey]predicted
 }
 
 type slotKey struct {
