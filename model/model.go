@@ -48,6 +48,7 @@ var registry = []struct {
 	{"forest", "random forest of regression trees on the features and identities of both jobs", func() Model { return NewForest(DefaultForestOptions) }},
 	{"iapp", "IAPP: feed-forward network on the features of both jobs and the slot", func() Model { return NewIAPP(DefaultIAPPOptions) }},
 	{"iasp", "IASP: deep collaborative filtering (GMF + MLP) with side features", func() Model { return NewIASP(DefaultIASPOptions) }},
+	{"stack", "IASP and GBT blended with a weight chosen on validation (IASP alone when the trees do not help)", func() Model { return NewStack() }},
 	{"similarity", "model similarity: normalized throughputs of the nearest profiled models", func() Model { return NewSimilarity(DefaultSimilarityOptions) }},
 }
 
