@@ -94,7 +94,10 @@ func SelectPairs(sp *Space, measured []Obs, skip map[[3]int]bool, slots []int, o
 	if n <= 0 {
 		return nil, nil
 	}
-	width := func(a, b, s int) float64 { return q[s] * difficulty(sup, nj, a, b, s, 1) }
+	spread := jobSpread(measured, nj, ns)
+	width := func(a, b, s int) float64 {
+		return q[s] * difficulty(sup, nj, a, b, s, 1) * (spread[s*nj+a] + spread[s*nj+b]) / 2
+	}
 	own := func(c Candidate) float64 {
 		if c.A == c.B {
 			return width(c.A, c.A, c.S)
@@ -120,7 +123,7 @@ func SelectPairs(sp *Space, measured []Obs, skip map[[3]int]bool, slots []int, o
 			if picked[[3]int{c.A, c.B, c.S}] {
 				continue
 			}
-			if g := widthGain(c, sup, nj, q[c.S], open[c.S], picked, skip) + own(c); g > bestGain {
+			if g := widthGain(c, sup, spread, nj, q[c.S], open[c.S], picked, skip) + own(c); g > bestGain {
 				best, bestGain = i, g
 			}
 		}
@@ -142,7 +145,7 @@ func SelectPairs(sp *Space, measured []Obs, skip map[[3]int]bool, slots []int, o
 // widthGain is the total narrowing of the intervals of the unmeasured
 // ordered pairs of slot c.S that share a job with c when c is measured
 // (its jobs' support grows by one each).
-func widthGain(c Candidate, sup []int, nj int, q float64, jobs []int, picked, skip map[[3]int]bool) float64 {
+func widthGain(c Candidate, sup []int, spread []float64, nj int, q float64, jobs []int, picked, skip map[[3]int]bool) float64 {
 	after := append([]int(nil), sup[c.S*nj:(c.S+1)*nj]...)
 	after[c.A]++
 	if c.B != c.A {
@@ -162,8 +165,57 @@ func widthGain(c Candidate, sup []int, nj int, q float64, jobs []int, picked, sk
 			if picked[k] || skip[k] || (min(j, x) == min(c.A, c.B) && max(j, x) == max(c.A, c.B)) {
 				continue
 			}
-			g += q * (d(before, j, x) - d(after, j, x) + d(before, x, j) - d(after, x, j))
+			w := q * (spread[c.S*nj+j] + spread[c.S*nj+x]) / 2
+			g += w * (d(before, j, x) - d(after, j, x) + d(before, x, j) - d(after, x, j))
 		}
 	}
 	return g
+}
+
+// jobSpread is, per slot and job, the standard deviation of the measured
+// normalized throughputs of the pairs the job is part of, shrunk towards
+// the slot's pooled standard deviation with the weight of spreadPrior
+// pairs: a job whose partners slow it (or that slows them) very
+// differently is harder to predict, so its pairs are worth more. A slot
+// without measurements has spread 1 for every job.
+func jobSpread(obs []Obs, nj, ns int) []float64 {
+	const spreadPrior = 2
+	n := make([]float64, nj*ns)
+	sum, ss := make([]float64, nj*ns), make([]float64, nj*ns)
+	pn, psum, pss := make([]float64, ns), make([]float64, ns), make([]float64, ns)
+	for _, o := range obs {
+		for _, j := range []int{o.A, o.B} {
+			k := o.S*nj + j
+			n[k]++
+			sum[k] += o.Y
+			ss[k] += o.Y * o.Y
+			if o.A == o.B {
+				break
+			}
+		}
+		pn[o.S]++
+		psum[o.S] += o.Y
+		pss[o.S] += o.Y * o.Y
+	}
+	out := make([]float64, nj*ns)
+	for s := 0; s < ns; s++ {
+		pooled := 1.0
+		if pn[s] > 1 {
+			m := psum[s] / pn[s]
+			pooled = math.Sqrt(math.Max(pss[s]/pn[s]-m*m, 0))
+		}
+		if pooled == 0 {
+			pooled = 1
+		}
+		for j := 0; j < nj; j++ {
+			k := s*nj + j
+			v := 0.0
+			if n[k] > 0 {
+				m := sum[k] / n[k]
+				v = math.Max(ss[k]/n[k]-m*m, 0)
+			}
+			out[k] = math.Sqrt((n[k]*v + spreadPrior*pooled*pooled) / (n[k] + spreadPrior))
+		}
+	}
+	return out
 }
