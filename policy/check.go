@@ -525,7 +525,7 @@ func (c *checker) predictions() {
 		}
 		for k, f := range x.Flags {
 			if !flags[f] {
-				c.add(at(elem(at(p, "flags"), k), ""), "%q is not one of out-of-range, unseen, uncalibrated", f)
+				c.add(elem(at(p, "flags"), k), "%q is not one of out-of-range, unseen, uncalibrated", f)
 			}
 		}
 		if x.Raw != 0 && !slicesContains(x.Flags, FlagOutOfRange) {
