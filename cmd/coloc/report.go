@@ -123,7 +123,7 @@ func defaultReportConfig() reportConfig {
 	}
 	return reportConfig{
 		Title:           "coloc report",
-		EvalModels:      model.Names(),
+		EvalModels:      model.StandardNames(),
 		EvalFractions:   eval.DefaultOptions.Fractions,
 		EvalSeeds:       eval.DefaultOptions.Seeds,
 		ScatterFraction: 0.5,

@@ -34,7 +34,7 @@ func paperConfig(root, out string) (reportConfig, error) {
 	// The base GPU types: Gavel's "_unconsolidated" types are the same
 	// jobs spread one GPU a node; their chosen degrees are in no figure.
 	cfg.ScalingDevices = []string{"k80", "p100", "v100", "t4"}
-	cfg.EvalModels = model.Names()
+	cfg.EvalModels = model.StandardNames()
 	cfg.EvalDevices = []string{"k80", "p100", "v100"}
 	traces, err := filepath.Glob(at("examples/traces/*/*.trace"))
 	if err != nil {

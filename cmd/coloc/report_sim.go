@@ -198,7 +198,7 @@ func (b *reportBuilder) replay(sc scenario, truth sim.Rates, chosen []sim.Policy
 // fitModels fits every model on all measured pairs into dir
 // (OUT/models), for the model-driven policies.
 func (b *reportBuilder) fitModels(md *modelData, dir string) error {
-	fitted, err := model.FitAll(md.data, model.Names(), model.DefaultSeed)
+	fitted, err := model.FitAll(md.data, model.StandardNames(), model.DefaultSeed)
 	if err != nil {
 		return err
 	}
