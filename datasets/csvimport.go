@@ -44,6 +44,8 @@ func FormatHeader(name, unit string) string {
 // source column gets "csv:<file name>"; a pairs file without
 // normalized_throughput gets colocated/solo; without status, a row is ok
 // when it has a co-located throughput and infeasible when that is empty.
+// A self pair (workload = partner) given as two rows, one per copy, is
+// merged into one row (mergeSelfPairs).
 //
 // The table is validated; every problem names the line and column.
 func ImportCSV(r io.Reader, name string, k Kind) (*Table, error) {
@@ -109,16 +111,13 @@ func ImportCSV(r io.Reader, name string, k Kind) (*Table, error) {
 		return nil, err
 	}
 	fillCSVDefaults(t, k, "csv:"+filepath.Base(name))
+	var lines []int
+	if k == KindPairs {
+		t, lines, _ = mergeSelfPairs(t)
+	}
 	// Validation problems refer to data rows; CSV users think in lines.
 	if err := Validate(t, name); err != nil {
-		if ve, ok := err.(*ValidationError); ok {
-			for i := range ve.Problems {
-				if ve.Problems[i].Row > 0 {
-					ve.Problems[i].Line, ve.Problems[i].Row = ve.Problems[i].Row+1, 0
-				}
-			}
-		}
-		return nil, err
+		return nil, rowsToLines(err, lines)
 	}
 	return t, nil
 }

@@ -39,6 +39,12 @@
 //     linearly with victim and aggressor effects; every embedding and
 //     effect is a free per-job part plus a linear map of the job's side
 //     features, so jobs never seen paired are embedded from their features.
+//   - gbt, forest: gradient-boosted and random-forest regression trees
+//     (our own level-wise CART on presorted features, cart.go) on the pair
+//     vector plus one indicator per job of A and of B, so the trees see
+//     what both the feature-based and the collaborative models see.
+//   - stack: IASP and GBT blended by a convex weight chosen on a
+//     validation fifth (1: IASP alone), refit on all pairs.
 //   - similarity (Thanapol et al.): k nearest profiled reference models
 //     under a pluggable distance over normalized descriptors; suggests a
 //     GPU type and degree (Suggest) and predicts from the neighbours' pairs.
@@ -70,14 +76,37 @@
 // it the largest degree whose mean scaling efficiency, throughput(d) / (d x
 // throughput(1)), is at least SimilarityOptions.Efficiency (0.7).
 //
+// # Trust: bounds, flags, intervals
+//
+// Every model file holds a Trust (trust.go): the plausible range (the span
+// of the training targets; Estimate sets a prediction outside it to the
+// nearest bound and flags it), each job's number of training pairs per
+// slot (a job with none is flagged unseen: out of distribution) and
+// cross-conformal quantiles (Calibrate: 10 folds, normalized by a
+// difficulty that grows as the two jobs' training support shrinks) that
+// give each prediction an interval at the file's coverage (0.9). The
+// choices and their measured coverage are in docs/predictions.md.
+//
+// # Active selection
+//
+// SelectPairs ranks the unprofiled unordered pairs of a slot (one pair run
+// measures both orders) for profiling: by the greedy reduction of the
+// total interval width over the pairs not yet measured (width, the
+// default), by their own width (uncertainty), or at random. Widths follow
+// the conformal intervals: the slot's quantile times the difficulty, times
+// each job's measured spread of normalized throughputs (jobSpread). Pair
+// lists (pairlist.go) carry the choice to `coloc profile run
+// --pairs-from`.
+//
 // # Model files
 //
 // JSON (schedulers in any language read them), format "coloc.model"
-// version FileVersion: the space (jobs, slots, encoded features: the
-// feature list a file is checked against), the scaler, the learned state,
-// warnings, and provenance (SHA-256 of the data files, number of pairs,
-// seed, hyper-parameters, tool version). Decode refuses other versions,
-// unknown models and states that do not fit their space; CheckFeatures and
+// version FileVersion (2; version 1 had no trust section): the space
+// (jobs, slots, encoded features: the feature list a file is checked
+// against), the scaler, the learned state, warnings, provenance (SHA-256
+// of the data files, number of pairs, seed, hyper-parameters, tool
+// version) and the trust section. Decode refuses other versions, unknown
+// models and states that do not fit their space; CheckFeatures and
 // LoadDir refuse a feature list other than the data's or the index's. The
 // same data and seed give the same bytes.
 package model

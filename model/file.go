@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,7 +21,7 @@ import (
 // other version.
 const (
 	FileFormat  = "coloc.model"
-	FileVersion = 1
+	FileVersion = 2
 )
 
 // File is the content of a model file.
@@ -33,6 +34,9 @@ type File struct {
 	Space      *Space          `json:"space"`
 	Scaler     ScalerJSON      `json:"scaler"`
 	State      json.RawMessage `json:"state"`
+	// Trust bounds and qualifies the model's predictions: plausible range,
+	// each job's training support, conformal quantiles.
+	Trust *Trust `json:"trust"`
 }
 
 // ScalerJSON is the saved form of a Scaler.
@@ -50,9 +54,31 @@ type Provenance struct {
 	Hyper any                `json:"hyper,omitempty"`
 }
 
-// Encode returns the model file bytes of a fitted model. The same model
-// fit on the same data with the same seed encodes to the same bytes.
+// Encode returns the model file bytes of a fitted model, with an
+// uncalibrated Trust (range and support, no interval quantiles). The same
+// model fit on the same data with the same seed encodes to the same bytes.
 func Encode(m Model, t *Train, data []features.FileSum) ([]byte, error) {
+	return EncodeTrusted(m, t, nil, data)
+}
+
+// UncalibratedTrust is the Trust of a fit without calibration: its range
+// and support, and no interval quantile.
+func UncalibratedTrust(t *Train) *Trust {
+	ns := len(t.Slots)
+	tr := &Trust{Range: ObservedRange(t.Obs), Coverage: DefaultTrustOptions.Coverage,
+		Support: support(t.Obs, len(t.Jobs), ns), Quantile: make(Floats, ns), Calibrated: make([]int, ns)}
+	for s := range tr.Quantile {
+		tr.Quantile[s] = math.NaN()
+	}
+	return tr
+}
+
+// EncodeTrusted is Encode with the Trust of a calibration (nil: an
+// uncalibrated one).
+func EncodeTrusted(m Model, t *Train, tr *Trust, data []features.FileSum) ([]byte, error) {
+	if tr == nil {
+		tr = UncalibratedTrust(t)
+	}
 	state, err := json.Marshal(m)
 	if err != nil {
 		return nil, fmt.Errorf("encoding model %s: %w", m.Name(), err)
@@ -64,6 +90,7 @@ func Encode(m Model, t *Train, data []features.FileSum) ([]byte, error) {
 		Space:      t.Space,
 		Scaler:     ScalerJSON{Mean: t.Scaler.Mean, Std: t.Scaler.Std},
 		State:      state,
+		Trust:      tr,
 	}
 	if h, ok := m.(Hyper); ok {
 		f.Provenance.Hyper = h.Hyper()
@@ -112,6 +139,12 @@ func Decode(b []byte, name string) (*Loaded, error) {
 	if err := json.Unmarshal(f.State, m); err != nil {
 		return nil, fmt.Errorf("%s: model %s: %w", name, f.Model, err)
 	}
+	if f.Trust == nil {
+		return nil, fmt.Errorf("%s: model file has no trust section", name)
+	}
+	if err := f.Trust.check(f.Space); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
 	fr := NewFrame(f.Space, Scaler{Mean: f.Scaler.Mean, Std: f.Scaler.Std})
 	if c, ok := m.(interface{ check(*Frame) error }); ok {
 		if err := c.check(fr); err != nil {
@@ -120,6 +153,12 @@ func Decode(b []byte, name string) (*Loaded, error) {
 	}
 	m.(binder).bind(fr)
 	return &Loaded{Model: m, File: f, Frame: fr}, nil
+}
+
+// Estimate is the model's bounded prediction of a|b on slot s with its
+// interval and flags.
+func (l *Loaded) Estimate(a, b, s int) Estimate {
+	return l.File.Trust.Estimate(l.Model, l.Frame.Jobs, a, b, s)
 }
 
 // check verifies that the space's parts agree in size.

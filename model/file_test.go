@@ -38,7 +38,7 @@ func TestDecodeRefuses(t *testing.T) {
 	tests := []struct {
 		name, from, to, want string
 	}{
-		{"another version", `"version": 1`, `"version": 2`, "version 2; this coloc reads version 1"},
+		{"another version", `"version": 2`, `"version": 3`, "version 3; this coloc reads version 2"},
 		{"another format", `"format": "coloc.model"`, `"format": "onnx"`, "not a model file"},
 		{"unknown model", `"model": "bias"`, `"model": "magic"`, `unknown model "magic"`},
 		{"state of another size", `"row": [`, `"row": [0.5,`, "row/col has"},

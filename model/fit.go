@@ -18,10 +18,15 @@ type Fitted struct {
 	Name     string
 	Bytes    []byte
 	Warnings []string
+	// Calibration are the problems of this model's calibration (also in
+	// Warnings, after the data's).
+	Calibration []string
 }
 
 // FitAll fits each named model on every measured pair of d with one seed
-// and encodes it, the models spread over GOMAXPROCS goroutines.
+// and encodes it with an uncalibrated Trust (bounds and flags; intervals
+// span the plausible range), the models spread over GOMAXPROCS
+// goroutines. FitCalibrated also calibrates intervals.
 func FitAll(d *Data, names []string, seed uint64) ([]Fitted, error) {
 	return FitAllWorkers(d, names, seed, 0)
 }
@@ -30,6 +35,14 @@ func FitAll(d *Data, names []string, seed uint64) ([]Fitted, error) {
 // each; the result does not depend on their number (models share only the
 // training input, which they read).
 func FitAllWorkers(d *Data, names []string, seed uint64, workers int) ([]Fitted, error) {
+	return FitCalibrated(d, names, seed, TrustOptions{Coverage: DefaultTrustOptions.Coverage}, workers)
+}
+
+// FitCalibrated fits each named model on every measured pair of d with one
+// seed, calibrates its intervals (Calibrate with trust; trust.Folds < 2:
+// none) and encodes it, on up to Workers(workers) goroutines, one model
+// each; the result does not depend on their number.
+func FitCalibrated(d *Data, names []string, seed uint64, trust TrustOptions, workers int) ([]Fitted, error) {
 	t, err := NewTrain(d.Space, d.Obs, seed)
 	if err != nil {
 		return nil, err
@@ -41,15 +54,24 @@ func FitAllWorkers(d *Data, names []string, seed uint64, workers int) ([]Fitted,
 	}
 	out := make([]Fitted, len(names))
 	err = ForEach(len(names), workers, func(i int) error {
-		m, _ := New(names[i])
+		name := names[i]
+		m, _ := New(name)
 		if err := m.Fit(t); err != nil {
-			return fmt.Errorf("fitting %s: %w", names[i], err)
+			return fmt.Errorf("fitting %s: %w", name, err)
 		}
-		b, err := Encode(m, t, d.Files)
+		tr, warns := UncalibratedTrust(t), []string(nil)
+		tr.Coverage = trust.Coverage
+		if trust.Folds >= 2 {
+			var err error
+			if tr, warns, err = Calibrate(name, t, trust); err != nil {
+				return err
+			}
+		}
+		b, err := EncodeTrusted(m, t, tr, d.Files)
 		if err != nil {
 			return err
 		}
-		out[i] = Fitted{Name: names[i], Bytes: b, Warnings: t.Warnings}
+		out[i] = Fitted{Name: name, Bytes: b, Warnings: append(append([]string(nil), t.Warnings...), warns...), Calibration: warns}
 		return nil
 	})
 	if err != nil {

@@ -37,16 +37,22 @@ var registry = []struct {
 	name string
 	doc  string
 	make func() Model
+	// extra marks the models StandardNames leaves out: several times
+	// slower to fit than the others.
+	extra bool
 }{
-	{"mean", "the mean normalized throughput of the slot", func() Model { return NewMean() }},
-	{"bias", "global + row (victim) + column (aggressor) effects, ridge", func() Model { return NewBias(DefaultBiasOptions) }},
-	{"pmf", "low-rank matrix factorization of jobs x (slot, partner), as in Gavel's estimator", func() Model { return NewPMF(DefaultPMFOptions) }},
-	{"knn", "k nearest observed pairs in feature space", func() Model { return NewKNN(DefaultKNNOptions) }},
-	{"linear", "ridge regression on the features of both jobs", func() Model { return NewLinear(DefaultLinearOptions) }},
-	{"tree", "CART regression tree on the features of both jobs", func() Model { return NewTree(DefaultTreeOptions) }},
-	{"iapp", "IAPP: feed-forward network on the features of both jobs and the slot", func() Model { return NewIAPP(DefaultIAPPOptions) }},
-	{"iasp", "IASP: deep collaborative filtering (GMF + MLP) with side features", func() Model { return NewIASP(DefaultIASPOptions) }},
-	{"similarity", "model similarity: normalized throughputs of the nearest profiled models", func() Model { return NewSimilarity(DefaultSimilarityOptions) }},
+	{"mean", "the mean normalized throughput of the slot", func() Model { return NewMean() }, false},
+	{"bias", "global + row (victim) + column (aggressor) effects, ridge", func() Model { return NewBias(DefaultBiasOptions) }, false},
+	{"pmf", "low-rank matrix factorization of jobs x (slot, partner), as in Gavel's estimator", func() Model { return NewPMF(DefaultPMFOptions) }, false},
+	{"knn", "k nearest observed pairs in feature space", func() Model { return NewKNN(DefaultKNNOptions) }, false},
+	{"linear", "ridge regression on the features of both jobs", func() Model { return NewLinear(DefaultLinearOptions) }, false},
+	{"tree", "CART regression tree on the features of both jobs", func() Model { return NewTree(DefaultTreeOptions) }, false},
+	{"gbt", "gradient-boosted regression trees on the features and identities of both jobs", func() Model { return NewGBT(DefaultGBTOptions) }, true},
+	{"forest", "random forest of regression trees on the features and identities of both jobs", func() Model { return NewForest(DefaultForestOptions) }, true},
+	{"iapp", "IAPP: feed-forward network on the features of both jobs and the slot", func() Model { return NewIAPP(DefaultIAPPOptions) }, false},
+	{"iasp", "IASP: deep collaborative filtering (GMF + MLP) with side features", func() Model { return NewIASP(DefaultIASPOptions) }, false},
+	{"stack", "IASP and GBT blended with a weight chosen on validation (IASP alone when the trees do not help)", func() Model { return NewStack() }, true},
+	{"similarity", "model similarity: normalized throughputs of the nearest profiled models", func() Model { return NewSimilarity(DefaultSimilarityOptions) }, false},
 }
 
 // Names lists every model, baselines first.
@@ -54,6 +60,19 @@ func Names() []string {
 	out := make([]string, len(registry))
 	for i, r := range registry {
 		out[i] = r.name
+	}
+	return out
+}
+
+// StandardNames lists every model but the tree ensembles and the stack,
+// which take several times longer to fit: what `coloc report` evaluates and
+// fits by default.
+func StandardNames() []string {
+	var out []string
+	for _, r := range registry {
+		if !r.extra {
+			out = append(out, r.name)
+		}
 	}
 	return out
 }

@@ -1,7 +1,9 @@
 package model
 
 import (
+	"errors"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/coloc-dev/coloc/features"
@@ -111,5 +113,37 @@ func TestIASPInterferenceSimilarity(t *testing.T) {
 	}
 	if _, err := m.Similarity("job01", "nobody", "gpu"); err == nil {
 		t.Error("an unknown job is accepted")
+	}
+}
+
+func TestCheckNeighbors(t *testing.T) {
+	sp, raw := synthetic(t, 8, 5)
+	train, _ := allPairs(8, 1, 1, func(a, b int) float64 { return 0.8 + 0.01*raw[a][0] })
+	tr, err := NewTrain(sp, train, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := NewSimilarity(DefaultSimilarityOptions)
+	if err := m.Fit(tr); err != nil {
+		t.Fatal(err)
+	}
+	q := m.query(0)
+	nb, err := m.Nearest(sp.Jobs[0], 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w, err := m.CheckNeighbors(q, sp.Jobs[0], nb); err != nil || len(w) != 0 {
+		t.Errorf("a known job among distinct references: warnings %q, error %v", w, err)
+	}
+	far := Query{Num: []float64{50, 50, q.Num[2]}, Cat: q.Cat}
+	if w, err := m.CheckNeighbors(far, "", m.NearestTo(far, 3)); err != nil || len(w) != 1 || !strings.Contains(w[0], "out of distribution") {
+		t.Errorf("a far query: warnings %q, error %v; want one out-of-distribution warning", w, err)
+	}
+	// Without descriptors that vary, references cannot be told apart.
+	for k := range m.Lo {
+		m.Lo[k], m.Hi[k] = 0, 0
+	}
+	if _, err := m.CheckNeighbors(q, sp.Jobs[0], nb); !errors.Is(err, ErrIndistinct) {
+		t.Errorf("constant descriptors: error %v, want ErrIndistinct", err)
 	}
 }

@@ -11,8 +11,11 @@ import (
 )
 
 // Slot is where a pair runs: a device type at a degree (number of GPUs
-// each of the two jobs spans). Its name is the device type for one GPU,
-// "<type>x<degree>" otherwise ("v100", "v100x2").
+// each of the two jobs spans). A device type is an opaque string ("v100",
+// "rtx3090", "a100-80gb"): nothing is parsed out of it. A slot's display
+// name is the device type for one GPU and "<type>x<degree>" otherwise
+// ("v100", "v100x2"); ParseSlot also reads the explicit form
+// "<type>@<degree>" ("rtx3090@2"), which is never ambiguous.
 type Slot struct {
 	DeviceType string `json:"device_type"`
 	Degree     int    `json:"degree"`
@@ -25,18 +28,24 @@ func (s Slot) String() string {
 	return fmt.Sprintf("%sx%d", s.DeviceType, s.Degree)
 }
 
-// ParseSlot reads a slot name ("v100", "v100x2").
+// ParseSlot reads a slot name without knowing the device types: the
+// explicit form "<type>@<degree>" ("v100@2"), else the whole name is a
+// device type at degree 1 ("rtx3090", "a100-80gb"). The display form
+// "v100x2" cannot be told apart from a device type ending in "x<digits>"
+// without the known slots; Space.Slot resolves it against them.
 func ParseSlot(name string) (Slot, error) {
-	if i := strings.LastIndexByte(name, 'x'); i > 0 {
-		if d, err := strconv.Atoi(name[i+1:]); err == nil {
-			if d < 1 {
-				return Slot{}, fmt.Errorf("slot %q: degree must be positive", name)
-			}
-			return Slot{DeviceType: name[:i], Degree: d}, nil
-		}
-	}
 	if name == "" {
 		return Slot{}, fmt.Errorf("empty slot name")
+	}
+	if i := strings.LastIndexByte(name, '@'); i >= 0 {
+		if i == 0 {
+			return Slot{}, fmt.Errorf("slot %q: empty device type before '@'", name)
+		}
+		d, err := strconv.Atoi(name[i+1:])
+		if err != nil || d < 1 {
+			return Slot{}, fmt.Errorf("slot %q: the degree after '@' must be a positive integer", name)
+		}
+		return Slot{DeviceType: name[:i], Degree: d}, nil
 	}
 	return Slot{DeviceType: name, Degree: 1}, nil
 }
@@ -181,22 +190,49 @@ func (sp *Space) Job(name string) (int, error) {
 	return -1, fmt.Errorf("unknown job %q (the model knows %d jobs; see 'coloc similar' for a new one)", name, len(sp.Jobs))
 }
 
-// Slot returns the index of a slot by name ("v100", "v100x2").
+// Slot returns the index of a slot by name: its display name ("v100",
+// "v100x2", "rtx3090") or the explicit "<type>@<degree>". A display name
+// two slots share (device types "a" at degree 2 and "ax2" at 1) is refused
+// with the explicit names to use instead.
 func (sp *Space) Slot(name string) (int, error) {
-	want, err := ParseSlot(name)
-	if err != nil {
-		return -1, err
-	}
+	var hits []int
 	for i, s := range sp.Slots {
-		if s == want {
+		if s.String() == name {
+			hits = append(hits, i)
+		}
+	}
+	if len(hits) > 1 {
+		alt := make([]string, len(hits))
+		for k, i := range hits {
+			alt[k] = fmt.Sprintf("%s@%d", sp.Slots[i].DeviceType, sp.Slots[i].Degree)
+		}
+		return -1, fmt.Errorf("device %q is ambiguous: say %s", name, strings.Join(alt, " or "))
+	}
+	if len(hits) == 1 {
+		return hits[0], nil
+	}
+	if want, err := ParseSlot(name); err == nil {
+		if i := sp.SlotIndex(want); i >= 0 {
 			return i, nil
 		}
+	} else if strings.Contains(name, "@") {
+		return -1, err
 	}
 	names := make([]string, len(sp.Slots))
 	for i, s := range sp.Slots {
 		names[i] = s.String()
 	}
 	return -1, fmt.Errorf("unknown device %q (known: %s)", name, strings.Join(names, ", "))
+}
+
+// SlotIndex returns the index of a slot, or -1.
+func (sp *Space) SlotIndex(want Slot) int {
+	for i, s := range sp.Slots {
+		if s == want {
+			return i
+		}
+	}
+	return -1
 }
 
 // Row returns the encoded vector of job j on slot s, or nil.

@@ -8,7 +8,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/coloc-dev/coloc/datasets"
 	"github.com/coloc-dev/coloc/internal/version"
+	"github.com/coloc-dev/coloc/model"
 	"github.com/coloc-dev/coloc/place/cluster"
 	"github.com/coloc-dev/coloc/place/jobs"
 	"github.com/coloc-dev/coloc/policy"
@@ -87,6 +89,7 @@ func Export(in Input, opt ExportOptions) (*policy.File, error) {
 	}
 	tb := tables{d: in.Data, m: in.Models, eng: eng, th: opt.Thresholds}
 	f.Pairs = tb.pairs()
+	f.Provenance.Predictions = annotatePairs(f, in, eng.types)
 	f.Solo = tb.solo()
 	f.Scaling = tb.scaling()
 	f.Similarity = tb.similarity()
@@ -94,7 +97,7 @@ func Export(in Input, opt ExportOptions) (*policy.File, error) {
 	if now.IsZero() {
 		now = time.Now()
 	}
-	f.Provenance = policy.Provenance{Tool: version.String(), Created: now.UTC().Format(time.RFC3339), Models: in.Models.Files, Data: in.Data.Files}
+	f.Provenance = policy.Provenance{Tool: version.String(), Created: now.UTC().Format(time.RFC3339), Models: in.Models.Files, Data: in.Data.Files, Predictions: f.Provenance.Predictions}
 	for _, p := range []string{in.ClusterFile, in.JobsFile} {
 		if p == "" {
 			continue
@@ -106,6 +109,95 @@ func Export(in Input, opt ExportOptions) (*policy.File, error) {
 		f.Provenance.Inputs = append(f.Provenance.Inputs, sum)
 	}
 	return f, nil
+}
+
+// annotatePairs gives each predicted pair of f its interval and flags,
+// counts what was clamped, flagged and dropped, adds one warning per
+// kind with the pairs concerned, and returns the summary for the
+// provenance.
+func annotatePairs(f *policy.File, in Input, types []string) policy.PredictionSummary {
+	ld := in.Models.of(ClusterLevel)
+	tr := ld.File.Trust
+	sum := policy.PredictionSummary{Coverage: tr.Coverage, Decide: policy.DecideExpected, RangeLow: tr.Range.Lo, RangeHigh: tr.Range.Hi}
+	if in.Models.Decide == policy.DecideLower {
+		sum.Decide = policy.DecideLower
+	}
+	var clamped, unseen []string
+	written := map[[4]string]bool{}
+	for i := range f.Pairs {
+		p := &f.Pairs[i]
+		written[[4]string{p.GPUType, fmt.Sprint(p.Degree), p.Workload, p.Partner}] = true
+		if p.Source == "measured" {
+			continue
+		}
+		s, ok := in.Models.slots[slotKey{p.GPUType, p.Degree}]
+		a, errA := ld.Frame.Job(p.Workload)
+		b, errB := ld.Frame.Job(p.Partner)
+		if !ok || errA != nil || errB != nil {
+			continue
+		}
+		e := ld.Estimate(a, b, s)
+		sum.Predicted++
+		p.Normalized, p.Low, p.High = e.Value, e.Lo, e.Hi
+		name := fmt.Sprintf("%s|%s on %s", p.Workload, p.Partner, model.Slot{DeviceType: p.GPUType, Degree: p.Degree})
+		if e.OutOfRange {
+			p.Raw = e.Raw
+			p.Flags = append(p.Flags, policy.FlagOutOfRange)
+			clamped = append(clamped, fmt.Sprintf("%s (%.3g)", name, e.Raw))
+		}
+		if len(e.Unseen) > 0 {
+			p.Flags = append(p.Flags, policy.FlagUnseen)
+			unseen = append(unseen, name)
+		}
+		if e.Uncalibrated {
+			p.Flags = append(p.Flags, policy.FlagUncalibrated)
+			sum.Uncalib++
+		}
+	}
+	sum.Clamped, sum.Unseen = len(clamped), len(unseen)
+	var dropped []string
+	for s := range in.Data.pairSlots {
+		if !slices.Contains(types, s.typ) {
+			continue
+		}
+		for _, w := range in.Data.Workloads() {
+			if _, ok := in.Data.solo[soloKey{w, s.typ, s.degree}]; !ok {
+				continue
+			}
+			for _, q := range in.Data.Workloads() {
+				if _, ok := in.Data.solo[soloKey{q, s.typ, s.degree}]; !ok || written[[4]string{s.typ, fmt.Sprint(s.degree), w, q}] {
+					continue
+				}
+				if _, status, ok := in.Data.Pair(w, q, s.typ, s.degree); ok && status == datasets.StatusInfeasible {
+					sum.Skipped++
+					continue
+				}
+				dropped = append(dropped, fmt.Sprintf("%s|%s on %s", w, q, model.Slot{DeviceType: s.typ, Degree: s.degree}))
+			}
+		}
+	}
+	sort.Strings(dropped)
+	sum.Dropped = len(dropped)
+	list := func(xs []string) string {
+		const show = 10
+		if len(xs) <= show {
+			return strings.Join(xs, "; ")
+		}
+		return strings.Join(xs[:show], "; ") + fmt.Sprintf("; and %d more", len(xs)-show)
+	}
+	if len(clamped) > 0 {
+		f.Warnings = append(f.Warnings, fmt.Sprintf("%d predicted pairs were outside the plausible range [%.3g, %.3g] and were set to the nearest bound (flag out-of-range, raw value kept): %s", len(clamped), tr.Range.Lo, tr.Range.Hi, list(clamped)))
+	}
+	if len(unseen) > 0 {
+		f.Warnings = append(f.Warnings, fmt.Sprintf("%d predicted pairs involve a workload with no training pair on that GPU type: predicted from features alone, wider intervals (flag unseen): %s", len(unseen), list(unseen)))
+	}
+	if sum.Uncalib > 0 {
+		f.Warnings = append(f.Warnings, fmt.Sprintf("%d predicted pairs have no calibrated interval (the model %s was fit without calibration): their interval is the plausible range (flag uncalibrated)", sum.Uncalib, ld.File.Model))
+	}
+	if len(dropped) > 0 {
+		f.Warnings = append(f.Warnings, fmt.Sprintf("%d pairs could not be predicted (a workload unknown to the model %s) and are not in the pairs table: %s", len(dropped), ld.File.Model, list(dropped)))
+	}
+	return sum
 }
 
 func clusterOf(s *cluster.Spec) policy.Cluster {

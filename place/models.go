@@ -34,8 +34,12 @@ type Models struct {
 	// Files are the SHA-256 of index.json and of the model files used.
 	Files    []policy.FileSum
 	Warnings []string
-	slots    map[slotKey]int
-	cache    map[predKey]predicted
+	// Decide is what Predict returns: the bounded prediction
+	// (policy.DecideExpected or "") or its interval's lower bound
+	// (policy.DecideLower, risk-averse).
+	Decide string
+	slots  map[slotKey]int
+	cache  map[predKey]predicted
 }
 
 type slotKey struct {
@@ -137,7 +141,8 @@ func (m *Models) of(l Level) *model.Loaded {
 // Predict returns the stage model's predicted normalized throughput of
 // workload w next to partner on degree GPUs of gpuType. ok is false when
 // the model cannot predict it: a workload or the slot it does not know,
-// or a workload without solo features there. Predictions are cached.
+// or a workload without solo features there. Predictions are bounded to
+// the model's plausible range (model.Estimate). Predictions are cached.
 func (m *Models) Predict(l Level, w, partner, gpuType string, degree int) (float64, bool) {
 	k := predKey{l, w, partner, gpuType, degree}
 	if v, seen := m.cache[k]; seen {
@@ -149,7 +154,11 @@ func (m *Models) Predict(l Level, w, partner, gpuType string, degree int) (float
 		a, errA := ld.Frame.Job(w)
 		b, errB := ld.Frame.Job(partner)
 		if errA == nil && errB == nil && ld.Frame.Row(a, s) != nil && ld.Frame.Row(b, s) != nil {
-			y := ld.Model.Predict(a, b, s)
+			e := ld.Estimate(a, b, s)
+			y := e.Value
+			if m.Decide == policy.DecideLower {
+				y = e.Lo
+			}
 			v = predicted{y: y, ok: y > 0 && !math.IsInf(y, 0)}
 		}
 	}

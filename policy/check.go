@@ -54,6 +54,7 @@ func check(f *File, ps *problems) {
 	c.pairs()
 	c.solo()
 	c.scaling()
+	c.predictions()
 }
 
 func (c *checker) add(path, format string, args ...any) { c.ps.add(path, format, args...) }
@@ -506,4 +507,74 @@ func (c *checker) scaling() {
 			}
 		}
 	}
+}
+
+// predictions checks the intervals and flags of predicted pairs and the
+// summary that counts them.
+func (c *checker) predictions() {
+	flags := map[string]bool{FlagOutOfRange: true, FlagUnseen: true, FlagUncalibrated: true}
+	for i, x := range c.f.Pairs {
+		p := elem("pairs", i)
+		hasInterval := x.Low != 0 || x.High != 0
+		if x.Source == "measured" && (hasInterval || len(x.Flags) > 0 || x.Raw != 0) {
+			c.add(p, "a measured pair has an interval, raw value or flags")
+			continue
+		}
+		if hasInterval && !(positive(x.Low) && positive(x.High) && x.Low <= x.Normalized && x.Normalized <= x.High) {
+			c.add(at(p, "low"), "interval [%v, %v] does not hold normalized %v", x.Low, x.High, x.Normalized)
+		}
+		for k, f := range x.Flags {
+			if !flags[f] {
+				c.add(elem(at(p, "flags"), k), "%q is not one of out-of-range, unseen, uncalibrated", f)
+			}
+		}
+		if x.Raw != 0 && !slicesContains(x.Flags, FlagOutOfRange) {
+			c.add(at(p, "raw"), "a raw value without the out-of-range flag")
+		}
+	}
+	s := c.f.Provenance.Predictions
+	if s == (PredictionSummary{}) {
+		return
+	}
+	p := "provenance.predictions"
+	if s.Decide != DecideExpected && s.Decide != DecideLower {
+		c.add(at(p, "decide"), "%q, want %s or %s", s.Decide, DecideExpected, DecideLower)
+	}
+	if !(s.Coverage > 0 && s.Coverage < 1) {
+		c.add(at(p, "coverage"), "%v, want a share in (0, 1)", s.Coverage)
+	}
+	if !(positive(s.RangeLow) && positive(s.RangeHigh) && s.RangeLow <= s.RangeHigh) {
+		c.add(at(p, "range_low"), "[%v, %v] is not a positive range", s.RangeLow, s.RangeHigh)
+	}
+	n := map[string]int{}
+	pred := 0
+	for _, x := range c.f.Pairs {
+		if x.Source == "measured" {
+			continue
+		}
+		pred++
+		for _, f := range x.Flags {
+			n[f]++
+		}
+	}
+	for _, k := range []struct {
+		name      string
+		got, want int
+	}{{"predicted", s.Predicted, pred}, {"clamped", s.Clamped, n[FlagOutOfRange]}, {"unseen", s.Unseen, n[FlagUnseen]}, {"uncalibrated", s.Uncalib, n[FlagUncalibrated]}} {
+		if k.got != k.want {
+			c.add(at(p, k.name), "%d, but the pairs table has %d", k.got, k.want)
+		}
+	}
+	if s.Dropped < 0 || s.Skipped < 0 {
+		c.add(p, "negative counts")
+	}
+}
+
+func slicesContains(xs []string, v string) bool {
+	for _, x := range xs {
+		if x == v {
+			return true
+		}
+	}
+	return false
 }

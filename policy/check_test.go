@@ -149,6 +149,13 @@ func TestProblems(t *testing.T) {
 		{"normalized not positive", []any{"pairs[0].normalized", 0}, "pairs[0].normalized", "above 0"},
 		{"pair twice", []any{"pairs[1].partner", "LM (batch size 20)"}, "pairs[1]", "duplicate of pairs[0]"},
 		{"pair source", []any{"pairs[0].source", "guessed"}, "pairs[0].source", "neither measured nor predicted:<model>"},
+		// Intervals and flags of predicted pairs, and their summary.
+		{"measured with interval", []any{"pairs[0].low", 0.4, "pairs[0].high", 0.6}, "pairs[0]", "a measured pair has an interval"},
+		{"interval misses value", []any{"pairs[0].source", "predicted:iasp", "pairs[0].low", 0.6, "pairs[0].high", 0.7}, "pairs[0].low", "does not hold normalized"},
+		{"unknown flag", []any{"pairs[0].source", "predicted:iasp", "pairs[0].flags", []any{"dubious"}}, "pairs[0].flags[0]", "not one of out-of-range"},
+		{"raw without flag", []any{"pairs[0].source", "predicted:iasp", "pairs[0].raw", -0.3}, "pairs[0].raw", "without the out-of-range flag"},
+		{"decide", []any{"provenance.predictions", map[string]any{"coverage": 0.9, "decide": "median", "range_low": 0.1, "range_high": 1.0, "predicted": 0, "clamped": 0, "unseen": 0, "uncalibrated": 0, "dropped": 0, "infeasible": 0}}, "provenance.predictions.decide", `"median", want expected or lower`},
+		{"counts", []any{"provenance.predictions", map[string]any{"coverage": 0.9, "decide": "lower", "range_low": 0.1, "range_high": 1.0, "predicted": 3, "clamped": 0, "unseen": 0, "uncalibrated": 0, "dropped": 0, "infeasible": 0}}, "provenance.predictions.predicted", "3, but the pairs table has 0"},
 		{"solo throughput", []any{"solo[0].throughput", 0}, "solo[0].throughput", "above 0"},
 		{"solo twice", []any{"solo[1].degree", 1}, "solo[1]", "duplicate of solo[0]"},
 		{"points out of order", []any{"scaling[0].points[1].degree", 1}, "scaling[0].points[1].degree", "ascending"},

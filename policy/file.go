@@ -53,6 +53,47 @@ type Provenance struct {
 	Models  []FileSum `json:"models"`  // the model files used (index.json and each model)
 	Data    []FileSum `json:"data"`    // the data files the models were fit on
 	Inputs  []FileSum `json:"inputs"`  // the cluster spec and the job list
+
+	// Predictions says how the predicted values of the file were bounded,
+	// flagged and decided on; the zero value (absent) in a file written
+	// without it.
+	Predictions PredictionSummary `json:"predictions,omitempty,omitzero"`
+}
+
+// Prediction trust: intervals, flags and the decision rule. A predicted
+// pair carries its interval and flags; the summary in the provenance
+// counts them and records what the placement decided on.
+
+// Decision rules of the placement: the predicted value (expected) or the
+// lower bound of its interval (risk-averse).
+const (
+	DecideExpected = "expected"
+	DecideLower    = "lower"
+)
+
+// Pair flags.
+const (
+	FlagOutOfRange   = "out-of-range" // the model's value was outside the plausible range; Normalized is the nearest bound
+	FlagUnseen       = "unseen"       // a job of the pair had no training pair on the GPU type (out of distribution)
+	FlagUncalibrated = "uncalibrated" // too few pairs to calibrate: the interval is the plausible range
+)
+
+// PredictionSummary counts what the export did to the predicted pairs.
+type PredictionSummary struct {
+	// Coverage is the nominal coverage of the pairs' intervals.
+	Coverage float64 `json:"coverage"`
+	// Decide is the rule the decisions were taken with: DecideExpected or
+	// DecideLower.
+	Decide string `json:"decide"`
+	// RangeLow and RangeHigh bound the plausible range of the models.
+	RangeLow  float64 `json:"range_low"`
+	RangeHigh float64 `json:"range_high"`
+	Predicted int     `json:"predicted"`    // predicted pairs written
+	Clamped   int     `json:"clamped"`      // of them, out of range, set to the nearest bound (flag out-of-range)
+	Unseen    int     `json:"unseen"`       // of them, flagged unseen
+	Uncalib   int     `json:"uncalibrated"` // of them, flagged uncalibrated
+	Dropped   int     `json:"dropped"`      // pairs the models could not predict (a job unknown to them); not written
+	Skipped   int     `json:"infeasible"`   // measured infeasible pairs; not written
 }
 
 // FileSum is the SHA-256 of one input file.
@@ -139,6 +180,16 @@ type Pair struct {
 	Normalized float64 `json:"normalized"`
 	// Source is "measured" or "predicted:<model>".
 	Source string `json:"source"`
+	// Low and High bound a predicted value's interval at the coverage of
+	// Provenance.Predictions; 0 when absent (measured pairs).
+	Low  float64 `json:"low,omitempty"`
+	High float64 `json:"high,omitempty"`
+	// Raw is the model's value when it was out of the plausible range
+	// (flag out-of-range); 0 otherwise.
+	Raw float64 `json:"raw,omitempty"`
+	// Flags qualify a predicted value: out-of-range, unseen,
+	// uncalibrated.
+	Flags []string `json:"flags,omitempty"`
 }
 
 // Solo is a measured solo throughput.

@@ -79,7 +79,7 @@ type Scenario struct{ Trace, Cluster string }
 func DefaultConfig() Config {
 	return Config{
 		Title:           "coloc report",
-		EvalModels:      model.Names(),
+		EvalModels:      model.StandardNames(),
 		EvalFractions:   eval.DefaultOptions.Fractions,
 		EvalSeeds:       eval.DefaultOptions.Seeds,
 		EvalWorkers:     eval.DefaultWorkers(),

@@ -32,7 +32,7 @@ func PaperConfig(root, out string) (Config, error) {
 	// The base GPU types: Gavel's "_unconsolidated" types are the same
 	// jobs spread one GPU a node; their chosen degrees are in no figure.
 	cfg.ScalingDevices = []string{"k80", "p100", "v100", "t4"}
-	cfg.EvalModels = model.Names()
+	cfg.EvalModels = model.StandardNames()
 	cfg.EvalDevices = []string{"k80", "p100", "v100"}
 	// The physical-cluster traces and three msr traces of different shape
 	// (one-GPU jobs; jobs on 1, 2 and 4 GPUs; mostly 8 and 32 GPUs): the

@@ -209,7 +209,7 @@ func runPolicies(ds *datasets.Dataset, scenarios []Scenario, names []string, mod
 // fitModels fits every model on all measured pairs into dir
 // (OUT/models), for the model-driven policies.
 func (b *builder) fitModels(md *modelData, dir string) error {
-	fitted, err := model.FitAll(md.data, model.Names(), model.DefaultSeed)
+	fitted, err := model.FitAll(md.data, model.StandardNames(), model.DefaultSeed)
 	if err != nil {
 		return err
 	}

@@ -15,6 +15,7 @@ func newEvalCmd(e *env) *cobra.Command {
 	var data, protocols, fractions, models, devices, out string
 	var seeds, workers int
 	var asJSON, markdown, quiet, includeUnsettled bool
+	o0 := eval.DefaultOptions
 	cmd := &cobra.Command{
 		Use:   "eval --data DIR",
 		Short: "Score every model on held-out measured pairs",
@@ -32,13 +33,29 @@ Protocols:
   cross-device  all measured pairs of the other evaluated devices and F of
                 the target device's pairs are observed; the rest of the
                 target's are predicted
+  active        (alone) simulates choosing the pairs to profile: from a
+                random 5% of the unordered pairs, each strategy (width:
+                coloc profile next's default, uncertainty, random) adds 5%
+                a round up to 50%; the model (--models, one; default iasp)
+                is refit each round and scored on the pairs not yet chosen.
+                Prints learning curves (median over seeds) and the MAE of a
+                fit on 90% of the pairs (all-pairs reference).
 
 Metrics: MAE, RMSE, MAPE, R2 and Spearman's rho of normalized throughput,
 and agreement: the share of test pairs {A, B} (both orders held out) on
 which "co-locate if both normalized throughputs are >= 0.8" decided on the
 predictions matches the decision on the measurements. Printed values are
 medians over seeds; -o writes every seed's scores to an Arrow table "eval"
-(version 1). Models choose their hyper-parameters on validation splits of
+(version 2).
+
+Trust: cover is the share of test pairs whose measurement falls in the
+prediction's interval (nominal --coverage, default 0.9; intervals are
+calibrated by cross-conformal prediction on each fit's training pairs, so
+every fit is repeated --folds times), width the intervals' mean width, and
+oor% the share of raw predictions over all pairs the fit did not train on
+(measured or not) that fall outside the plausible range. Predictions are
+bounded to that range before they are scored. A cell that cannot be fit
+(too few pairs at a small fraction) is reported and skipped. Models choose their hyper-parameters on validation splits of
 the observed pairs only.
 
 By default the devices are those with measured pairs, except
@@ -50,7 +67,11 @@ cores); the scores are those of one worker.`,
   coloc eval --data datasets/reference/gavel --protocol new-job --models iapp,similarity,bias -o out/eval.arrow`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if protocols == "active" {
+				return runActive(e, data, models, devices, seeds, asJSON, quiet)
+			}
 			o := eval.DefaultOptions
+			o.Trust = o0.Trust
 			var err error
 			if o.Protocols, err = eval.ParseProtocols(protocols); err != nil {
 				return err
@@ -73,8 +94,10 @@ cores); the scores are those of one worker.`,
 			if err != nil {
 				return err
 			}
-			for _, w := range d.Warnings {
-				fmt.Fprintln(e.stderr, "warning:", w)
+			if !quiet {
+				for _, w := range d.Warnings {
+					fmt.Fprintln(e.stderr, "warning:", w)
+				}
 			}
 			start := time.Now()
 			res, err := eval.Run(d, o)
@@ -82,7 +105,12 @@ cores); the scores are those of one worker.`,
 				return err
 			}
 			if !quiet {
-				fmt.Fprintf(e.stderr, "eval: %d fits scored in %.1fs\n", len(res.Cells), time.Since(start).Seconds())
+				fmt.Fprintf(e.stderr, "eval: %s fits scored in %.1fs (%s cells)\n", model.Count(res.Fits), time.Since(start).Seconds(), model.Count(len(res.Cells)))
+			}
+			for _, w := range res.Warnings[len(d.Warnings):] {
+				if !quiet {
+					fmt.Fprintln(e.stderr, "warning:", w)
+				}
 			}
 			if out != "" {
 				if err := res.Write(out); err != nil {
@@ -100,7 +128,7 @@ cores); the scores are those of one worker.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&data, "data", "", "dataset directory")
-	f.StringVar(&protocols, "protocol", "pairs", "comma-separated protocols: pairs, new-job, cross-device, or all")
+	f.StringVar(&protocols, "protocol", "pairs", "comma-separated protocols: pairs, new-job, cross-device, or all; or active (alone)")
 	f.StringVar(&fractions, "fractions", "0.1,0.2,0.5,0.8", "comma-separated fractions of observed pairs")
 	f.IntVar(&seeds, "seeds", 5, "number of seeds (1..N)")
 	f.IntVar(&workers, "workers", 0, "fits run at once (0: GOMAXPROCS); the scores do not depend on it")
@@ -108,14 +136,55 @@ cores); the scores are those of one worker.`,
 	f.StringVar(&devices, "device", "", "comma-separated devices (default: all with measured pairs)")
 	f.BoolVar(&asJSON, "json", false, "print one JSON object per (model, protocol, device, fraction)")
 	f.BoolVar(&markdown, "markdown", false, "print median MAE tables in Markdown")
-	f.BoolVarP(&quiet, "quiet", "q", false, "no progress on stderr")
+	f.BoolVarP(&quiet, "quiet", "q", false, "no progress or warnings on stderr")
 	f.BoolVar(&includeUnsettled, "include-unsettled", false, "also use suspect pairs from profiling runs whose step time never settled")
+	f.Float64Var(&o0.Trust.Coverage, "coverage", o0.Trust.Coverage, "nominal coverage of the prediction intervals scored")
+	f.IntVar(&o0.Trust.Folds, "folds", o0.Trust.Folds, "cross-conformal folds per fit, to score interval coverage and width (0: no intervals, eleven times faster)")
 	f.StringVarP(&out, "out", "o", "", "write every seed's scores to this Arrow file")
 	cmd.MarkFlagRequired("data")
 	completeValues(cmd, "protocol", append(eval.Protocols, "all"))
 	completeValues(cmd, "models", append(model.Names(), "all"))
 	cmd.RegisterFlagCompletionFunc("device", completeDataDevices)
 	return cmd
+}
+
+// runActive is `coloc eval --protocol active`.
+func runActive(e *env, data, models, devices string, seeds int, asJSON, quiet bool) error {
+	o := eval.DefaultActiveOptions
+	o.Seeds = seeds
+	if models != "" && models != "all" {
+		names, err := model.ParseNames(models)
+		if err != nil {
+			return err
+		}
+		if len(names) != 1 {
+			return fmt.Errorf("--protocol active simulates one model; --models names %d", len(names))
+		}
+		o.Model = names[0]
+	}
+	if devices != "" {
+		o.Devices = strings.Split(devices, ",")
+	}
+	if !quiet {
+		o.Progress = e.stderr
+	}
+	d, err := model.LoadData(data)
+	if err != nil {
+		return err
+	}
+	res, err := eval.RunActive(d, o)
+	if err != nil {
+		return err
+	}
+	if !quiet {
+		for _, w := range res.Warnings {
+			fmt.Fprintln(e.stderr, "warning:", w)
+		}
+	}
+	if asJSON {
+		return res.WriteJSON(e.stdout)
+	}
+	return res.WriteText(e.stdout)
 }
 
 func parseFractions(s string) ([]float64, error) {

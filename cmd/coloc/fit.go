@@ -14,6 +14,7 @@ func newFitCmd(e *env) *cobra.Command {
 	var seed uint64
 	var includeUnsettled bool
 	var workers int
+	trust := model.DefaultTrustOptions
 	cmd := &cobra.Command{
 		Use:   "fit --data DIR -o MODELDIR",
 		Short: "Fit interference models on every measured pair of a dataset",
@@ -29,7 +30,16 @@ parameters, and provenance (SHA-256 of the data files, pairs, seed,
 hyper-parameters, tool version). The same data and seed give the same bytes,
 whatever --workers.
 Problems that did not stop the fit (missing feature values) are kept in the
-file as warnings and printed.`,
+file as warnings and printed.
+
+Each file also keeps what 'coloc predict' and 'coloc policy export' need to
+bound and qualify a prediction (see docs/predictions.md): the plausible
+range (the span of the measured normalized throughputs; a prediction outside
+is set to the nearest bound and flagged), each job's number of training
+pairs per device (a job with none there is flagged unseen) and the
+cross-conformal quantiles of held-out residuals that give each prediction
+an interval at --coverage (default 0.9). Calibration fits each model --folds
+more times.`,
 		Example: `  coloc fit --data datasets/reference/gavel -o out/models
   coloc fit --data datasets/reference/gavel -o out/models --models iasp,bias --seed 7`,
 		Args: cobra.NoArgs,
@@ -49,7 +59,10 @@ file as warnings and printed.`,
 			for _, w := range d.Warnings {
 				fmt.Fprintln(e.stderr, "warning:", w)
 			}
-			fitted, err := model.FitAllWorkers(d, names, seed, workers)
+			if w := model.SmallDataWarning(d); w != "" {
+				fmt.Fprintln(e.stderr, "warning:", w)
+			}
+			fitted, err := model.FitCalibrated(d, names, seed, trust, workers)
 			if err != nil {
 				return err
 			}
@@ -57,7 +70,13 @@ file as warnings and printed.`,
 				return err
 			}
 			if len(fitted) > 0 {
-				for _, w := range fitted[0].Warnings {
+				n := len(fitted[0].Warnings) - len(fitted[0].Calibration)
+				for _, w := range fitted[0].Warnings[:n] {
+					fmt.Fprintln(e.stderr, "warning:", w)
+				}
+			}
+			for _, f := range fitted {
+				for _, w := range f.Calibration {
 					fmt.Fprintln(e.stderr, "warning:", w)
 				}
 			}
@@ -74,6 +93,8 @@ file as warnings and printed.`,
 	cmd.Flags().Uint64Var(&seed, "seed", model.DefaultSeed, "seed of every random choice")
 	cmd.Flags().BoolVar(&includeUnsettled, "include-unsettled", false, "also train on suspect pairs from profiling runs whose step time never settled")
 	cmd.Flags().IntVar(&workers, "workers", 0, "models fit at once (0: GOMAXPROCS); the files do not depend on it")
+	cmd.Flags().Float64Var(&trust.Coverage, "coverage", trust.Coverage, "nominal coverage of the prediction intervals")
+	cmd.Flags().IntVar(&trust.Folds, "folds", trust.Folds, "cross-conformal folds that calibrate the intervals (0: no intervals)")
 	cmd.MarkFlagRequired("data")
 	cmd.MarkFlagRequired("out")
 	completeValues(cmd, "models", append(model.Names(), "all"))

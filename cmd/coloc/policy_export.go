@@ -17,6 +17,7 @@ import (
 type policyExportFlags struct {
 	cluster, jobs, models, out string
 	clusterModel, nodeModel    string
+	decide                     string
 	data                       []string
 	th                         policy.Thresholds
 }
@@ -58,6 +59,14 @@ status unplaceable and the reason. A job list is YAML or JSON (see
 examples/jobs.yaml); a Gavel trace is accepted too (one job per line,
 its scale factor as the only degree).
 
+Predicted pairs are bounded to the cluster model's plausible range and
+carry an interval (low, high) and flags (out-of-range: the model's value was
+outside the range and was set to the nearest bound, raw kept; unseen: a
+workload had no training pair on that GPU type; uncalibrated); every pair
+clamped, flagged or dropped is listed in the warnings and counted in the
+summary and in provenance.predictions. --decide lower places on the
+intervals' lower bounds instead of the predicted values (risk-averse).
+
 The file's provenance holds the SHA-256 of the model, data and input files,
 the tool version and the creation time (SOURCE_DATE_EPOCH, when set, fixes
 it); the same inputs give the same bytes otherwise. The file is written
@@ -85,6 +94,7 @@ atomically; a summary of the decisions is printed.`,
 	fl.IntVar(&f.th.SimilarityK, "similarity-k", f.th.SimilarityK, "nearest references consulted for a job never profiled")
 	fl.StringVar(&f.clusterModel, "cluster-model", place.DefaultModelNames.Cluster, "model of the cluster stage (CLWP) and of the pairs table")
 	fl.StringVar(&f.nodeModel, "node-model", place.DefaultModelNames.Node, "model of the node stage (NLWP)")
+	fl.StringVar(&f.decide, "decide", policy.DecideExpected, "decide on each predicted normalized throughput (expected) or on its interval's lower bound (lower: risk-averse); recorded in the file")
 	for _, name := range []string{"cluster", "jobs", "models", "data", "out"} {
 		cmd.MarkFlagRequired(name)
 	}
@@ -108,6 +118,10 @@ func runPolicyExport(e *env, f policyExportFlags) error {
 	if err != nil {
 		return err
 	}
+	if f.decide != policy.DecideExpected && f.decide != policy.DecideLower {
+		return fmt.Errorf("--decide %q: want %s or %s", f.decide, policy.DecideExpected, policy.DecideLower)
+	}
+	models.Decide = f.decide
 	opt := place.ExportOptions{Thresholds: f.th}
 	if s := os.Getenv("SOURCE_DATE_EPOCH"); s != "" {
 		sec, err := strconv.ParseInt(s, 10, 64)
@@ -164,5 +178,12 @@ func printPolicySummary(e *env, out string, pf *policy.File) error {
 	}
 	_, err := fmt.Fprintf(e.stdout, "wrote %s: %d of %d jobs placed; tables: %d pairs (%d measured, %d predicted), %d solo, %d scaling curves, %d similarity references\n",
 		out, placed, len(pf.Decisions), len(pf.Pairs), measured, len(pf.Pairs)-measured, len(pf.Solo), len(pf.Scaling), len(pf.Similarity.References))
+	if err != nil {
+		return err
+	}
+	if s := pf.Provenance.Predictions; s != (policy.PredictionSummary{}) {
+		_, err = fmt.Fprintf(e.stdout, "predicted pairs: %d written with %g%% intervals, %d clamped to the plausible range [%.3g, %.3g], %d flagged unseen, %d uncalibrated; %d not predictable (dropped), %d infeasible; decisions on the %s value\n",
+			s.Predicted, 100*s.Coverage, s.Clamped, s.RangeLow, s.RangeHigh, s.Unseen, s.Uncalib, s.Dropped, s.Skipped, s.Decide)
+	}
 	return err
 }

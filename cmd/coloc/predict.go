@@ -3,11 +3,15 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/coloc-dev/coloc/model"
 	"github.com/spf13/cobra"
 )
+
+// interval formats an estimate's interval "[0.712, 0.845]".
+func interval(x model.Estimate) string { return fmt.Sprintf("[%.3f, %.3f]", x.Lo, x.Hi) }
 
 func newPredictCmd(e *env) *cobra.Command {
 	var dir, device, only string
@@ -19,7 +23,15 @@ func newPredictCmd(e *env) *cobra.Command {
 job A next to job B (A|B: A's co-located throughput over its solo
 throughput) and of B next to A, on device T ("v100"; "v100x2" for jobs
 spanning 2 GPUs each). Both jobs must be known to the models (they have
-solo features); for a job never profiled, see 'coloc similar'.`,
+solo features); for a job never profiled, see 'coloc similar'.
+
+Each prediction is bounded to the model's plausible range and comes with an
+interval at the coverage the models were calibrated for (default 90%).
+Flags: out-of-range (the model's raw output was outside the range and was
+set to the nearest bound), unseen:JOB (JOB had no training pair on the
+device: the prediction rests on its features alone and the interval is
+wider), uncalibrated (too few pairs to calibrate; the interval is the range).
+See docs/predictions.md.`,
 		Example: `  coloc predict --models out/models --device v100 "ResNet-50 (batch size 64)" "LM (batch size 20)"
   coloc predict --models out/models --device k80 --only iasp,bias --json A3C CycleGAN`,
 		Args: cobra.ExactArgs(2),
@@ -36,9 +48,11 @@ solo features); for a job never profiled, see 'coloc similar'.`,
 				return err
 			}
 			type row struct {
-				Model string  `json:"model"`
-				AB    float64 `json:"a_next_to_b"`
-				BA    float64 `json:"b_next_to_a"`
+				Model string         `json:"model"`
+				AB    float64        `json:"a_next_to_b"`
+				BA    float64        `json:"b_next_to_a"`
+				ABEst model.Estimate `json:"a_next_to_b_estimate"`
+				BAEst model.Estimate `json:"b_next_to_a_estimate"`
 			}
 			var rows []row
 			for _, l := range ms {
@@ -59,7 +73,8 @@ solo features); for a job never profiled, see 'coloc similar'.`,
 						return fmt.Errorf("job %q has no solo measurement on %s: the models cannot place it there", l.Frame.Jobs[j], device)
 					}
 				}
-				rows = append(rows, row{Model: l.File.Model, AB: l.Model.Predict(a, b, s), BA: l.Model.Predict(b, a, s)})
+				ab, ba := l.Estimate(a, b, s), l.Estimate(b, a, s)
+				rows = append(rows, row{Model: l.File.Model, AB: ab.Value, BA: ba.Value, ABEst: ab, BAEst: ba})
 			}
 			if asJSON {
 				enc := json.NewEncoder(e.stdout)
@@ -75,11 +90,38 @@ solo features); for a job never profiled, see 'coloc similar'.`,
 				}
 				return nil
 			}
-			fmt.Fprintf(e.stdout, "normalized throughput on %s\n  A = %s\n  B = %s\n", device, args[0], args[1])
-			fmt.Fprintf(e.stdout, "%-11s %7s %7s\n", "model", "A|B", "B|A")
-			fmt.Fprintln(e.stdout, strings.Repeat("-", 27))
+			cov := 0.0
+			if len(ms) > 0 {
+				cov = ms[0].File.Trust.Coverage
+			}
+			fmt.Fprintf(e.stdout, "normalized throughput on %s, with %g%% intervals\n  A = %s\n  B = %s\n", device, 100*cov, args[0], args[1])
+			fmt.Fprintf(e.stdout, "%-11s %7s %15s %7s %15s  %s\n", "model", "A|B", "interval", "B|A", "interval", "flags")
+			fmt.Fprintln(e.stdout, strings.Repeat("-", 72))
+			var notes []string
 			for _, r := range rows {
-				fmt.Fprintf(e.stdout, "%-11s %7.3f %7.3f\n", r.Model, r.AB, r.BA)
+				var flags []string
+				for _, f := range append(r.ABEst.Flags(), r.BAEst.Flags()...) {
+					if !slices.Contains(flags, f) {
+						flags = append(flags, f)
+					}
+				}
+				fmt.Fprintf(e.stdout, "%-11s %7.3f %15s %7.3f %15s  %s\n", r.Model, r.AB, interval(r.ABEst), r.BA, interval(r.BAEst), strings.Join(flags, " "))
+				for _, x := range []model.Estimate{r.ABEst, r.BAEst} {
+					if x.OutOfRange {
+						notes = append(notes, fmt.Sprintf("%s: raw prediction %.3f is outside the plausible range; set to the nearest bound", r.Model, x.Raw))
+					}
+				}
+			}
+			if len(rows) > 0 {
+				if u := rows[0].ABEst.Unseen; len(u) > 0 {
+					notes = append(notes, fmt.Sprintf("%s had no training pair on %s: the predictions rest on features alone (out of distribution) and the intervals are widened", strings.Join(u, " and "), device))
+				}
+				if rows[0].ABEst.Uncalibrated {
+					notes = append(notes, "intervals span the plausible range: the models were fit without calibration (too few pairs, or --folds 0)")
+				}
+			}
+			for _, n := range notes {
+				fmt.Fprintln(e.stderr, "note:", n)
 			}
 			return nil
 		},

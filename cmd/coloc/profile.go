@@ -26,6 +26,7 @@ over k GPUs (scale), recording hardware counters as they run.
   coloc profile slurm  run them on a fleet as a Slurm job array, one shard a task
   coloc profile k8s    the same as a Kubernetes Indexed Job
   coloc profile merge  join a fleet's shards into one campaign
+  coloc profile next   choose the pairs to profile next (a pair list for run --pairs-from)
 
 A workload is any command. One that prints the JSON lines of the coloc
 protocol (meta, step, end; see README) is measured over its steady window
@@ -35,6 +36,7 @@ by wall time over a given number of steps.`,
 	cmd.AddCommand(newProfileRunCmd(e), newProfilePlanCmd(e))
 	cmd.AddCommand(newProfileSlurmCmd(e), newProfileK8sCmd(e), newProfileMergeCmd(e))
 	cmd.AddCommand(newProfileImportNCUCmd(e))
+	cmd.AddCommand(newProfileNextCmd(e))
 	return cmd
 }
 

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/coloc-dev/coloc/datasets"
+	"github.com/coloc-dev/coloc/model"
 	"github.com/coloc-dev/coloc/profile"
 	"github.com/spf13/cobra"
 )
@@ -21,6 +22,7 @@ func newProfileRunCmd(e *env) *cobra.Command {
 		rf   runFlags
 		cf   campaignFlags
 		gpus int
+		from string
 	)
 	cmd := &cobra.Command{
 		Use:   "run --suite FILE --out DIR",
@@ -70,6 +72,23 @@ cause and rerun with --retry-failed), 1 on any other error.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := rf.check(); err != nil {
 				return err
+			}
+			if from != "" {
+				if cmd.Flags().Changed("pairs") {
+					return errors.New("--pairs-from and --pairs: give one")
+				}
+				list, err := model.ReadPairList(from)
+				if err != nil {
+					return err
+				}
+				if len(list) == 0 {
+					return fmt.Errorf("--pairs-from %s: no pairs", from)
+				}
+				items := make([]string, len(list))
+				for i, p := range list {
+					items[i] = p[0] + "+" + p[1]
+				}
+				pf.pairs = strings.Join(items, ",")
 			}
 			m, err := openMachine(e.openGPU, pf.device)
 			if err != nil {
@@ -155,6 +174,7 @@ cause and rerun with --retry-failed), 1 on any other error.`,
 	rf.register(cmd)
 	cf.register(cmd)
 	cmd.Flags().IntVar(&gpus, "gpus", 0, "use this many GPUs, the first of those CUDA_VISIBLE_DEVICES lets through (default all; the plan's degrees fit them)")
+	cmd.Flags().StringVar(&from, "pairs-from", "", "run the pairs of this pair list (written by 'coloc profile next') instead of --pairs")
 	cmd.MarkFlagRequired("out")
 	return cmd
 }

@@ -30,8 +30,22 @@ JOB is either a job the models know (it is then left out of its own
 neighbours) or a new one named after a known model family, e.g.
 "ResNet-50 (batch size 48)"; its batch size is read from the name or
 --batch-size. Any other new job is described by --meta, a workloads.json
-file (the harness's meta: params, flops_per_sample, layers, batch_size,
-class, precision).
+file:
+
+  {"format": "coloc.workloads", "version": 1, "workloads": [
+    {"workload": "my-bert", "model": "bert", "class": "transformer",
+     "params": 1.1e8, "forward_flops_per_sample": 2e10,
+     "layers": {"attention": 12, "linear": 72}, "batch_size": 32,
+     "precision": "fp16"}]}
+
+(forward_flops_per_sample is the forward pass only, 2 FLOPs per
+multiply-accumulate; see docs/datasets.md).
+
+Each neighbour is printed with its distance. The command refuses when the
+descriptors cannot tell the references apart (none varies over them, or
+all are at one distance from JOB) and warns when the nearest reference is
+farther from JOB than any reference is from its own nearest (JOB is out of
+distribution) or when the k-th neighbour is tied with others.
 
 Distances: euclidean, manhattan, cosine and minkowski (order --p) on
 min-max normalized descriptors with categorical ones as indicators; gower
@@ -76,12 +90,25 @@ categorical mismatches, the usual choice for mixed attributes.`,
 				if nb, err = sim.Nearest(args[0], k); err != nil {
 					return err
 				}
+				j, _ := ls[0].Frame.Job(args[0])
+				q = model.Query{Num: ls[0].Frame.Desc.Num[j], Cat: ls[0].Frame.Desc.Cat[j]}
 			} else {
 				nb = sim.NearestTo(q, k)
+			}
+			self := ""
+			if known {
+				self = args[0]
+			}
+			warns, err := sim.CheckNeighbors(q, self, nb)
+			if err != nil {
+				return fmt.Errorf("similar %q: %w", args[0], err)
 			}
 			sug, err := sim.Suggest(nb)
 			if err != nil {
 				return err
+			}
+			for _, w := range warns {
+				fmt.Fprintln(e.stderr, "warning:", w)
 			}
 			if asJSON {
 				return json.NewEncoder(e.stdout).Encode(struct {

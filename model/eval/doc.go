@@ -20,8 +20,13 @@
 //
 // Metrics: MAE, RMSE, MAPE, R², Spearman's rho, and the agreement of the
 // co-location decision "both normalized throughputs >= 0.8" on test pairs
-// whose two orders are both held out. Summaries are medians over seeds.
-// The result file is an Arrow table "eval" (version 1), one row per seed;
+// whose two orders are both held out. Trust: every fit is calibrated
+// (model.Calibrate) and scored on the coverage and width of its intervals
+// and on the share of its raw predictions outside its plausible range over
+// every pair it did not train on (measured or not); predictions are scored
+// bounded. A cell that cannot be fit (too few pairs at a small fraction)
+// is a warning, not an error. Summaries are medians over seeds.
+// The result file is an Arrow table "eval" (version 2), one row per seed;
 // Read reads it back and recomputes the summaries. Predict gives the
 // per-pair view of one split (the held-out pairs with their measured and
 // predicted values), from the same fits Run scores: `coloc report` draws
@@ -34,6 +39,12 @@
 // (CacheKey) and returns it on the next call with the same key, so a
 // report built twice evaluates once; a result file from `coloc eval -o`
 // is read back with Read.
+//
+// RunActive simulates active selection (`coloc eval --protocol active`):
+// on each device, from a random 5% of the measured unordered pairs, each
+// strategy of model.SelectPairs reveals 5% more a round; the model is
+// refit and scored on the measured pairs not yet revealed; the all-pairs
+// reference is a fit on a random 90% of the ordered pairs.
 //
 // A choice of ours (the papers are silent): the default devices leave out
 // "_unconsolidated" device types, whose single-GPU pairs repeat those of

@@ -266,3 +266,56 @@ func TestReadRefusesBadCells(t *testing.T) {
 		}
 	}
 }
+
+// Nominal 90% intervals cover between 85% and 95% of the held-out Gavel
+// pairs in every cell (median over 5 seeds) of protocol pairs, fractions
+// 0.2 and 0.5, on k80, p100 and v100.
+func TestIntervalCoverageOnGavel(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fits 330 IASP models on Gavel's data (about a minute)")
+	}
+	d, err := model.LoadData(gavel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := Options{Protocols: []string{"pairs"}, Fractions: []float64{0.2, 0.5}, Seeds: 5,
+		Models: []string{"iasp"}, Devices: []string{"k80", "p100", "v100"}, Trust: model.DefaultTrustOptions}
+	res, err := Run(d, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Summaries) != 6 {
+		t.Fatalf("%d summaries, want 6", len(res.Summaries))
+	}
+	for _, s := range res.Summaries {
+		if !(s.CoverageMedian >= 0.85 && s.CoverageMedian <= 0.95) {
+			t.Errorf("%s %s fraction %v: coverage %.3f is outside [0.85, 0.95]", s.Model, s.Device, s.Fraction, s.CoverageMedian)
+		}
+		if !(s.WidthMedian > 0 && s.WidthMedian < 1) {
+			t.Errorf("%s %s fraction %v: width %.3f", s.Model, s.Device, s.Fraction, s.WidthMedian)
+		}
+		t.Logf("%s %s fraction %v: coverage %.3f, width %.3f, MAE %.4f", s.Model, s.Device, s.Fraction, s.CoverageMedian, s.WidthMedian, s.MAEMedian)
+	}
+}
+
+// A cell that cannot be fit (too few pairs at a small fraction) is
+// reported and skipped; the other cells are scored.
+func TestUnfittableCellIsSkipped(t *testing.T) {
+	d, err := model.LoadData(gavel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := Options{Protocols: []string{"pairs"}, Fractions: []float64{0.001, 0.2}, Seeds: 1,
+		Models: []string{"mean"}, Devices: []string{"k80"}, Trust: model.TrustOptions{Coverage: 0.9}}
+	res, err := Run(d, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Skipped != 1 || len(res.Cells) != 1 || res.Cells[0].Fraction != 0.2 {
+		t.Fatalf("skipped %d, cells %+v; want the 0.001 cell skipped and the 0.2 cell scored", res.Skipped, res.Cells)
+	}
+	last := res.Warnings[len(res.Warnings)-1]
+	if !strings.Contains(last, "fraction 0.001") || !strings.Contains(last, "larger --fractions") {
+		t.Errorf("warning %q does not name the cell and what to change", last)
+	}
+}

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"fmt"
+	"math"
 	"sync"
 	"time"
 
@@ -57,36 +58,70 @@ func runFits(d *model.Data, o Options, devices []string) (*Result, error) {
 			}
 		}
 	}
-	scoredBy := make([][]scored, len(jobs))
+	got := make([]fitted, len(jobs))
+	errs := make([]error, len(jobs))
 	took := make([]time.Duration, len(jobs))
 	prog := newProgress(o, groupEnd, groupName, took)
-	err := model.ForEach(len(jobs), o.Workers, func(i int) error {
+	// A fit that fails is recorded, not fatal: its cell is reported and
+	// skipped below (too few pairs at a small fraction, say), so every
+	// other cell of the sweep is still scored.
+	model.ForEach(len(jobs), o.Workers, func(i int) error {
 		j := jobs[i]
 		start := time.Now()
-		got, err := fitAndScore(d.Space, j.name, j.tk, j.seed)
-		if err != nil {
-			c := cells[j.cell]
-			return fmt.Errorf("%s, %s on %s, fraction %g, seed %d: %w", c.Model, c.Protocol, c.Device, c.Fraction, c.Seed, err)
-		}
-		scoredBy[i], took[i] = got, time.Since(start)
+		got[i], errs[i] = fitTask(d.Space, j.name, j.tk, j.seed, o.Trust)
+		took[i] = time.Since(start)
 		prog.done(i)
 		return nil
 	})
-	if err != nil {
-		return nil, err
-	}
 	prog.done(-1)
-	xs := make([][]scored, len(cells))
+	type acc struct {
+		xs                        []scored
+		outside, unmeasured, fits int
+		err                       error
+	}
+	accs := make([]acc, len(cells))
 	for i, j := range jobs {
-		xs[j.cell] = append(xs[j.cell], scoredBy[i]...)
+		a := &accs[j.cell]
+		if errs[i] != nil {
+			if a.err == nil {
+				a.err = errs[i]
+			}
+			continue
+		}
+		a.xs = append(a.xs, got[i].xs...)
+		a.outside += got[i].outside
+		a.unmeasured += got[i].unmeasured
+		if len(j.tk.test) > 0 {
+			a.fits++
+		}
 	}
-	res := &Result{Warnings: d.Warnings}
-	for c := range cells {
-		cells[c].Metrics = score(xs[c])
-	}
-	res.Cells = cells
-	for c := 0; c < len(cells); c += o.Seeds {
-		res.Summaries = append(res.Summaries, summarise(cells[c:c+o.Seeds]))
+	res := &Result{Warnings: append([]string(nil), d.Warnings...)}
+	for c0 := 0; c0 < len(cells); c0 += o.Seeds {
+		var kept []Cell
+		for c := c0; c < c0+o.Seeds; c++ {
+			a := accs[c]
+			if a.err != nil {
+				cl := cells[c]
+				sp := Split{Protocol: cl.Protocol, Device: cl.Device, Fraction: cl.Fraction, Seed: cl.Seed}
+				res.Skipped++
+				res.Warnings = append(res.Warnings, fmt.Sprintf("%s, %s: skipped: %v%s", cl.Model, sp, a.err, hint(a.err)))
+				continue
+			}
+			cl := cells[c]
+			cl.Metrics = score(a.xs)
+			cl.NUnmeasured = a.unmeasured
+			cl.OutOfRange = math.NaN()
+			if a.unmeasured > 0 {
+				cl.OutOfRange = float64(a.outside) / float64(a.unmeasured)
+			}
+			res.Fits += a.fits
+			kept = append(kept, cl)
+		}
+		if len(kept) == 0 {
+			continue
+		}
+		res.Cells = append(res.Cells, kept...)
+		res.Summaries = append(res.Summaries, summarise(kept))
 	}
 	return res, nil
 }

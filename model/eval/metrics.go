@@ -24,20 +24,33 @@ type Metrics struct {
 	// measurements; NAgree is their number. NaN when there is none.
 	Agreement float64 `json:"agreement"`
 	NAgree    int     `json:"n_agreement"`
+	// Coverage is the share of test pairs whose measurement lies in the
+	// prediction's interval, Width the mean width of those intervals; NaN
+	// when the run calibrates no intervals.
+	Coverage float64 `json:"coverage"`
+	Width    float64 `json:"width"`
+	// OutOfRange is the share of the fit's raw predictions outside its
+	// plausible range over every unmeasured pair of the test slots: every
+	// ordered pair of jobs with solo features there that the fit was not
+	// trained on, measured or not (NUnmeasured of them).
+	OutOfRange  float64 `json:"out_of_range"`
+	NUnmeasured int     `json:"n_unmeasured"`
 }
 
 // scored is one test pair with its measurement and prediction.
 type scored struct {
 	a, b, s int
 	y, p    float64
+	lo, hi  float64 // interval; NaN when none
 }
 
 func score(xs []scored) Metrics {
 	m := Metrics{N: len(xs)}
 	if len(xs) == 0 {
 		nan := math.NaN()
-		return Metrics{MAE: nan, RMSE: nan, MAPE: nan, R2: nan, Spearman: nan, Agreement: nan}
+		return Metrics{MAE: nan, RMSE: nan, MAPE: nan, R2: nan, Spearman: nan, Agreement: nan, Coverage: nan, Width: nan, OutOfRange: nan}
 	}
+	m.Coverage, m.Width = coverage(xs)
 	var sae, sse, sape, ym float64
 	for _, x := range xs {
 		e := x.p - x.y
@@ -152,4 +165,21 @@ func median(xs []float64) float64 {
 		return v[len(v)/2]
 	}
 	return (v[len(v)/2-1] + v[len(v)/2]) / 2
+}
+
+// coverage returns the share of xs whose measurement lies in its interval
+// and the mean interval width; NaN when an interval is missing.
+func coverage(xs []scored) (float64, float64) {
+	in, w := 0, 0.0
+	for _, x := range xs {
+		if math.IsNaN(x.lo) || math.IsNaN(x.hi) {
+			return math.NaN(), math.NaN()
+		}
+		if x.y >= x.lo && x.y <= x.hi {
+			in++
+		}
+		w += x.hi - x.lo
+	}
+	n := float64(len(xs))
+	return float64(in) / n, w / n
 }

@@ -41,6 +41,7 @@ func Read(path string) (*Result, error) {
 		model, protocol, device                   *features.TableColumn
 		fraction, mae, rmse, mape, r2, rho, agree *features.TableColumn
 		seed, n, nAgree                           *features.TableColumn
+		cover, width, oor, nUnmeasured            *features.TableColumn
 	}
 	for _, c := range []struct {
 		dst  **features.TableColumn
@@ -52,6 +53,8 @@ func Read(path string) (*Result, error) {
 		{&cols.mae, "mae", 'f'}, {&cols.rmse, "rmse", 'f'}, {&cols.mape, "mape", 'f'},
 		{&cols.r2, "r2", 'f'}, {&cols.rho, "spearman", 'f'}, {&cols.agree, "agreement", 'f'},
 		{&cols.nAgree, "n_agreement", 'i'},
+		{&cols.cover, "coverage", 'f'}, {&cols.width, "width", 'f'}, {&cols.oor, "out_of_range", 'f'},
+		{&cols.nUnmeasured, "n_unmeasured", 'i'},
 	} {
 		if *c.dst, err = col(c.name, c.kind); err != nil {
 			return nil, err
@@ -75,6 +78,7 @@ func Read(path string) (*Result, error) {
 			Metrics: Metrics{
 				N: int(cols.n.Int[i]), MAE: cols.mae.Float[i], RMSE: cols.rmse.Float[i], MAPE: cols.mape.Float[i],
 				R2: cols.r2.Float[i], Spearman: cols.rho.Float[i], Agreement: cols.agree.Float[i], NAgree: int(cols.nAgree.Int[i]),
+				Coverage: cols.cover.Float[i], Width: cols.width.Float[i], OutOfRange: cols.oor.Float[i], NUnmeasured: int(cols.nUnmeasured.Int[i]),
 			},
 		}
 		if err := c.check(); err != nil {
@@ -109,6 +113,20 @@ func (c Cell) check() error {
 		return fmt.Errorf("column seed: %d is not at least 1", c.Seed)
 	case c.N < 0 || c.NAgree < 0 || c.NAgree > c.N:
 		return fmt.Errorf("column n_test or n_agreement: %d and %d are not counts with n_agreement <= n_test", c.N, c.NAgree)
+	}
+	for _, m := range []struct {
+		name string
+		v    float64
+	}{{"coverage", c.Coverage}, {"out_of_range", c.OutOfRange}} {
+		if m.v < 0 || m.v > 1 {
+			return fmt.Errorf("column %s: %v is not a share in [0, 1]", m.name, m.v)
+		}
+	}
+	if c.Width < 0 || math.IsInf(c.Width, 0) {
+		return fmt.Errorf("column width: %v is not a non-negative width", c.Width)
+	}
+	if c.NUnmeasured < 0 {
+		return fmt.Errorf("column n_unmeasured: %d is not a count", c.NUnmeasured)
 	}
 	for _, m := range []struct {
 		name string

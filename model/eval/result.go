@@ -16,7 +16,7 @@ import (
 // row per (model, protocol, device, fraction, seed).
 const (
 	TableName    = "eval"
-	TableVersion = 1
+	TableVersion = 2
 )
 
 // Write writes every cell of r to path (atomically).
@@ -63,6 +63,10 @@ func (r *Result) Write(path string) error {
 		flt("spearman", "1", func(c Cell) float64 { return c.Spearman }),
 		flt("agreement", "1", func(c Cell) float64 { return c.Agreement }),
 		num("n_agreement", "count", func(c Cell) int { return c.NAgree }),
+		flt("coverage", "1", func(c Cell) float64 { return c.Coverage }),
+		flt("width", "1", func(c Cell) float64 { return c.Width }),
+		flt("out_of_range", "1", func(c Cell) float64 { return c.OutOfRange }),
+		num("n_unmeasured", "count", func(c Cell) int { return c.NUnmeasured }),
 	}
 	return features.WriteTable(path, t)
 }
@@ -94,9 +98,13 @@ func (r *Result) WriteJSON(w io.Writer) error {
 			R2Median        jsonFloat `json:"r2_median"`
 			SpearmanMedian  jsonFloat `json:"spearman_median"`
 			AgreementMedian jsonFloat `json:"agreement_median"`
+			CoverageMedian  jsonFloat `json:"coverage_median"`
+			WidthMedian     jsonFloat `json:"width_median"`
+			OutOfRange      jsonFloat `json:"out_of_range_median"`
 		}{s.Model, s.Protocol, s.Device, s.Fraction, s.Seeds, s.NTest,
 			jsonFloat(s.MAEMedian), jsonFloat(s.RMSEMedian), jsonFloat(s.MAPEMedian),
-			jsonFloat(s.R2Median), jsonFloat(s.SpearmanMedian), jsonFloat(s.AgreementMedian)})
+			jsonFloat(s.R2Median), jsonFloat(s.SpearmanMedian), jsonFloat(s.AgreementMedian),
+			jsonFloat(s.CoverageMedian), jsonFloat(s.WidthMedian), jsonFloat(s.OutOfRangeMedian)})
 		if err != nil {
 			return err
 		}
@@ -106,10 +114,11 @@ func (r *Result) WriteJSON(w io.Writer) error {
 
 // WriteText prints the summaries as an aligned table.
 func (r *Result) WriteText(w io.Writer) error {
-	fmt.Fprintf(w, "%-10s %-12s %-7s %5s %6s %7s %7s %7s %7s %7s %7s\n", "model", "protocol", "device", "frac", "n", "MAE", "RMSE", "MAPE%", "R2", "rho", "agree")
+	fmt.Fprintf(w, "%-10s %-12s %-7s %5s %6s %7s %7s %7s %7s %7s %7s %6s %6s %6s\n", "model", "protocol", "device", "frac", "n", "MAE", "RMSE", "MAPE%", "R2", "rho", "agree", "cover", "width", "oor%")
 	for _, s := range r.Summaries {
-		fmt.Fprintf(w, "%-10s %-12s %-7s %5.2f %6d %7.4f %7.4f %7.2f %7.3f %7.3f %7.3f\n", s.Model, s.Protocol, s.Device, s.Fraction, s.NTest,
-			s.MAEMedian, s.RMSEMedian, s.MAPEMedian, s.R2Median, s.SpearmanMedian, s.AgreementMedian)
+		fmt.Fprintf(w, "%-10s %-12s %-7s %5.2f %6d %7.4f %7.4f %7.2f %7.3f %7.3f %7.3f %6.3f %6.3f %6.2f\n", s.Model, s.Protocol, s.Device, s.Fraction, s.NTest,
+			s.MAEMedian, s.RMSEMedian, s.MAPEMedian, s.R2Median, s.SpearmanMedian, s.AgreementMedian,
+			s.CoverageMedian, s.WidthMedian, 100*s.OutOfRangeMedian)
 	}
 	return nil
 }

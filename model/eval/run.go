@@ -3,7 +3,6 @@ package eval
 import (
 	"fmt"
 	"io"
-	"math"
 	"runtime"
 	"strings"
 
@@ -21,20 +20,26 @@ type Options struct {
 	// single-GPU pairs repeat those of the base type.
 	Devices []string
 	// Progress, when not nil, receives one line per finished (model,
-	// protocol, device), in that order, with the fitting time summed over
-	// its fits.
+	// protocol, device).
 	Progress io.Writer
 	// Workers is the number of fits run at once; 0: GOMAXPROCS. The
 	// result does not depend on it.
 	Workers int
+	// Trust calibrates each fit's intervals (Folds < 2: none; coverage and
+	// width are then NaN).
+	Trust model.TrustOptions
 }
 
-// DefaultOptions are the defaults of `coloc eval`.
+// DefaultOptions are the defaults of `coloc eval`. Intervals are not
+// calibrated by default (Trust.Folds 0): calibrating with the model file's
+// 10 folds costs eleven fits per fit, which would put the usual sweep far
+// past a minute; `coloc eval --folds 10` scores coverage and width.
 var DefaultOptions = Options{
 	Protocols: []string{"pairs"},
 	Fractions: []float64{0.1, 0.2, 0.5, 0.8},
 	Seeds:     5,
 	Models:    model.Names(),
+	Trust:     model.TrustOptions{Coverage: model.DefaultTrustOptions.Coverage},
 }
 
 // defaultSlots returns the default evaluated slots: those with measured pairs,
@@ -79,6 +84,11 @@ type Summary struct {
 	R2Median        float64 `json:"r2_median"`
 	SpearmanMedian  float64 `json:"spearman_median"`
 	AgreementMedian float64 `json:"agreement_median"`
+	CoverageMedian  float64 `json:"coverage_median"`
+	WidthMedian     float64 `json:"width_median"`
+	// OutOfRangeMedian is the median share of predictions over unmeasured
+	// pairs outside the plausible range (Metrics.OutOfRange).
+	OutOfRangeMedian float64 `json:"out_of_range_median"`
 }
 
 // Result holds every cell and their summaries.
@@ -86,6 +96,10 @@ type Result struct {
 	Cells     []Cell
 	Summaries []Summary
 	Warnings  []string
+	// Fits is the number of model fits scored (a new-job cell fits once
+	// per hidden workload), calibration fits not counted; Skipped the
+	// cells that could not be fit (each named in Warnings).
+	Fits, Skipped int
 }
 
 // Run evaluates every model under every protocol, slot, fraction and seed.
@@ -122,32 +136,6 @@ func Run(d *model.Data, o Options) (*Result, error) {
 	return runFits(d, o, devices)
 }
 
-func fitAndScore(sp *model.Space, name string, tk task, seed int) ([]scored, error) {
-	if len(tk.test) == 0 {
-		return nil, nil
-	}
-	m, err := model.New(name)
-	if err != nil {
-		return nil, err
-	}
-	tr, err := model.NewTrain(sp, tk.train, uint64(seed))
-	if err != nil {
-		return nil, err
-	}
-	if err := m.Fit(tr); err != nil {
-		return nil, err
-	}
-	out := make([]scored, len(tk.test))
-	for i, o := range tk.test {
-		p := m.Predict(o.A, o.B, o.S)
-		if math.IsNaN(p) || math.IsInf(p, 0) {
-			return nil, fmt.Errorf("prediction for %s|%s is %v", sp.Jobs[o.A], sp.Jobs[o.B], p)
-		}
-		out[i] = scored{a: o.A, b: o.B, s: o.S, y: o.Y, p: p}
-	}
-	return out, nil
-}
-
 func summarise(cells []Cell) Summary {
 	c0 := cells[0]
 	s := Summary{Model: c0.Model, Protocol: c0.Protocol, Device: c0.Device, Fraction: c0.Fraction, Seeds: len(cells)}
@@ -165,6 +153,9 @@ func summarise(cells []Cell) Summary {
 	s.R2Median = col(func(c Cell) float64 { return c.R2 })
 	s.SpearmanMedian = col(func(c Cell) float64 { return c.Spearman })
 	s.AgreementMedian = col(func(c Cell) float64 { return c.Agreement })
+	s.CoverageMedian = col(func(c Cell) float64 { return c.Coverage })
+	s.WidthMedian = col(func(c Cell) float64 { return c.Width })
+	s.OutOfRangeMedian = col(func(c Cell) float64 { return c.OutOfRange })
 	return s
 }
 

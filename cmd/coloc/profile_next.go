@@ -1,0 +1,147 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"path/filepath"
+	"strings"
+
+	"github.com/coloc-dev/coloc/datasets"
+	"github.com/coloc-dev/coloc/features"
+	"github.com/coloc-dev/coloc/model"
+	"github.com/spf13/cobra"
+)
+
+func newProfileNextCmd(e *env) *cobra.Command {
+	var data, models, modelName, device, strategy, out string
+	var budget int
+	var seed uint64
+	cmd := &cobra.Command{
+		Use:   "next --data DIR --budget N -o FILE",
+		Short: "Choose the pairs to profile next and write them as a pair list",
+		Long: `Ranks the pairs of the dataset's workloads that have not been profiled on a
+device (a workload next to itself included) by the value of measuring them,
+and writes the best --budget of them to a pair list that
+'coloc profile run --pairs-from FILE' reads.
+
+Strategies (see docs/predictions.md):
+  width        (default) greedy: the pair whose measurement most narrows the
+               prediction intervals of every pair not yet measured, plus its
+               own; pairs already chosen count as measured, so a batch
+               spreads over the workloads
+  uncertainty  the pairs with the widest intervals, each on its own
+  random       uniformly at random
+
+An interval's width on a device is the model's conformal quantile there
+(from --models, when given) times a difficulty that shrinks with the number
+of measured pairs of each of the two workloads. Pairs already in the pairs
+table (measured, suspect, infeasible or failed) are never chosen. The loop:
+profile solo -> profile next -> profile run --pairs-from -> fit -> next.`,
+		Example: `  coloc profile run --suite benchmarks/suites/tiny.yaml --out out/tiny --device cpu --pairs none
+  coloc profile next --data out/tiny --budget 2 -o out/next.pairs
+  coloc profile run --suite benchmarks/suites/tiny.yaml --out out/tiny2 --device cpu --pairs-from out/next.pairs
+  coloc profile next --data datasets/reference/gavel --device v100 --models out/models --budget 20 -o next.pairs`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			set, err := features.BuildDir(data)
+			if err != nil {
+				return err
+			}
+			sp, err := model.NewSpace(set)
+			if err != nil {
+				return err
+			}
+			ds, err := datasets.Open(data)
+			if err != nil {
+				return err
+			}
+			var slots []int
+			if device != "" {
+				s, err := sp.Slot(device)
+				if err != nil {
+					return err
+				}
+				slots = []int{s}
+			} else {
+				for s, sl := range sp.Slots {
+					if sl.Degree == 1 {
+						slots = append(slots, s)
+					}
+				}
+				if len(slots) != 1 {
+					names := make([]string, len(slots))
+					for i, s := range slots {
+						names[i] = sp.Slots[s].String()
+					}
+					return fmt.Errorf("%s holds %d devices (%s): say which with --device", data, len(slots), strings.Join(names, ", "))
+				}
+			}
+			var measured []model.Obs
+			skip := map[[3]int]bool{}
+			if ds.Pairs != nil {
+				for i, p := range ds.Pairs.Rows {
+					s := sp.SlotIndex(model.Slot{DeviceType: p.DeviceType, Degree: p.Degree})
+					a, errA := sp.Job(p.Workload)
+					b, errB := sp.Job(p.Partner)
+					if s < 0 || errA != nil || errB != nil {
+						return fmt.Errorf("%s: pairs row %d: %s|%s on %s at degree %d has no solo features", data, i+1, p.Workload, p.Partner, p.DeviceType, p.Degree)
+					}
+					skip[[3]int{min(a, b), max(a, b), s}] = true
+					if p.Measured() {
+						measured = append(measured, model.Obs{A: a, B: b, S: s, Y: p.Normalized})
+					}
+				}
+			}
+			o := model.SelectOptions{Strategy: strategy, Budget: budget, Seed: seed}
+			if models != "" {
+				ls, err := model.LoadDir(models, []string{modelName})
+				if err != nil {
+					return err
+				}
+				tr, fr := ls[0].File.Trust, ls[0].Frame
+				o.Quantile = make([]float64, len(sp.Slots))
+				for s, sl := range sp.Slots {
+					o.Quantile[s] = math.NaN()
+					if k := fr.SlotIndex(sl); k >= 0 {
+						o.Quantile[s] = tr.Quantile[k]
+					}
+				}
+			}
+			picks, err := model.SelectPairs(sp, measured, skip, slots, o)
+			if err != nil {
+				return err
+			}
+			if len(picks) == 0 {
+				fmt.Fprintf(e.stderr, "note: every pair of %s's workloads on %s has been profiled: nothing to choose\n", data, sp.Slots[slots[0]])
+			}
+			pairs := make([][2]string, len(picks))
+			comments := make([]string, len(picks))
+			for i, c := range picks {
+				pairs[i] = [2]string{sp.Jobs[c.A], sp.Jobs[c.B]}
+				comments[i] = fmt.Sprintf("%s, %s value %.4g", sp.Slots[c.S], strategy, c.Gain)
+			}
+			abs, _ := filepath.Abs(data)
+			notes := []string{fmt.Sprintf("chosen by coloc profile next --strategy %s --budget %d from %s (%d measured pairs, %d pairs in the table)", strategy, budget, abs, len(measured), len(skip))}
+			if err := model.WritePairList(out, pairs, notes, comments); err != nil {
+				return err
+			}
+			for i, p := range pairs {
+				fmt.Fprintf(e.stdout, "%3d  %s + %s  (%s)\n", i+1, p[0], p[1], comments[i])
+			}
+			fmt.Fprintf(e.stdout, "wrote %s: %d pairs (coloc profile run --pairs-from %s)\n", out, len(pairs), out)
+			return nil
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&data, "data", "", "dataset directory (solo runs at least)")
+	fl.StringVar(&models, "models", "", "model directory written by 'coloc fit' (optional): its conformal quantiles scale the widths per device")
+	fl.StringVar(&modelName, "model", "iasp", "model of --models whose intervals are used")
+	fl.StringVar(&device, "device", "", "device type to choose pairs on (default: the dataset's only one)")
+	fl.StringVar(&strategy, "strategy", model.StrategyWidth, "width, uncertainty or random")
+	fl.IntVar(&budget, "budget", 10, "number of pair runs to choose")
+	fl.Uint64Var(&seed, "seed", 1, "seed of the random order ties are broken in")
+	fl.StringVarP(&out, "out", "o", "", "pair list to write")
+	cmd.MarkFlagRequired("data")
+	cmd.MarkFlagRequired("out")
+	return cmd
+}
