@@ -14,10 +14,11 @@ import (
 const gavelDir = "../../datasets/reference/gavel"
 
 // The shape and values of `coloc eval --json`: one object per (model,
-// protocol, device, fraction) with the fields schedulers and reports read.
+// protocol, device, fraction) with the fields schedulers and reports read,
+// the coverage and width of calibrated intervals (--folds 10) included.
 func TestEvalJSONGolden(t *testing.T) {
 	out, _, err := runCmd(t, "eval", "--data", gavelDir, "--models", "mean,bias", "--fractions", "0.2,0.5",
-		"--seeds", "2", "--device", "k80,v100", "--json", "-q")
+		"--seeds", "2", "--device", "k80,v100", "--folds", "10", "--json", "-q")
 	if err != nil {
 		t.Fatal(err)
 	}

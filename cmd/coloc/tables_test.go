@@ -21,7 +21,7 @@ func TestDatasetsCommandsReadFeatureAndEvalFiles(t *testing.T) {
 	ev := filepath.Join(tmp, "eval.arrow")
 	mustRun(t, "eval", "--data", refGavel, "--models", "mean", "--fractions", "0.5", "--seeds", "1", "-q", "-o", ev)
 
-	for _, tc := range []struct{ file, table string }{{feat, "table features, version 1"}, {ev, "table eval, version 1"}} {
+	for _, tc := range []struct{ file, table string }{{feat, "table features, version 1"}, {ev, "table eval, version 2"}} {
 		out, _ := mustRun(t, "datasets", "inspect", tc.file)
 		if !strings.Contains(out, tc.table) {
 			t.Errorf("inspect %s: %q lacks %q", tc.file, out, tc.table)
