@@ -219,10 +219,13 @@ func Pending(plan *Plan, recs map[string]*RunRecord, retryFailed, retryUnsettled
 	return out
 }
 
-// checkForeign refuses a directory that holds files but no campaign (an
-// imported dataset, say): a campaign would replace its tables. What a
-// campaign creates before its manifest (the lock, samples/ and logs/) does
-// not count.
+// checkForeign refuses a directory that holds files a campaign would
+// replace (its tables: any .arrow file, or a journal) but no campaign (an
+// imported dataset, say). Other files are left alone and do not count: a
+// batch system's output file (Slurm writes slurm-<job>.out into the shard
+// directory before coloc starts) or a user's notes. What a campaign
+// creates before its manifest (the lock, samples/ and logs/) does not
+// count either.
 func checkForeign(dir string) error {
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -238,7 +241,9 @@ func checkForeign(dir string) error {
 			return nil
 		case LockFile, samplesDir, logsDir:
 		default:
-			other = append(other, e.Name())
+			if e.Name() == journalName || strings.HasSuffix(e.Name(), ".arrow") {
+				other = append(other, e.Name())
+			}
 		}
 	}
 	if len(other) == 0 {

@@ -60,8 +60,9 @@ func TestCampaignLock(t *testing.T) {
 	}
 }
 
-// A directory that holds files but no campaign (an imported dataset) is
-// refused, with or without Force, and its files are left alone.
+// A directory that holds tables but no campaign (an imported dataset) is
+// refused, with or without Force, and its files are left alone; files a
+// campaign would not replace (a batch system's output file) do not count.
 func TestCampaignRefusesForeignDirectory(t *testing.T) {
 	dir := t.TempDir()
 	for _, name := range []string{"solo.arrow", "pairs.arrow", "notes.txt"} {
@@ -82,6 +83,13 @@ func TestCampaignRefusesForeignDirectory(t *testing.T) {
 		if b, err := os.ReadFile(filepath.Join(dir, name)); err != nil || string(b) != name {
 			t.Errorf("%s changed: %q, %v", name, b, err)
 		}
+	}
+	shard := t.TempDir()
+	if err := os.WriteFile(filepath.Join(shard, "slurm-7_1.out"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := newCampaign(t, shard, s, planOpts("none", 1, 0, 1), nil).Execute(context.Background()); err != nil {
+		t.Errorf("a directory holding only a Slurm output file: %v", err)
 	}
 }
 
