@@ -1,7 +1,6 @@
 package policies
 
 import (
-	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -10,7 +9,6 @@ import (
 
 	"github.com/coloc-dev/coloc/datasets"
 	"github.com/coloc-dev/coloc/model"
-	"github.com/coloc-dev/coloc/place"
 	"github.com/coloc-dev/coloc/place/cluster"
 	"github.com/coloc-dev/coloc/sim"
 )
@@ -41,106 +39,6 @@ func both(m map[[2]string]float64, a, b string, ab, ba float64) {
 
 // fake is the estimator coloc would get from models: solo rates from the
 // truth, normalized throughputs as "predicted".
-type fake struct {
-	solo sim.Rates
-	y    map[[2]string]float64
-}
-
-func (f fake) Solo(t *place.Task, typ string, d int, spread bool) (float64, bool) {
-	return f.solo.Solo(t.Workload, sim.Shape{GPUType: typ, GPUs: d, Spread: spread})
-}
-
-func (f fake) Normalized(_ place.Level, t, q *place.Task, _ string, _ int) (float64, string, bool) {
-	y, ok := f.y[[2]string{t.Workload, q.Workload}]
-	return y, "predicted:fake", ok
-}
-
-func twoGPUs(t *testing.T) *sim.Topology {
-	t.Helper()
-	topo, err := sim.NewTopology(&cluster.Spec{Version: 1, Groups: []cluster.NodeGroup{{Name: "n", GPUType: "g", GPUs: 2}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return topo
-}
-
-// Three jobs of 100 iterations on a 2-GPU cluster, at 1 iteration/s
-// alone. A and B interfere badly (0.5 each) and go on separate GPUs; C
-// arrives with them and must share. Measured: C next to A keeps 0.9 each,
-// next to B 0.5 each. The predictions coloc gets have it the other way
-// round, so coloc puts C with B while the oracle puts it with A:
-//
-//	oracle: B alone 100 s; A and C at 0.9/s: 100/0.9 s each.
-//	coloc:  A alone 100 s; B and C at 0.5/s: 200 s each.
-func TestColocFollowsPredictionsOracleTheTruth(t *testing.T) {
-	measuredPairs := map[[2]string]float64{}
-	both(measuredPairs, "A", "B", 0.5, 0.5)
-	both(measuredPairs, "A", "C", 0.9, 0.9)
-	both(measuredPairs, "B", "C", 0.5, 0.5)
-	tr := truth(t, []string{"A", "B", "C"}, measuredPairs)
-	pred := map[[2]string]float64{}
-	both(pred, "A", "B", 0.5, 0.5)
-	both(pred, "A", "C", 0.5, 0.5)
-	both(pred, "B", "C", 0.9, 0.9)
-	jobs := []sim.TraceJob{
-		{Workload: "A", Steps: 100, Scale: 1}, {Workload: "B", Steps: 100, Scale: 1}, {Workload: "C", Steps: 100, Scale: 1},
-	}
-	coloc := NewPlacement("coloc", func(*sim.View) place.Estimator { return fake{sim.SoloOnly(tr), pred} }, nil, 0)
-	for _, c := range []struct {
-		pol  sim.Policy
-		jcts []float64
-	}{
-		{NewOracle(tr, 0), []float64{100 / 0.9, 100, 100 / 0.9}},
-		{coloc, []float64{100, 200, 200}},
-	} {
-		res, err := sim.Run(twoGPUs(t), jobs, tr, c.pol, sim.DefaultOptions)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i, want := range c.jcts {
-			if got := res.Jobs[i].JCT; math.Abs(got-want) > 1e-9 {
-				t.Errorf("%s: job %s JCT %v, want %v", c.pol.Name(), jobs[i].Workload, got, want)
-			}
-		}
-	}
-}
-
-// A pair predicted (and measured) to interfere badly is kept apart while a
-// GPU is free, even though the first GPU has room for a second job; a
-// third job that would drop below 0.8 next to either waits.
-func TestBadPairKeptApartWhileAGPUIsFree(t *testing.T) {
-	ps := map[[2]string]float64{}
-	both(ps, "A", "B", 0.5, 0.5)
-	both(ps, "A", "C", 0.7, 0.9)
-	both(ps, "B", "C", 0.9, 0.6)
-	tr := truth(t, []string{"A", "B", "C"}, ps)
-	jobs := []sim.TraceJob{
-		{Workload: "A", Steps: 100, Scale: 1}, {Workload: "B", Steps: 100, Arrival: 10, Scale: 1}, {Workload: "C", Steps: 10, Arrival: 20, Scale: 1},
-	}
-	res, err := sim.Run(twoGPUs(t), jobs, tr, NewOracle(tr, 0), sim.DefaultOptions)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, want := range []float64{100, 100, 90} { // C: arrives at 20, runs 100-110
-		j := res.Jobs[i]
-		if j.JCT != want || j.Shared != 0 {
-			t.Errorf("job %s: JCT %v shared %v s, want %v alone", j.Workload, j.JCT, j.Shared, want)
-		}
-	}
-	// C waited for A to finish at t=100, then ran alone for 10 s.
-	if c := res.Jobs[2]; c.Start != 100 {
-		t.Errorf("C started at %v, want 100 (when A finished)", c.Start)
-	}
-	// With a threshold of 0.6, C shares with B at once (0.9 and 0.6).
-	res, err = sim.Run(twoGPUs(t), jobs, tr, NewOracle(tr, 0.6), sim.DefaultOptions)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c := res.Jobs[2]; c.Start != 20 || c.Shared == 0 {
-		t.Errorf("threshold 0.6: C started at %v, shared %v s; want at 20 with B", c.Start, c.Shared)
-	}
-}
-
 func TestFactories(t *testing.T) {
 	infos := Policies()
 	names := []string{}

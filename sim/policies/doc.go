@@ -48,10 +48,6 @@
 // the data measured the pair at that degree (Gavel's hold pairs on 1 to
 // 8 GPUs): no unmeasured multi-GPU pair rate is assumed.
 //
-// Placement (NewPlacement, NewColoc, NewOracle) is the earlier online form
-// of the export's engine (CLWP, NLWP, a normalized-throughput threshold);
-// it is kept for the engine's tests and is not registered as a policy.
-//
 // Where it sits: model -> place -> sim/policies -> sim's
 // replay. The simulator (package sim) knows nothing of models; a
 // policy here gets the model directory through sim.Env.Models.
