@@ -2,7 +2,6 @@ package datasets
 
 import (
 	"encoding/json"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
@@ -15,15 +14,7 @@ import (
 // Arrow interop test it skips without node and the packages unless
 // COLOC_REQUIRE_NODE=1.
 func TestInteropParquetJS(t *testing.T) {
-	script, _ := filepath.Abs("../tests/interop/read_parquet.mjs")
-	node, err := exec.LookPath("node")
-	_, modErr := os.Stat("../tests/interop/node_modules/hyparquet-compressors")
-	if err != nil || modErr != nil {
-		if os.Getenv("COLOC_REQUIRE_NODE") == "1" {
-			t.Fatalf("node or hyparquet missing (run npm ci in tests/interop): %v %v", err, modErr)
-		}
-		t.Skip("node or tests/interop/node_modules/hyparquet-compressors missing; run `npm ci` in tests/interop")
-	}
+	node, script := interopNode(t, "hyparquet-compressors", "read_parquet.mjs")
 	pairs, err := Read(filepath.Join(gavelRef, "pairs.arrow"))
 	if err != nil {
 		t.Fatal(err)

@@ -17,15 +17,7 @@ import (
 // the package (npm ci) and sets COLOC_REQUIRE_NODE=1, which turns a skip
 // into a failure.
 func TestInteropApacheArrowJS(t *testing.T) {
-	script, _ := filepath.Abs("../tests/interop/read.mjs")
-	node, err := exec.LookPath("node")
-	_, modErr := os.Stat("../tests/interop/node_modules/apache-arrow")
-	if err != nil || modErr != nil {
-		if os.Getenv("COLOC_REQUIRE_NODE") == "1" {
-			t.Fatalf("node or apache-arrow missing (run npm ci in tests/interop): %v %v", err, modErr)
-		}
-		t.Skip("node or tests/interop/node_modules/apache-arrow missing; run `npm ci` in tests/interop")
-	}
+	node, script := interopNode(t, "apache-arrow", "read.mjs")
 	runs := filepath.Join(t.TempDir(), "runs.arrow")
 	if err := Write(runs, sampleRuns().Table()); err != nil {
 		t.Fatal(err)
@@ -84,4 +76,21 @@ func sameValue(c *Column, i int, js any) bool {
 		return ok && (f == v || math.Abs(f-v) <= 1e-12*math.Abs(v))
 	}
 	return false
+}
+
+// interopNode returns node and the absolute path of the interop script
+// tests/interop/<script>, or skips the test when node or the npm package
+// module is missing; with COLOC_REQUIRE_NODE=1 (CI) it fails instead.
+func interopNode(t *testing.T, module, script string) (node, path string) {
+	t.Helper()
+	path, _ = filepath.Abs(filepath.Join("..", "tests", "interop", script))
+	node, err := exec.LookPath("node")
+	_, modErr := os.Stat(filepath.Join("..", "tests", "interop", "node_modules", module))
+	if err != nil || modErr != nil {
+		if os.Getenv("COLOC_REQUIRE_NODE") == "1" {
+			t.Fatalf("node or %s missing (run npm ci in tests/interop): %v %v", module, err, modErr)
+		}
+		t.Skipf("node or tests/interop/node_modules/%s missing; run `npm ci` in tests/interop", module)
+	}
+	return node, path
 }
