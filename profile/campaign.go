@@ -51,7 +51,11 @@ type Campaign struct {
 	// RetryUnsettled those whose step time never settled. The new record
 	// replaces the old one.
 	RetryFailed, RetryUnsettled bool
-	Progress                    Progress
+	// Extend lets Plan add pair runs to the campaign the directory holds
+	// (extend.go): its runs are kept and the new pairs appended, instead
+	// of the plan being refused as another campaign's.
+	Extend   bool
+	Progress Progress
 }
 
 // Summary is what an Execute did.
@@ -110,6 +114,9 @@ func (c *Campaign) Execute(ctx context.Context) (*Summary, error) {
 	man, err := c.prepare()
 	if err != nil {
 		return nil, err
+	}
+	if c.Shard == "" {
+		todo = c.Plan // extended by prepare
 	}
 	j, recs, warns, err := OpenJournal(filepath.Join(c.Dir, journalName))
 	if err != nil {
@@ -288,7 +295,14 @@ func (c *Campaign) prepare() (*Manifest, error) {
 	case c.Force:
 		discard = true
 	default:
-		if d := man.differences(old); len(d) > 0 {
+		extended := false
+		if c.Extend && c.Shard == "" && old.Plan.Hash != man.Plan.Hash {
+			if p, ok := extendPlan(old.Plan.Runs, c.Plan); ok {
+				c.Plan, extended = p, true
+				man.Plan = ManifestPlan{Hash: p.Hash(), EstS: p.Total().Seconds(), Notes: p.Notes, Runs: p.Runs}
+			}
+		}
+		if d := man.differences(old, extended); len(d) > 0 {
 			if !c.Force {
 				return nil, fmt.Errorf("%s holds another campaign: %s; rerun with its settings, choose another --out, or pass --force to discard its runs and start over",
 					c.Dir, strings.Join(d, "; "))

@@ -129,14 +129,15 @@ func writeFileAtomic(path string, data []byte) error { return atomicfile.WriteBy
 // differences lists what makes old a different campaign from m: another
 // suite, plan or settings. Hardware, tool version and shard may change
 // (resuming on a replaced node, with a newer build, or merging the journals
-// of the shards of one plan).
-func (m *Manifest) differences(old *Manifest) []string {
+// of the shards of one plan). extended says m's plan extends old's
+// (extendPlan): a plan change allowed.
+func (m *Manifest) differences(old *Manifest, extended bool) []string {
 	var d []string
 	if old.Suite.Hash != m.Suite.Hash {
 		d = append(d, fmt.Sprintf("suite %s changed (hash %s, now %s)", m.Suite.Name, short(old.Suite.Hash), short(m.Suite.Hash)))
 	}
-	if old.Plan.Hash != m.Plan.Hash {
-		d = append(d, fmt.Sprintf("plan changed (%d runs, now %d; --pairs, --degrees and --repeats must match)", len(old.Plan.Runs), len(m.Plan.Runs)))
+	if old.Plan.Hash != m.Plan.Hash && !extended {
+		d = append(d, fmt.Sprintf("plan changed (%d runs, now %d; --pairs, --degrees and --repeats must match; --pairs-from may add pairs, nothing else)", len(old.Plan.Runs), len(m.Plan.Runs)))
 	}
 	if old.Settings != m.Settings {
 		d = append(d, fmt.Sprintf("settings changed (%s, now %s)", old.Settings, m.Settings))

@@ -86,6 +86,7 @@ func (b *builder) build() error {
 		{"interference", len(b.cfg.Data) > 0, b.interference},
 		{"scaling", len(b.cfg.Data) > 0, b.scaling},
 		{"models", b.cfg.EvalFile != "" || len(b.cfg.Data) > 0 && (len(b.cfg.EvalModels) > 0 || b.cfg.Models != ""), b.accuracy},
+		{"active", len(b.cfg.Data) > 0 && b.cfg.ActiveSeeds > 0, b.activeSection},
 		{"policies", len(b.cfg.Scenarios) > 0, b.policies},
 		{"campaign", b.cfg.Campaign != "", b.campaign},
 	}

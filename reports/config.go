@@ -54,6 +54,15 @@ type Config struct {
 	// the tool version (eval.RunCached), and reused by the next report
 	// with the same key: the report is the same either way.
 	EvalCache string
+	// ActiveSeeds, when above 0, adds the learning curves of active
+	// selection (eval.RunActive, `coloc eval --protocol active`) over
+	// seeds 1 to ActiveSeeds, of ActiveModel (default iasp) and
+	// ActiveStrategies (default all, coloc profile next's first) on
+	// ActiveDevices (default EvalDevices); kept in EvalCache when set.
+	ActiveSeeds      int
+	ActiveModel      string
+	ActiveStrategies []string
+	ActiveDevices    []string
 	// ScatterFraction and ScatterSeed name the split (protocol pairs)
 	// whose held-out pairs the predicted-vs-measured figures show, on
 	// each evaluated device.
@@ -133,6 +142,9 @@ func (c Config) Validate() error {
 				return fmt.Errorf("--eval-fractions: %v is not a fraction in [0, 1)", f)
 			}
 		}
+	}
+	if err := c.validateActive(); err != nil {
+		return err
 	}
 	if len(c.Scenarios) > 0 {
 		if len(c.Policies) == 0 {

@@ -9,7 +9,8 @@
 // Config.Validate checks every setting, name and input path before any
 // work; Build calls it, then builds one section per step, each in a file
 // of its own: interference.go (heat maps of pairs), scaling.go (scaling
-// curves), models.go (evaluation and predictions), policies.go (simulated
+// curves), models.go (evaluation and predictions), active.go (learning
+// curves of choosing the pairs to profile), policies.go (simulated
 // policies), campaign.go (counters of a campaign) and warnings.go (every
 // warning of the data, each model and the simulator, in a section of its
 // own). html.go renders the page.
@@ -40,6 +41,18 @@
 //   - The evaluation the report computes runs the models on
 //     Config.EvalWorkers workers (eval.Options.Workers, one per CPU by
 //     default): the same cells as one worker, in less time.
+//   - Learning curves (active.go, Config.ActiveSeeds): eval.RunActive
+//     with the defaults of `coloc eval --protocol active` (IASP; from 5%
+//     of a device's pairs, 5% a round up to 50%), one figure per device
+//     with a line per strategy and the all-pairs reference as a flat
+//     line, and a table of the chosen strategy's two checks (the share
+//     of pairs from which its MAE is within 1.1x the reference; its MAE
+//     at 20% over random's). With EvalCache the curves are kept there
+//     too (active-<key>.json, versioned, keyed like the evaluation). The
+//     width strategy's picks can change from run to run where two pairs'
+//     gains tie up to rounding: RunActive passes SelectPairs the revealed
+//     pairs in a map's order, which changes the sums the gains come from
+//     in their last bits; random and uncertainty are reproducible.
 //   - Models, evaluation and simulation use the first dataset with a
 //     pairs table; the others add heat maps and scaling curves only.
 //   - Policies: models are fitted for the simulation (into OUT/models,

@@ -25,7 +25,8 @@ func PaperConfig(root, out string) (Config, error) {
 		"models on T4 GPUs (datasets/reference/pollux, Apache-2.0), with Gavel's job traces (examples/traces) " +
 		"replayed on the two example clusters. Each figure links its data as CSV.\n\n" +
 		"Sections: pairwise interference per GPU type; scaling curves with the parallel degree coloc chooses; " +
-		"how well each interference model predicts pairs it did not observe; and the placement policies compared " +
+		"how well each interference model predicts pairs it did not observe; which pairs to profile first (learning " +
+		"curves of active selection); and the placement policies compared " +
 		"in simulation: coloc, similarity and oracle decide with models this report fits on the reference data, " +
 		"and only the oracle reads measured co-located rates."
 	cfg.Data = []string{at("datasets/reference/gavel"), at("datasets/reference/pollux")}
@@ -34,6 +35,9 @@ func PaperConfig(root, out string) (Config, error) {
 	cfg.ScalingDevices = []string{"k80", "p100", "v100", "t4"}
 	cfg.EvalModels = model.StandardNames()
 	cfg.EvalDevices = []string{"k80", "p100", "v100"}
+	// The learning curves of docs/predictions.md: IASP, every strategy,
+	// 5 seeds on the same devices (about a tenth of the page's work).
+	cfg.ActiveSeeds = 5
 	// The physical-cluster traces and three msr traces of different shape
 	// (one-GPU jobs; jobs on 1, 2 and 4 GPUs; mostly 8 and 32 GPUs): the
 	// page stays a few minutes of work. docs/results.md replays every

@@ -27,6 +27,11 @@ type Env struct {
 	// choose: "shortest" (predicted remaining GPU time; the default when
 	// "") or "arrival".
 	Order string
+	// Decide is what coloc decides a pair on: its predicted normalized
+	// throughput ("expected", the default when "") or the lower bound of
+	// the prediction's interval ("lower", risk-averse), as `coloc policy
+	// export --decide` does.
+	Decide string
 }
 
 // Factory builds a policy.

@@ -50,8 +50,10 @@ the Python's torch) is checked, so a missing program fails at once.
 Ctrl-C stops the running workloads and keeps every finished run. Running the
 same command again resumes: finished runs are skipped, the interrupted one is
 redone; --retry-failed and --retry-unsettled also redo the failed or
-unsettled runs. A directory holding another suite, plan or settings is
-refused (--force discards its campaign and starts over); a directory holding
+unsettled runs. --pairs-from on a campaign directory extends its campaign:
+the pairs of the list it lacks are added to its plan and run, every finished
+run is kept (the list of a round names only its new pairs). A directory
+holding another suite, plan or settings is refused (--force discards its campaign and starts over); a directory holding
 files but no campaign is always refused. One campaign at a time holds a
 directory (a lock naming its PID).
 
@@ -133,7 +135,7 @@ cause and rerun with --retry-failed), 1 on any other error.`,
 			ro.Window.MinWarmup, ro.Timeout, ro.Share = rf.warmup, rf.timeout, rf.share
 			c := &profile.Campaign{
 				Dir: cf.out, Suite: s, Plan: plan, Shard: pf.shard, Hardware: hw, Force: cf.force,
-				RetryFailed: cf.retryFailed, RetryUnsettled: cf.retryUnsettled,
+				RetryFailed: cf.retryFailed, RetryUnsettled: cf.retryUnsettled, Extend: from != "",
 				Runner:   &profile.Runner{Suite: s, Options: ro, Monitor: mon},
 				Progress: profile.NewProgress(e.stdout, isTerminal(e.stdout)),
 			}
@@ -174,7 +176,7 @@ cause and rerun with --retry-failed), 1 on any other error.`,
 	rf.register(cmd)
 	cf.register(cmd)
 	cmd.Flags().IntVar(&gpus, "gpus", 0, "use this many GPUs, the first of those CUDA_VISIBLE_DEVICES lets through (default all; the plan's degrees fit them)")
-	cmd.Flags().StringVar(&from, "pairs-from", "", "run the pairs of this pair list (written by 'coloc profile next') instead of --pairs")
+	cmd.Flags().StringVar(&from, "pairs-from", "", "run the pairs of this pair list (written by 'coloc profile next') instead of --pairs; on a campaign directory, add them to its campaign")
 	cmd.MarkFlagRequired("out")
 	return cmd
 }

@@ -34,6 +34,8 @@ CSV) from what the flags name:
                        absolute errors on the held-out pairs of one split
                        (protocol pairs, --scatter-fraction, --scatter-seed),
                        and with --models M the predictions of fitted models
+  --active-seeds N     learning curves of choosing the pairs to profile
+                       ('coloc eval --protocol active', IASP, every strategy)
   --trace T --cluster C  JCT CDF, average JCT, GPU utilisation and makespan per
                        policy: every trace on every cluster, with the measured
                        rates of the first dataset with pairs
@@ -87,6 +89,7 @@ replaces or removes only those. Progress goes to stderr.`,
 	f.StringVar(&fractions, "eval-fractions", "0.1,0.2,0.5,0.8", "fractions of observed pairs of the computed evaluation")
 	f.IntVar(&cfg.EvalSeeds, "eval-seeds", cfg.EvalSeeds, "seeds of the computed evaluation (1..N)")
 	f.StringSliceVar(&cfg.EvalDevices, "eval-device", nil, "devices evaluated (default: those with measured pairs, except _unconsolidated)")
+	f.IntVar(&cfg.ActiveSeeds, "active-seeds", 0, "learning curves of active selection ('coloc eval --protocol active') over this many seeds (0: none)")
 	f.Float64Var(&cfg.ScatterFraction, "scatter-fraction", cfg.ScatterFraction, "fraction of observed pairs of the split the predicted-vs-measured figures show")
 	f.IntVar(&cfg.ScatterSeed, "scatter-seed", cfg.ScatterSeed, "seed of that split")
 	f.StringSliceVar(&traces, "trace", nil, "Gavel job traces to replay, comma-separated")
@@ -117,7 +120,8 @@ pairwise normalized throughput on k80, p100 and v100; scaling curves of Gavel
 (k80, p100, v100) and Pollux (t4) with the chosen degree marked; every model
 evaluated on Gavel's pairs (protocol pairs, fractions 0.1, 0.2, 0.5 and 0.8,
 seeds 1 to 5) with predicted against measured values of the held-out pairs of
-fraction 0.5, seed 1; and the physical-cluster traces and the msr traces
+fraction 0.5, seed 1; the learning curves of choosing the pairs to profile
+('coloc eval --protocol active', IASP, seeds 1 to 5); and the physical-cluster traces and the msr traces
 103959, 2869ce and ed69ec replayed on examples/cluster-gavel.yaml and
 examples/cluster-gavel-48.yaml under every
 policy of 'coloc simulate' (seed 1), the model-driven ones with models fitted

@@ -30,6 +30,7 @@ func TestReportFlagsChecked(t *testing.T) {
 		{[]string{"report", "--data", gavelDir, "--out", out, "--trace", "t.trace"}, "--trace and --cluster go together"},
 		{[]string{"report", "--data", gavelDir, "--out", out, "--eval-models", "oracle"}, `unknown model "oracle"`},
 		{[]string{"report", "--data", gavelDir, "--out", out, "--eval-fractions", "2"}, "2"},
+		{[]string{"report", "--data", gavelDir, "--out", out, "--active-seeds", "-1"}, "--active-seeds -1"},
 	} {
 		if _, _, err := runCmd(t, c.args...); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: error %v, want %q", c.args[1:], err, c.want)

@@ -44,6 +44,9 @@ func newColoc(e sim.Env) (sim.Policy, error) {
 	if err != nil {
 		return nil, fmt.Errorf("policy coloc: %w", err)
 	}
+	if err := decideOn(m, e.Decide); err != nil {
+		return nil, fmt.Errorf("policy coloc: %w", err)
+	}
 	d, err := ParseDurations(e.Durations)
 	if err != nil {
 		return nil, err

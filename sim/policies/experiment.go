@@ -58,6 +58,9 @@ func (x *Experiment) CheckNames() ([]sim.PolicyInfo, error) {
 	if _, err := ParseDurations(x.Env.Durations); err != nil {
 		return nil, err
 	}
+	if _, err := ParseDecide(x.Env.Decide); err != nil {
+		return nil, err
+	}
 	if err := (&Rule{}).SetOrder(x.Env.Order); err != nil {
 		return nil, err
 	}
