@@ -37,12 +37,12 @@ it would (re)do with --retry-failed or --retry-unsettled.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if !cmd.Flags().Changed("gpus") {
-				m, err := openMachine(e.openGPU, pf.device)
+				m, err := profile.OpenMachine(e.openGPU(), pf.device)
 				if err != nil {
 					return err
 				}
-				if m.kind == "cuda" {
-					gpus = len(m.hw.Devices)
+				if m.Kind == "cuda" {
+					gpus = len(m.Hardware.Devices)
 				}
 				m.Close()
 			}

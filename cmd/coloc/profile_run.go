@@ -90,19 +90,19 @@ cause and rerun with --retry-failed), 1 on any other error.`,
 				}
 				pf.pairs = strings.Join(items, ",")
 			}
-			m, err := openMachine(e.openGPU, pf.device)
+			m, err := profile.OpenMachine(e.openGPU(), pf.device)
 			if err != nil {
 				return err
 			}
 			defer m.Close()
-			for _, w := range m.warnings() {
+			for _, w := range m.Warnings() {
 				fmt.Fprintln(e.stderr, "note:", w)
 			}
-			hw, kind := m.hw, m.kind
+			hw, kind := m.Hardware, m.Kind
 			switch {
 			case kind == "cuda":
 				cvd, set := os.LookupEnv("CUDA_VISIBLE_DEVICES")
-				devs, note, err := selectGPUs(hw.Devices, gpus, cvd, set)
+				devs, note, err := profile.SelectGPUs(hw.Devices, gpus, cvd, set)
 				if err != nil {
 					return err
 				}
@@ -124,7 +124,7 @@ cause and rerun with --retry-failed), 1 on any other error.`,
 			for _, n := range plan.Notes {
 				fmt.Fprintln(e.stderr, "note:", n)
 			}
-			mon, err := m.monitor(rf.interval)
+			mon, err := m.Monitor(rf.interval)
 			if err != nil {
 				return err
 			}
