@@ -106,7 +106,7 @@ and merge that directory: see the examples.`,
 			if err := writeExecutable(path, script); err != nil {
 				return err
 			}
-			fmt.Fprint(e.stdout, describeFleet(f))
+			fmt.Fprint(e.stdout, f.Describe())
 			fmt.Fprintf(e.stdout, "wrote %s and %s\n", filepath.Join(dir, profile.FleetFile), path)
 			if !submit {
 				fmt.Fprintf(e.stdout, "submit with:\n  sbatch %s\nthen merge with:\n  coloc profile merge %s\n", path, dir)
