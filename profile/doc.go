@@ -10,7 +10,8 @@
 // passes, the device kind, a Monitor of every sampler found) and
 // SelectGPUs takes the GPUs CUDA_VISIBLE_DEVICES lets through;
 // WritePlanText, WritePlanJSON and ReadPlanProgress are `coloc profile
-// plan`; FleetDevice, Fleet.Describe and MergeResult.WriteText are the
+// plan`; Summary.WriteFailed lists the failed runs of `coloc profile
+// run`; FleetDevice, Fleet.Describe and MergeResult.WriteText are the
 // fleet commands'; ChooseNext is `coloc profile next`, the one place this
 // package reads features and models (model.SelectPairs ranks the pairs).
 //

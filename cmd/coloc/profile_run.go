@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -186,17 +185,7 @@ const exitFailedRuns = 3
 // failedRuns lists the failed runs of a campaign and returns the error
 // that exits with exitFailedRuns.
 func failedRuns(w io.Writer, dir string, sum *profile.Summary) error {
-	fmt.Fprintf(w, "%d of %d runs failed:\n", sum.Failed, sum.Planned)
-	ids := make([]string, 0, len(sum.Records))
-	for id, r := range sum.Records {
-		if r.Status == datasets.StatusFailed {
-			ids = append(ids, id)
-		}
-	}
-	sort.Strings(ids)
-	for _, id := range ids {
-		fmt.Fprintf(w, "  %s: %s\n", id, profile.FailureLine(sum.Records[id]))
-	}
+	sum.WriteFailed(w)
 	return &exitError{code: exitFailedRuns, msg: fmt.Sprintf("%d runs failed (exit status %d); fix the cause and rerun the same command with --retry-failed (the tables of %s hold the other runs)",
 		sum.Failed, exitFailedRuns, dir)}
 }

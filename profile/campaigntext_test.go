@@ -3,8 +3,11 @@ package profile
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -55,6 +58,13 @@ func TestReadPlanProgress(t *testing.T) {
 	plan, err := NewPlan(s, po)
 	if err != nil {
 		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	sum.WriteFailed(&b)
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	if len(lines) != sum.Failed+1 || lines[0] != fmt.Sprintf("%d of %d runs failed:", sum.Failed, len(plan.Runs)) ||
+		!slices.IsSorted(lines[1:]) || !strings.Contains(lines[1], "bad") {
+		t.Errorf("failed runs:\n%s", b.String())
 	}
 	camp := filepath.Join(dir, ShardDir(1))
 	for _, c := range []struct {

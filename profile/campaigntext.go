@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"text/tabwriter"
 	"time"
 
@@ -95,4 +96,20 @@ func ReadPlanProgress(dir string, p *Plan, force, retryFailed, retryUnsettled bo
 	}
 	out.ToDo, out.Est = len(todo.Runs), todo.Total()
 	return out, nil
+}
+
+// WriteFailed lists the failed runs of a campaign, "F of N runs failed:"
+// then each run with the cause of its failure (FailureLine), by run ID.
+func (s *Summary) WriteFailed(w io.Writer) {
+	fmt.Fprintf(w, "%d of %d runs failed:\n", s.Failed, s.Planned)
+	ids := make([]string, 0, len(s.Records))
+	for id, r := range s.Records {
+		if r.Status == datasets.StatusFailed {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		fmt.Fprintf(w, "  %s: %s\n", id, FailureLine(s.Records[id]))
+	}
 }
