@@ -8,7 +8,8 @@
 // Where it sits: datasets -> features -> model -> place (`coloc policy
 // export`) -> policy.json -> schedulers; package sim/policies runs the
 // same engine inside the simulator (sim) as the coloc and oracle
-// policies.
+// policies. PredictPair (`coloc predict`) and Similar (`coloc similar`)
+// answer the questions about one pair or one job with the fitted models.
 //
 // # The engine
 //

@@ -5,6 +5,16 @@
 // `coloc profile plan` and `coloc profile run` are its commands; counters
 // come from a Monitor (the samplers of package profile/sampler) passed in.
 //
+// The commands only parse flags and print: OpenMachine detects the
+// machine a campaign runs on (its GPUs through the opener the binary
+// passes, the device kind, a Monitor of every sampler found) and
+// SelectGPUs takes the GPUs CUDA_VISIBLE_DEVICES lets through;
+// WritePlanText, WritePlanJSON and ReadPlanProgress are `coloc profile
+// plan`; Summary.WriteFailed lists the failed runs of `coloc profile
+// run`; FleetDevice, Fleet.Describe and MergeResult.WriteText are the
+// fleet commands'; ChooseNext is `coloc profile next`, the one place this
+// package reads features and models (model.SelectPairs ranks the pairs).
+//
 // # Suite and plan
 //
 // A suite file (YAML, version 1; see LoadSuite) lists workloads: a command,

@@ -10,7 +10,6 @@ import (
 
 	"github.com/coloc-dev/coloc/datasets"
 	"github.com/coloc-dev/coloc/model"
-	"github.com/coloc-dev/coloc/place/cluster"
 	"github.com/coloc-dev/coloc/reports/plot"
 	"github.com/coloc-dev/coloc/sim"
 	"github.com/coloc-dev/coloc/sim/policies"
@@ -185,13 +184,9 @@ func runPolicies(ds *datasets.Dataset, scenarios []Scenario, names []string, mod
 		if err != nil {
 			return nil, err
 		}
-		spec, err := cluster.Load(sc.Cluster)
+		topo, err := policies.LoadTopology(sc.Cluster)
 		if err != nil {
 			return nil, err
-		}
-		topo, err := sim.NewTopology(spec)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", sc.Cluster, err)
 		}
 		// The same experiment `coloc simulate` runs, at its defaults, so
 		// the report's table and `coloc simulate --json` agree.

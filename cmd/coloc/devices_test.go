@@ -10,6 +10,7 @@ import (
 
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
 	"github.com/NVIDIA/go-nvml/pkg/nvml/mock"
+	"github.com/coloc-dev/coloc/profile/sampler"
 	"github.com/coloc-dev/coloc/profile/sampler/nvml/nvmlfake"
 )
 
@@ -54,7 +55,7 @@ func TestDevices(t *testing.T) {
 			golden(t, filepath.Join("testdata", "devices-"+tt.name+".txt"), text)
 
 			js, _ := m.mustRun("devices", "--json")
-			var doc devicesJSON
+			var doc sampler.Listing
 			if err := json.Unmarshal([]byte(js), &doc); err != nil {
 				t.Fatalf("--json output does not parse: %v", err)
 			}

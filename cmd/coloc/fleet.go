@@ -1,11 +1,8 @@
 package main
 
 import (
-	"fmt"
 	"path/filepath"
 	"strconv"
-	"strings"
-	"time"
 
 	"github.com/coloc-dev/coloc/profile"
 	"github.com/spf13/cobra"
@@ -41,24 +38,11 @@ func (f *fleetFlags) fleet(cmd *cobra.Command, gpusFlag string) (*profile.Fleet,
 	if err := f.rf.check(); err != nil {
 		return nil, "", err
 	}
-	gpusSet := cmd.Flags().Changed(gpusFlag)
-	device := f.pf.device
-	switch {
-	case f.gpus < 0:
-		return nil, "", fmt.Errorf("--%s %d: want 0 or more", gpusFlag, f.gpus)
-	case device == "cpu" && gpusSet && f.gpus > 0:
-		return nil, "", fmt.Errorf("--%s %d with --device cpu: a CPU campaign uses no GPU", gpusFlag, f.gpus)
-	case device == "cpu":
-		f.gpus = 0
-	case device == "cuda" && f.gpus == 0:
-		return nil, "", fmt.Errorf("--device cuda with --%s 0: a CUDA campaign needs a GPU", gpusFlag)
-	case device == "" && f.gpus == 0:
-		device = "cpu"
-	case device == "":
-		device = "cuda"
-	case device != "cuda":
-		return nil, "", fmt.Errorf("--device %q: want cuda or cpu", device)
+	device, gpus, err := profile.FleetDevice(f.pf.device, f.gpus, cmd.Flags().Changed(gpusFlag), gpusFlag)
+	if err != nil {
+		return nil, "", err
 	}
+	f.gpus = gpus
 	dir, err := filepath.Abs(f.out)
 	if err != nil {
 		return nil, "", err
@@ -79,27 +63,4 @@ func (f *fleetFlags) fleet(cmd *cobra.Command, gpusFlag string) (*profile.Fleet,
 		return nil, "", err
 	}
 	return fl, dir, nil
-}
-
-// describeFleet is the summary both commands print.
-func describeFleet(f *profile.Fleet) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "fleet %s: suite %s, %d runs on %s", f.Name, f.Suite.Name, len(f.Plan.Runs), f.Settings.Device)
-	if f.Settings.GPUs > 0 {
-		fmt.Fprintf(&b, " (%d GPU%s a shard)", f.Settings.GPUs, map[bool]string{true: "s"}[f.Settings.GPUs > 1])
-	}
-	var longest float64
-	for _, sh := range f.Plan.Shards {
-		longest = max(longest, sh.EstS)
-	}
-	fmt.Fprintf(&b, ", %d shards of %s at most (estimated; %s in all)\n", len(f.Plan.Shards),
-		seconds(longest), seconds(f.Plan.EstS))
-	for _, n := range f.Plan.Notes {
-		fmt.Fprintf(&b, "note: %s\n", n)
-	}
-	return b.String()
-}
-
-func seconds(s float64) string {
-	return time.Duration(s * float64(time.Second)).Round(time.Second).String()
 }

@@ -2,16 +2,13 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
-	"slices"
-	"strings"
 
 	"github.com/coloc-dev/coloc/model"
+	"github.com/coloc-dev/coloc/place"
 	"github.com/spf13/cobra"
 )
-
-// interval formats an estimate's interval "[0.712, 0.845]".
-func interval(x model.Estimate) string { return fmt.Sprintf("[%.3f, %.3f]", x.Lo, x.Hi) }
 
 func newPredictCmd(e *env) *cobra.Command {
 	var dir, device, only string
@@ -47,40 +44,18 @@ See docs/predictions.md.`,
 			if err != nil {
 				return err
 			}
-			type row struct {
-				Model string         `json:"model"`
-				AB    float64        `json:"a_next_to_b"`
-				BA    float64        `json:"b_next_to_a"`
-				ABEst model.Estimate `json:"a_next_to_b_estimate"`
-				BAEst model.Estimate `json:"b_next_to_a_estimate"`
-			}
-			var rows []row
-			for _, l := range ms {
-				a, err := l.Frame.Job(args[0])
-				if err != nil {
-					return unknownJob(err, args[0], l.Frame.Jobs)
-				}
-				b, err := l.Frame.Job(args[1])
-				if err != nil {
-					return unknownJob(err, args[1], l.Frame.Jobs)
-				}
-				s, err := l.Frame.Slot(device)
-				if err != nil {
-					return err
-				}
-				for _, j := range []int{a, b} {
-					if l.Frame.Row(j, s) == nil {
-						return fmt.Errorf("job %q has no solo measurement on %s: the models cannot place it there", l.Frame.Jobs[j], device)
-					}
-				}
-				ab, ba := l.Estimate(a, b, s), l.Estimate(b, a, s)
-				rows = append(rows, row{Model: l.File.Model, AB: ab.Value, BA: ba.Value, ABEst: ab, BAEst: ba})
+			rows, err := place.PredictPair(ms, args[0], args[1], device)
+			var uj *place.UnknownJobError
+			if errors.As(err, &uj) {
+				return unknownJob(uj.Err, uj.Job, uj.Known)
+			} else if err != nil {
+				return err
 			}
 			if asJSON {
 				enc := json.NewEncoder(e.stdout)
 				for _, r := range rows {
 					if err := enc.Encode(struct {
-						row
+						place.PairPrediction
 						Device string `json:"device"`
 						A      string `json:"a"`
 						B      string `json:"b"`
@@ -94,33 +69,7 @@ See docs/predictions.md.`,
 			if len(ms) > 0 {
 				cov = ms[0].File.Trust.Coverage
 			}
-			fmt.Fprintf(e.stdout, "normalized throughput on %s, with %g%% intervals\n  A = %s\n  B = %s\n", device, 100*cov, args[0], args[1])
-			fmt.Fprintf(e.stdout, "%-11s %7s %15s %7s %15s  %s\n", "model", "A|B", "interval", "B|A", "interval", "flags")
-			fmt.Fprintln(e.stdout, strings.Repeat("-", 72))
-			var notes []string
-			for _, r := range rows {
-				var flags []string
-				for _, f := range append(r.ABEst.Flags(), r.BAEst.Flags()...) {
-					if !slices.Contains(flags, f) {
-						flags = append(flags, f)
-					}
-				}
-				fmt.Fprintf(e.stdout, "%-11s %7.3f %15s %7.3f %15s  %s\n", r.Model, r.AB, interval(r.ABEst), r.BA, interval(r.BAEst), strings.Join(flags, " "))
-				for _, x := range []model.Estimate{r.ABEst, r.BAEst} {
-					if x.OutOfRange {
-						notes = append(notes, fmt.Sprintf("%s: raw prediction %.3f is outside the plausible range; set to the nearest bound", r.Model, x.Raw))
-					}
-				}
-			}
-			if len(rows) > 0 {
-				if u := rows[0].ABEst.Unseen; len(u) > 0 {
-					notes = append(notes, fmt.Sprintf("%s had no training pair on %s: the predictions rest on features alone (out of distribution) and the intervals are widened", strings.Join(u, " and "), device))
-				}
-				if rows[0].ABEst.Uncalibrated {
-					notes = append(notes, "intervals span the plausible range: the models were fit without calibration (too few pairs, or --folds 0)")
-				}
-			}
-			for _, n := range notes {
+			for _, n := range place.WritePredictions(e.stdout, rows, args[0], args[1], device, cov) {
 				fmt.Fprintln(e.stderr, "note:", n)
 			}
 			return nil

@@ -131,17 +131,3 @@ func joinInts(v []int) string {
 	}
 	return strings.Join(s, ",")
 }
-
-// cpuModel is the "model name" of /proc/cpuinfo, "" when unknown.
-func cpuModel() string {
-	data, err := os.ReadFile("/proc/cpuinfo")
-	if err != nil {
-		return ""
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
-			return strings.TrimSpace(v)
-		}
-	}
-	return ""
-}

@@ -78,7 +78,7 @@ Slurm.`,
 			if err := writeFile(path, manifest); err != nil {
 				return err
 			}
-			fmt.Fprint(e.stdout, describeFleet(f))
+			fmt.Fprint(e.stdout, f.Describe())
 			fmt.Fprintf(e.stdout, "wrote %s and %s\nrun it with:\n  kubectl apply -f %s\n", filepath.Join(dir, profile.FleetFile), path, path)
 			return nil
 		},

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/coloc-dev/coloc/profile"
 	"github.com/spf13/cobra"
@@ -99,68 +98,10 @@ func mergeFleets(stdout, stderr io.Writer, dir string, subs []string) error {
 	return nil
 }
 
-// printMerge reports a merge: the shards, the counts, the failed and
-// missing runs and how to run the missing ones.
+// printMerge reports a merge: its warnings on stderr, the rest on stdout.
 func printMerge(stdout, stderr io.Writer, dir string, res *profile.MergeResult) {
-	f := res.Fleet
 	for _, w := range res.Warnings {
 		fmt.Fprintln(stderr, "warning:", w)
 	}
-	fmt.Fprintf(stdout, "fleet %s: suite %s, %d runs in %d shards\n", f.Name, f.Suite.Name, res.Planned, len(f.Plan.Shards))
-	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "SHARD\tSTATE\tDEVICE\tHOST\tRUNS")
-	for _, s := range res.Shards {
-		state, dev, host := "done", s.DeviceType, s.Host
-		switch {
-		case !s.Started:
-			state, dev, host = "not started", "-", "-"
-		case s.Finished < s.Planned:
-			state = "unfinished"
-		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d/%d\n", s.Index, state, dev, host, s.Finished, s.Planned)
-	}
-	tw.Flush()
-	t := res.Tables
-	fmt.Fprintf(stdout, "merged into %s: %d of %d runs finished (%d ok, %d failed, %d infeasible) on %s; tables: runs %d rows, solo %d, pairs %d",
-		dir, res.OK+res.Failed+res.Infeasible, res.Planned, res.OK, res.Failed, res.Infeasible,
-		orNone(strings.Join(res.DeviceTypes, ", ")), len(t.Runs.Rows), len(t.Solo.Rows), len(t.Pairs.Rows))
-	if t.Scaling != nil {
-		fmt.Fprintf(stdout, ", scaling %d", len(t.Scaling.Rows))
-	}
-	fmt.Fprintln(stdout)
-	for _, r := range res.FailedRuns {
-		fmt.Fprintf(stdout, "failed: %s (shard %d): %s\n", r.RunID, res.Owner[r.RunID], firstLine(r.Error))
-	}
-	if res.Complete() {
-		fmt.Fprintln(stdout, "complete: every run of the plan is finished")
-		return
-	}
-	fmt.Fprintf(stdout, "missing: %d runs\n", len(res.Missing))
-	for _, pr := range res.Missing {
-		fmt.Fprintf(stdout, "  %s (shard %d)\n", pr.ID, res.Owner[pr.ID])
-	}
-	shards := res.IncompleteShards()
-	list := joinInts(shards)
-	switch {
-	case f.Slurm != nil:
-		fmt.Fprintf(stdout, "when no task of these shards is still queued or running, resubmit them (they resume):\n  sbatch --array=%s %s\n",
-			list, filepath.Join(dir, profile.SlurmScriptName))
-	case f.K8s != nil:
-		fmt.Fprintf(stdout, "shards %s are unfinished: when the Job has given up on them, run their pods again (they resume), e.g. kubectl replace --force -f %s\n",
-			list, filepath.Join(dir, profile.K8sManifestName))
-	default:
-		fmt.Fprintf(stdout, "shards %s are unfinished\n", list)
-	}
-}
-
-func orNone(s string) string {
-	if s == "" {
-		return "no device yet"
-	}
-	return s
-}
-
-func firstLine(s string) string {
-	line, _, _ := strings.Cut(s, "\n")
-	return line
+	res.WriteText(stdout, dir)
 }

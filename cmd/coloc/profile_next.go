@@ -2,13 +2,10 @@ package main
 
 import (
 	"fmt"
-	"math"
 	"path/filepath"
-	"strings"
 
-	"github.com/coloc-dev/coloc/datasets"
-	"github.com/coloc-dev/coloc/features"
 	"github.com/coloc-dev/coloc/model"
+	"github.com/coloc-dev/coloc/profile"
 	"github.com/spf13/cobra"
 )
 
@@ -43,92 +40,23 @@ profile solo -> profile next -> profile run --pairs-from -> fit -> next.`,
   coloc profile next --data datasets/reference/gavel --device v100 --models out/models --budget 20 -o next.pairs`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			set, err := features.BuildDir(data)
+			next, err := profile.ChooseNext(profile.NextOptions{Data: data, Models: models, Model: modelName, Device: device,
+				Strategy: strategy, Budget: budget, Seed: seed})
 			if err != nil {
 				return err
 			}
-			sp, err := model.NewSpace(set)
-			if err != nil {
-				return err
-			}
-			ds, err := datasets.Open(data)
-			if err != nil {
-				return err
-			}
-			var slots []int
-			if device != "" {
-				s, err := sp.Slot(device)
-				if err != nil {
-					return err
-				}
-				slots = []int{s}
-			} else {
-				for s, sl := range sp.Slots {
-					if sl.Degree == 1 {
-						slots = append(slots, s)
-					}
-				}
-				if len(slots) != 1 {
-					names := make([]string, len(slots))
-					for i, s := range slots {
-						names[i] = sp.Slots[s].String()
-					}
-					return fmt.Errorf("%s holds %d devices (%s): say which with --device", data, len(slots), strings.Join(names, ", "))
-				}
-			}
-			var measured []model.Obs
-			skip := map[[3]int]bool{}
-			if ds.Pairs != nil {
-				for i, p := range ds.Pairs.Rows {
-					s := sp.SlotIndex(model.Slot{DeviceType: p.DeviceType, Degree: p.Degree})
-					a, errA := sp.Job(p.Workload)
-					b, errB := sp.Job(p.Partner)
-					if s < 0 || errA != nil || errB != nil {
-						return fmt.Errorf("%s: pairs row %d: %s|%s on %s at degree %d has no solo features", data, i+1, p.Workload, p.Partner, p.DeviceType, p.Degree)
-					}
-					skip[[3]int{min(a, b), max(a, b), s}] = true
-					if p.Measured() {
-						measured = append(measured, model.Obs{A: a, B: b, S: s, Y: p.Normalized})
-					}
-				}
-			}
-			o := model.SelectOptions{Strategy: strategy, Budget: budget, Seed: seed}
-			if models != "" {
-				ls, err := model.LoadDir(models, []string{modelName})
-				if err != nil {
-					return err
-				}
-				tr, fr := ls[0].File.Trust, ls[0].Frame
-				o.Quantile = make([]float64, len(sp.Slots))
-				for s, sl := range sp.Slots {
-					o.Quantile[s] = math.NaN()
-					if k := fr.SlotIndex(sl); k >= 0 {
-						o.Quantile[s] = tr.Quantile[k]
-					}
-				}
-			}
-			picks, err := model.SelectPairs(sp, measured, skip, slots, o)
-			if err != nil {
-				return err
-			}
-			if len(picks) == 0 {
-				fmt.Fprintf(e.stderr, "note: every pair of %s's workloads on %s has been profiled: nothing to choose\n", data, sp.Slots[slots[0]])
-			}
-			pairs := make([][2]string, len(picks))
-			comments := make([]string, len(picks))
-			for i, c := range picks {
-				pairs[i] = [2]string{sp.Jobs[c.A], sp.Jobs[c.B]}
-				comments[i] = fmt.Sprintf("%s, %s value %.4g", sp.Slots[c.S], strategy, c.Gain)
+			if len(next.Pairs) == 0 {
+				fmt.Fprintf(e.stderr, "note: every pair of %s's workloads on %s has been profiled: nothing to choose\n", data, next.Device)
 			}
 			abs, _ := filepath.Abs(data)
-			notes := []string{fmt.Sprintf("chosen by coloc profile next --strategy %s --budget %d from %s (%d measured pairs, %d pairs in the table)", strategy, budget, abs, len(measured), len(skip))}
-			if err := model.WritePairList(out, pairs, notes, comments); err != nil {
+			notes := []string{fmt.Sprintf("chosen by coloc profile next --strategy %s --budget %d from %s (%d measured pairs, %d pairs in the table)", strategy, budget, abs, next.Measured, next.InTable)}
+			if err := model.WritePairList(out, next.Pairs, notes, next.Comments); err != nil {
 				return err
 			}
-			for i, p := range pairs {
-				fmt.Fprintf(e.stdout, "%3d  %s + %s  (%s)\n", i+1, p[0], p[1], comments[i])
+			for i, p := range next.Pairs {
+				fmt.Fprintf(e.stdout, "%3d  %s + %s  (%s)\n", i+1, p[0], p[1], next.Comments[i])
 			}
-			fmt.Fprintf(e.stdout, "wrote %s: %d pairs (coloc profile run --pairs-from %s)\n", out, len(pairs), out)
+			fmt.Fprintf(e.stdout, "wrote %s: %d pairs (coloc profile run --pairs-from %s)\n", out, len(next.Pairs), out)
 			return nil
 		},
 	}

@@ -1,13 +1,8 @@
 package main
 
 import (
-	"bufio"
-	"encoding/json"
 	"fmt"
-	"io"
-	"text/tabwriter"
 
-	"github.com/coloc-dev/coloc/datasets"
 	"github.com/coloc-dev/coloc/profile"
 	"github.com/spf13/cobra"
 )
@@ -37,12 +32,12 @@ it would (re)do with --retry-failed or --retry-unsettled.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if !cmd.Flags().Changed("gpus") {
-				m, err := openMachine(e.openGPU, pf.device)
+				m, err := profile.OpenMachine(e.openGPU(), pf.device)
 				if err != nil {
 					return err
 				}
-				if m.kind == "cuda" {
-					gpus = len(m.hw.Devices)
+				if m.Kind == "cuda" {
+					gpus = len(m.Hardware.Devices)
 				}
 				m.Close()
 			}
@@ -61,38 +56,20 @@ it would (re)do with --retry-failed or --retry-unsettled.`,
 				return err
 			}
 			if asJSON {
-				return writePlanJSON(e.stdout, s, full, p, pf.shard)
+				return profile.WritePlanJSON(e.stdout, s, full, p, pf.shard)
 			}
-			if err := writePlanText(e.stdout, s, full, p, pf.shard, gpus); err != nil {
+			if err := profile.WritePlanText(e.stdout, s, full, p, pf.shard, gpus); err != nil {
 				return err
 			}
 			if cf.out == "" {
 				return nil
 			}
-			recs, _, err := profile.ReadCampaignJournal(cf.out)
+			pr, err := profile.ReadPlanProgress(cf.out, p, cf.force, cf.retryFailed, cf.retryUnsettled)
 			if err != nil {
 				return err
 			}
-			var failed, unsettled, finished int
-			for _, r := range p.Runs {
-				rec := recs[r.ID]
-				if rec == nil {
-					continue
-				}
-				finished++
-				if rec.Status == datasets.StatusFailed {
-					failed++
-				}
-				if rec.Unsettled() {
-					unsettled++
-				}
-			}
-			todo := p
-			if !cf.force {
-				todo = &profile.Plan{Runs: profile.Pending(p, recs, cf.retryFailed, cf.retryUnsettled)}
-			}
 			fmt.Fprintf(e.stdout, "%s: %d of these runs finished (%d failed, %d unsettled); a run would do %d, estimated %s\n",
-				cf.out, finished, failed, unsettled, len(todo.Runs), todo.Total())
+				cf.out, pr.Finished, pr.Failed, pr.Unsettled, pr.ToDo, pr.Est)
 			return nil
 		},
 	}
@@ -102,44 +79,4 @@ it would (re)do with --retry-failed or --retry-unsettled.`,
 	cmd.Flags().IntVar(&gpus, "gpus", 0, "plan for this many GPUs (default: the GPUs found here)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the plan as JSON")
 	return cmd
-}
-
-func writePlanJSON(w io.Writer, s *profile.Suite, full, p *profile.Plan, shard string) error {
-	v := struct {
-		Suite     string               `json:"suite"`
-		SuiteHash string               `json:"suite_hash"`
-		PlanHash  string               `json:"plan_hash"`
-		Shard     string               `json:"shard,omitempty"`
-		EstS      float64              `json:"estimated_s"`
-		Notes     []string             `json:"notes,omitempty"`
-		Runs      []profile.PlannedRun `json:"runs"`
-	}{s.Name, s.Hash(), full.Hash(), shard, p.Total().Seconds(), p.Notes, p.Runs}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
-}
-
-func writePlanText(w io.Writer, s *profile.Suite, full, p *profile.Plan, shard string, gpus int) error {
-	bw := bufio.NewWriter(w)
-	modes := map[string]int{}
-	for _, r := range p.Runs {
-		modes[r.Mode]++
-	}
-	fmt.Fprintf(bw, "suite %s (%s): %d workloads, %d GPUs\n", s.Name, s.Hash()[:19], len(s.Workloads), gpus)
-	if shard != "" {
-		fmt.Fprintf(bw, "shard %s: %d of %d runs\n", shard, len(p.Runs), len(full.Runs))
-	}
-	for _, n := range p.Notes {
-		fmt.Fprintf(bw, "note: %s\n", n)
-	}
-	fmt.Fprintln(bw)
-	tw := tabwriter.NewWriter(bw, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "RUN\tMODE\tDEGREE\tREPEAT\tESTIMATE")
-	for _, r := range p.Runs {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\n", r.ID, r.Mode, r.Degree, r.Repeat, r.Est)
-	}
-	tw.Flush()
-	fmt.Fprintf(bw, "\n%d runs (%d solo, %d pair, %d scale), estimated %s\n", len(p.Runs),
-		modes[datasets.ModeSolo], modes[datasets.ModePair], modes[datasets.ModeScale], p.Total())
-	return bw.Flush()
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -92,19 +91,19 @@ cause and rerun with --retry-failed), 1 on any other error.`,
 				}
 				pf.pairs = strings.Join(items, ",")
 			}
-			m, err := openMachine(e.openGPU, pf.device)
+			m, err := profile.OpenMachine(e.openGPU(), pf.device)
 			if err != nil {
 				return err
 			}
 			defer m.Close()
-			for _, w := range m.warnings() {
+			for _, w := range m.Warnings() {
 				fmt.Fprintln(e.stderr, "note:", w)
 			}
-			hw, kind := m.hw, m.kind
+			hw, kind := m.Hardware, m.Kind
 			switch {
 			case kind == "cuda":
 				cvd, set := os.LookupEnv("CUDA_VISIBLE_DEVICES")
-				devs, note, err := selectGPUs(hw.Devices, gpus, cvd, set)
+				devs, note, err := profile.SelectGPUs(hw.Devices, gpus, cvd, set)
 				if err != nil {
 					return err
 				}
@@ -126,7 +125,7 @@ cause and rerun with --retry-failed), 1 on any other error.`,
 			for _, n := range plan.Notes {
 				fmt.Fprintln(e.stderr, "note:", n)
 			}
-			mon, err := m.monitor(rf.interval)
+			mon, err := m.Monitor(rf.interval)
 			if err != nil {
 				return err
 			}
@@ -188,17 +187,7 @@ const exitFailedRuns = 3
 // failedRuns lists the failed runs of a campaign and returns the error
 // that exits with exitFailedRuns.
 func failedRuns(w io.Writer, dir string, sum *profile.Summary) error {
-	fmt.Fprintf(w, "%d of %d runs failed:\n", sum.Failed, sum.Planned)
-	ids := make([]string, 0, len(sum.Records))
-	for id, r := range sum.Records {
-		if r.Status == datasets.StatusFailed {
-			ids = append(ids, id)
-		}
-	}
-	sort.Strings(ids)
-	for _, id := range ids {
-		fmt.Fprintf(w, "  %s: %s\n", id, profile.FailureLine(sum.Records[id]))
-	}
+	sum.WriteFailed(w)
 	return &exitError{code: exitFailedRuns, msg: fmt.Sprintf("%d runs failed (exit status %d); fix the cause and rerun the same command with --retry-failed (the tables of %s hold the other runs)",
 		sum.Failed, exitFailedRuns, dir)}
 }

@@ -1,13 +1,10 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 
 	"github.com/coloc-dev/coloc/internal/atomicfile"
 	"github.com/coloc-dev/coloc/profile"
@@ -72,24 +69,9 @@ and merge that directory: see the examples.`,
 			if err != nil {
 				return err
 			}
-			if coloc == "" {
-				if coloc, err = os.Executable(); err != nil {
-					return fmt.Errorf("finding this coloc binary (pass --coloc): %w", err)
-				}
-				if coloc, err = filepath.EvalSymlinks(coloc); err != nil {
-					return err
-				}
-			}
 			so.Coloc, so.Suite, so.Python = coloc, f.Suite.Path, ff.rf.python
-			if strings.Contains(so.Coloc, "/") {
-				if so.Coloc, err = filepath.Abs(so.Coloc); err != nil {
-					return err
-				}
-			}
-			if strings.Contains(so.Python, "/") {
-				if so.Python, err = filepath.Abs(so.Python); err != nil {
-					return err
-				}
+			if err := so.ResolvePrograms(); err != nil {
+				return err
 			}
 			if so.JobName == "" {
 				so.JobName = "coloc-" + f.Name
@@ -106,13 +88,13 @@ and merge that directory: see the examples.`,
 			if err := writeExecutable(path, script); err != nil {
 				return err
 			}
-			fmt.Fprint(e.stdout, describeFleet(f))
+			fmt.Fprint(e.stdout, f.Describe())
 			fmt.Fprintf(e.stdout, "wrote %s and %s\n", filepath.Join(dir, profile.FleetFile), path)
 			if !submit {
 				fmt.Fprintf(e.stdout, "submit with:\n  sbatch %s\nthen merge with:\n  coloc profile merge %s\n", path, dir)
 				return nil
 			}
-			id, err := sbatch(dir, path)
+			id, err := profile.Sbatch(dir, path)
 			if err != nil {
 				return err
 			}
@@ -145,24 +127,4 @@ func writeAtomic(path string, data []byte, mode os.FileMode) error {
 		_, err := w.Write(data)
 		return err
 	})
-}
-
-// sbatch submits script from dir and returns the job id.
-func sbatch(dir, script string) (string, error) {
-	bin, err := exec.LookPath("sbatch")
-	if err != nil {
-		return "", fmt.Errorf("--submit: sbatch not found (%v); the script is written: submit it where Slurm runs with sbatch %s", err, script)
-	}
-	var out, errb bytes.Buffer
-	c := exec.Command(bin, "--parsable", script)
-	c.Dir, c.Stdout, c.Stderr = dir, &out, &errb
-	if err := c.Run(); err != nil {
-		return "", fmt.Errorf("sbatch --parsable %s: %v: %s", script, err, strings.TrimSpace(errb.String()))
-	}
-	// --parsable prints "jobid" or "jobid;cluster".
-	id, _, _ := strings.Cut(strings.TrimSpace(out.String()), ";")
-	if id == "" {
-		return "", fmt.Errorf("sbatch --parsable %s printed no job id (stderr: %s)", script, strings.TrimSpace(errb.String()))
-	}
-	return id, nil
 }

@@ -4,9 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/coloc-dev/coloc/datasets"
-	"github.com/coloc-dev/coloc/features"
 	"github.com/coloc-dev/coloc/model"
+	"github.com/coloc-dev/coloc/place"
 	"github.com/spf13/cobra"
 )
 
@@ -55,59 +54,13 @@ categorical mismatches, the usual choice for mixed attributes.`,
   coloc similar --models out/models --k 5 --distance cosine "LM (batch size 20)"`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ls, err := model.LoadDir(dir, []string{"similarity"})
+			ans, err := place.Similar(place.SimilarQuery{Models: dir, Job: args[0], Meta: metaFile, BatchSize: batch,
+				K: k, Distance: distance, P: p, Efficiency: eff})
 			if err != nil {
 				return err
 			}
-			sim := ls[0].Model.(*model.Similarity)
-			if err := model.ValidDistance(distance); err != nil {
-				return err
-			}
-			sim.Opts.Distance, sim.Opts.P, sim.Opts.Efficiency = distance, p, eff
-			if k < 1 {
-				return fmt.Errorf("--k must be at least 1")
-			}
-			if batch == 0 {
-				batch = datasets.BatchSizeOf(args[0])
-			}
-			var q model.Query
-			known := false
-			if metaFile != "" {
-				meta, err := features.ReadMetaFile(metaFile)
-				if err != nil {
-					return err
-				}
-				d, ok := meta[args[0]]
-				if !ok {
-					return fmt.Errorf("%s has no workload %q", metaFile, args[0])
-				}
-				q = sim.DescribeQuery(d)
-			} else if q, known, err = sim.QueryFor(args[0], batch); err != nil {
-				return fmt.Errorf("%w (describe it in a workloads.json file and pass --meta)", err)
-			}
-			var nb []model.Neighbor
-			if known {
-				if nb, err = sim.Nearest(args[0], k); err != nil {
-					return err
-				}
-				j, _ := ls[0].Frame.Job(args[0])
-				q = model.Query{Num: ls[0].Frame.Desc.Num[j], Cat: ls[0].Frame.Desc.Cat[j]}
-			} else {
-				nb = sim.NearestTo(q, k)
-			}
-			self := ""
-			if known {
-				self = args[0]
-			}
-			warns, err := sim.CheckNeighbors(q, self, nb)
-			if err != nil {
-				return fmt.Errorf("similar %q: %w", args[0], err)
-			}
-			sug, err := sim.Suggest(nb)
-			if err != nil {
-				return err
-			}
-			for _, w := range warns {
+			known, sug := ans.Known, ans.Suggestion
+			for _, w := range ans.Warnings {
 				fmt.Fprintln(e.stderr, "warning:", w)
 			}
 			if asJSON {

@@ -4,22 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"text/tabwriter"
 	"time"
 
-	"github.com/coloc-dev/coloc/datasets"
-	"github.com/coloc-dev/coloc/place"
-	"github.com/coloc-dev/coloc/place/cluster"
-	"github.com/coloc-dev/coloc/place/jobs"
-	"github.com/coloc-dev/coloc/policy"
 	"github.com/coloc-dev/coloc/reports"
 	"github.com/coloc-dev/coloc/sim"
 	"github.com/coloc-dev/coloc/sim/policies"
 	"github.com/spf13/cobra"
 )
-
-// simPolicies lists the policies `coloc simulate` knows, in --help order.
-func simPolicies() []sim.PolicyInfo { return policies.All() }
 
 type simulateFlags struct {
 	trace, cluster, data, models string
@@ -38,7 +29,7 @@ type simulateFlags struct {
 func newSimulateCmd(e *env) *cobra.Command {
 	var f simulateFlags
 	var names []string
-	for _, p := range simPolicies() {
+	for _, p := range policies.All() {
 		names = append(names, fmt.Sprintf("  %-12s %s", p.Name, p.Doc))
 	}
 	cmd := &cobra.Command{
@@ -199,55 +190,19 @@ func runSimulate(e *env, f simulateFlags) error {
 	if _, err := x.CheckNames(); err != nil {
 		return err
 	}
-	var tr *sim.Trace
-	var list *jobs.List
-	var err error
-	if place.IsJobList(f.trace) {
-		list, err = jobs.Load(f.trace)
-	} else {
-		tr, err = sim.LoadTrace(f.trace)
-	}
+	tr, warns, err := x.Load(policies.Inputs{Trace: f.trace, Cluster: f.cluster, Data: f.data, Extrapolate: f.extrapolate})
 	if err != nil {
 		return err
 	}
-	spec, err := cluster.Load(f.cluster)
-	if err != nil {
-		return err
-	}
-	topo, err := sim.NewTopology(spec)
-	if err != nil {
-		return fmt.Errorf("%s: %w", f.cluster, err)
-	}
-	ds, err := datasets.Open(f.data)
-	if err != nil {
-		return err
-	}
-	truth, err := sim.NewMeasured(ds.Solo, ds.Pairs)
-	if err != nil {
-		return fmt.Errorf("%s: %w", f.data, err)
-	}
-	if f.extrapolate {
-		truth = truth.Extrapolated()
-	}
-	if list != nil {
-		tr = simJobs(e, list, topo, truth)
-	}
-	x.Jobs, x.Topology, x.Truth = tr.Jobs, topo, truth
-	if _, err := x.Check(); err != nil {
-		return err
+	for _, w := range warns {
+		fmt.Fprintln(e.stderr, "warning:", w)
 	}
 	results, err := x.Run()
 	if err != nil {
 		return fmt.Errorf("%s: %w", f.trace, err)
 	}
-	warned := map[string]bool{}
-	for _, res := range results {
-		for _, w := range res.Warnings {
-			if !warned[w] {
-				warned[w] = true
-				fmt.Fprintln(e.stderr, "warning:", w)
-			}
-		}
+	for _, w := range policies.Warnings(results) {
+		fmt.Fprintln(e.stderr, "warning:", w)
 	}
 	if f.json {
 		enc := json.NewEncoder(e.stdout)
@@ -258,47 +213,7 @@ func runSimulate(e *env, f simulateFlags) error {
 		}
 		return nil
 	}
-	return printSimTable(e, tr, topo, results)
-}
-
-// simJobs turns a job list into the simulator's jobs (place.TraceJobs),
-// printing the list's warnings.
-func simJobs(e *env, list *jobs.List, topo *sim.Topology, truth sim.Rates) *sim.Trace {
-	tjs, warns := place.TraceJobs(list, topo, truth, policy.DefaultThresholds.ScalingEfficiency)
-	for _, w := range warns {
-		fmt.Fprintln(e.stderr, "warning:", w)
-	}
-	return &sim.Trace{Name: list.File, Format: "job list", Jobs: tjs}
-}
-
-func printSimTable(e *env, tr *sim.Trace, topo *sim.Topology, results []*sim.Result) error {
-	var gpus []string
-	for _, t := range topo.Types() {
-		gpus = append(gpus, fmt.Sprintf("%d %s", topo.Count(t), t))
-	}
-	fmt.Fprintf(e.stdout, "trace %s (%s, %d jobs) on %s (%s GPUs)\n\n", tr.Name, tr.Format, len(tr.Jobs), topo.Name, strings.Join(gpus, ", "))
-	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	head := "policy\tjobs\tunrunnable\tavg JCT (h)\tp95 JCT (h)\tmakespan (h)\tGPU util"
-	for _, t := range topo.Types() {
-		head += "\t" + t
-	}
-	head += "\teffective util"
-	for _, t := range topo.Types() {
-		head += "\t" + t
-	}
-	fmt.Fprintln(tw, head+"\tshared\t")
-	for _, r := range results {
-		line := fmt.Sprintf("%s\t%d\t%d\t%.2f\t%.2f\t%.2f\t%.3f", r.Policy, r.Completed, r.Unrunnable, r.AvgJCT/3600, r.P95JCT/3600, r.Makespan/3600, r.GPUUtil)
-		for _, u := range r.Util {
-			line += fmt.Sprintf("\t%.3f", u.Util)
-		}
-		line += fmt.Sprintf("\t%.3f", r.EffectiveUtil)
-		for _, u := range r.Util {
-			line += fmt.Sprintf("\t%.3f", u.Effective)
-		}
-		fmt.Fprintln(tw, line+fmt.Sprintf("\t%d\t", r.Shared))
-	}
-	return tw.Flush()
+	return policies.WriteTable(e.stdout, tr, x.Topology, results)
 }
 
 func newSimulateGenerateCmd(e *env) *cobra.Command {
@@ -317,13 +232,9 @@ gives the same trace.`,
 		Example: `  coloc simulate generate --data datasets/reference/gavel --jobs 100000 --seed 1 -o /tmp/100k.trace`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ds, err := datasets.Open(data)
+			truth, err := policies.LoadTruth(data)
 			if err != nil {
 				return err
-			}
-			truth, err := sim.NewMeasured(ds.Solo, ds.Pairs)
-			if err != nil {
-				return fmt.Errorf("%s: %w", data, err)
 			}
 			jobs, err := sim.Generate(sim.GenOptions{Jobs: n, Seed: seed, Workloads: truth.Workloads(), Rates: truth, RefType: ref, MeanGap: gap})
 			if err != nil {

@@ -33,7 +33,7 @@ func TestDatasetsCommandsReadFeatureAndEvalFiles(t *testing.T) {
 		csv := strings.TrimSuffix(tc.file, ".arrow") + ".csv"
 		mustRun(t, "datasets", "export", "--format", "csv", tc.file, "-o", csv)
 		if b, err := os.ReadFile(csv); err != nil || !strings.HasPrefix(string(b), map[string]string{feat: "workload,device_type,degree", ev: "model,"}[tc.file]) {
-			t.Errorf("export %s: %q, %v", tc.file, firstLine(string(b)), err)
+			t.Errorf("export %s: %q, %v", tc.file, strings.SplitN(string(b), "\n", 2)[0], err)
 		}
 	}
 

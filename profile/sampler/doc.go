@@ -23,7 +23,9 @@
 // the GPU sampler when its opener (OpenGPU; nvml.Opener in the binary)
 // works, and the host sampler always; when there is no GPU sampler the
 // reason becomes a warning and the run goes on with host counters only
-// (NullSampler stands in when there is nothing at all).
+// (NullSampler stands in when there is nothing at all). A Detection's
+// WriteText and WriteJSON (a Listing, version ListingVersion) are what
+// `coloc devices` prints.
 //
 // # Counters and units
 //

@@ -5,7 +5,10 @@
 // same rule with the measured rates). Each is a sim.Policy; Policies
 // lists them, All adds the baselines, and Experiment (one trace, one
 // cluster, several policies) and Sweep (many of each, the results page)
-// are what `coloc simulate` and the reports call.
+// are what `coloc simulate` and the reports call. Experiment.Load reads an
+// experiment's files (a Gavel trace or a job list, a cluster spec, the
+// measured rates) and WriteTable prints its results as `coloc simulate`
+// does.
 //
 // # coloc and oracle: the completion-time rule
 //

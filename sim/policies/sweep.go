@@ -8,8 +8,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/coloc-dev/coloc/datasets"
-	"github.com/coloc-dev/coloc/place/cluster"
 	"github.com/coloc-dev/coloc/sim"
 )
 
@@ -48,23 +46,15 @@ func (s *Sweep) Run() ([]Case, error) {
 	if _, err := x.CheckNames(); err != nil {
 		return nil, err
 	}
-	ds, err := datasets.Open(s.Data)
+	truth, err := LoadTruth(s.Data)
 	if err != nil {
 		return nil, err
 	}
-	truth, err := sim.NewMeasured(ds.Solo, ds.Pairs)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", s.Data, err)
-	}
 	var topos []*sim.Topology
 	for _, c := range s.Clusters {
-		spec, err := cluster.Load(c)
+		topo, err := LoadTopology(c)
 		if err != nil {
 			return nil, err
-		}
-		topo, err := sim.NewTopology(spec)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", c, err)
 		}
 		topos = append(topos, topo)
 	}

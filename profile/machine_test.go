@@ -1,20 +1,22 @@
-package main
+package profile
 
 import (
+	"errors"
+	"slices"
 	"strings"
 	"testing"
 
-	"github.com/coloc-dev/coloc/profile"
+	"github.com/coloc-dev/coloc/profile/sampler"
 )
 
 func TestSelectGPUs(t *testing.T) {
-	four := []profile.Device{
+	four := []Device{
 		{Index: 0, Type: "h200", UUID: "GPU-aaaa0000"}, {Index: 1, Type: "h200", UUID: "GPU-bbbb1111"},
 		{Index: 2, Type: "h200", UUID: "GPU-cccc2222"}, {Index: 3, Type: "h200", UUID: "GPU-dddd3333"},
 	}
 	tests := []struct {
 		name     string
-		found    []profile.Device
+		found    []Device
 		n        int
 		cvd      string
 		set      bool
@@ -36,7 +38,7 @@ func TestSelectGPUs(t *testing.T) {
 		{"negative", four, -1, "", false, "--gpus -1", ""},
 	}
 	for _, tc := range tests {
-		devs, note, err := selectGPUs(tc.found, tc.n, tc.cvd, tc.set)
+		devs, note, err := SelectGPUs(tc.found, tc.n, tc.cvd, tc.set)
 		got := ""
 		if err != nil {
 			got = err.Error()
@@ -49,5 +51,28 @@ func TestSelectGPUs(t *testing.T) {
 		if !strings.Contains(note, tc.wantNote) || (tc.set && err == nil && note == "") || (!tc.set && note != "") {
 			t.Errorf("%s: note %q, want one with %q", tc.name, note, tc.wantNote)
 		}
+	}
+}
+
+// Without a GPU, a campaign falls back to the CPU unless --device cuda
+// asks for one; a device kind other than cuda or cpu is refused.
+func TestOpenMachineWithoutGPU(t *testing.T) {
+	noGPU := func() (sampler.GPU, error) { return nil, errors.New("no driver here") }
+	m, err := OpenMachine(noGPU, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	if m.Kind != "cpu" || len(m.Hardware.Devices) != 1 || m.Hardware.Devices[0].Type != "cpu" {
+		t.Errorf("kind %q, devices %+v: want one cpu device", m.Kind, m.Hardware.Devices)
+	}
+	if !slices.ContainsFunc(m.Warnings(), func(w string) bool { return strings.Contains(w, "no driver here") }) {
+		t.Errorf("warnings %q do not say why there are no GPU counters", m.Warnings())
+	}
+	if _, err := OpenMachine(noGPU, "cuda"); err == nil || !strings.Contains(err.Error(), "no GPU found (") {
+		t.Errorf("--device cuda without a GPU: error %v", err)
+	}
+	if _, err := OpenMachine(noGPU, "tpu"); err == nil || !strings.Contains(err.Error(), `--device "tpu"`) {
+		t.Errorf("--device tpu: error %v", err)
 	}
 }

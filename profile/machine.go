@@ -1,4 +1,4 @@
-package main
+package profile
 
 import (
 	"fmt"
@@ -9,60 +9,60 @@ import (
 	"time"
 
 	"github.com/coloc-dev/coloc/datasets"
-	"github.com/coloc-dev/coloc/profile"
 	"github.com/coloc-dev/coloc/profile/sampler"
 )
 
-// machine is what `coloc profile` found on this machine: the hardware for
-// the manifest, the device kind the workloads get (--device), and the
-// samplers a run is recorded with. Close releases the samplers (it shuts
-// NVML down).
-type machine struct {
-	hw        profile.Hardware
-	kind      string // "cuda" or "cpu"
-	detection *sampler.Detection
+// Machine is what a campaign found on the machine it runs on: the
+// hardware for the manifest, the device kind the workloads get ("cuda" or
+// "cpu"), and the samplers a run is recorded with. Close releases the
+// samplers (it shuts NVML down).
+type Machine struct {
+	Hardware  Hardware
+	Kind      string // "cuda" or "cpu"
+	Detection *sampler.Detection
 }
 
-// openMachine detects this machine's GPUs through open (env.openGPU, the
-// one place coloc reaches the driver) and its host counters, and settles
-// --device: cuda when a GPU is found, else cpu, unless the flag says which.
-// On a CPU run NVML is not opened at all.
-func openMachine(open func() sampler.OpenGPU, device string) (*machine, error) {
-	m := &machine{hw: profile.Hardware{CPU: cpuModel()}}
-	m.hw.Host, _ = os.Hostname()
+// OpenMachine detects this machine's GPUs through open (the caller's one
+// way to the driver) and its host counters, and settles the device kind:
+// cuda when a GPU is found, else cpu, unless device ("cuda" or "cpu")
+// says which. With device "cpu" the GPUs are not opened at all.
+func OpenMachine(open sampler.OpenGPU, device string) (*Machine, error) {
+	m := &Machine{Hardware: Hardware{CPU: cpuModel()}}
+	m.Hardware.Host, _ = os.Hostname()
 	switch device {
 	case "", "cuda", "cpu":
 	default:
 		return nil, fmt.Errorf("--device %q: want cuda or cpu", device)
 	}
-	d := sampler.Detect(open(), sampler.DetectOptions{NoGPU: device == "cpu"})
-	m.detection = d
-	var gpus []profile.Device
+	d := sampler.Detect(open, sampler.DetectOptions{NoGPU: device == "cpu"})
+	m.Detection = d
+	var gpus []Device
 	for _, dev := range d.Devices {
-		gpus = append(gpus, profile.Device{Index: dev.Index, Type: dev.Type, Name: dev.Name, UUID: dev.UUID, MemoryBytes: dev.MemoryTotal})
+		gpus = append(gpus, Device{Index: dev.Index, Type: dev.Type, Name: dev.Name, UUID: dev.UUID, MemoryBytes: dev.MemoryTotal})
 	}
-	m.hw.Driver, m.hw.CUDA = d.System.Driver, d.System.CUDADriver
+	m.Hardware.Driver, m.Hardware.CUDA = d.System.Driver, d.System.CUDADriver
 	switch {
 	case device == "cuda" && len(gpus) == 0:
 		d.Close()
 		return nil, fmt.Errorf("--device cuda: no GPU found (%s); use --device cpu", d.GPUReason)
 	case device == "" && len(gpus) > 0, device == "cuda":
-		m.kind = "cuda"
-		m.hw.Devices = gpus
+		m.Kind = "cuda"
+		m.Hardware.Devices = gpus
 	default:
-		m.kind = "cpu"
-		m.hw.Devices = []profile.Device{{Index: 0, Type: "cpu", Name: m.hw.CPU}}
+		m.Kind = "cpu"
+		m.Hardware.Devices = []Device{{Index: 0, Type: "cpu", Name: m.Hardware.CPU}}
 	}
 	return m, nil
 }
 
-// warnings are what detection found wrong without stopping the work (no
+// Warnings are what detection found wrong without stopping the work (no
 // GPU counters and why, a device that lacks some counters).
-func (m *machine) warnings() []string { return m.detection.Warnings }
+func (m *Machine) Warnings() []string { return m.Detection.Warnings }
 
-// monitor returns a recorder of every sampler found, ticking every interval.
-func (m *machine) monitor(interval time.Duration) (profile.Monitor, error) {
-	rec, err := sampler.NewRecorder(m.detection.Samplers(), sampler.RecorderOptions{Interval: interval})
+// Monitor returns a recorder of every sampler found, ticking every
+// interval, as the Runner's Monitor.
+func (m *Machine) Monitor(interval time.Duration) (Monitor, error) {
+	rec, err := sampler.NewRecorder(m.Detection.Samplers(), sampler.RecorderOptions{Interval: interval})
 	if err != nil {
 		return nil, err
 	}
@@ -70,9 +70,9 @@ func (m *machine) monitor(interval time.Duration) (profile.Monitor, error) {
 }
 
 // Close releases the samplers.
-func (m *machine) Close() error { return m.detection.Close() }
+func (m *Machine) Close() error { return m.Detection.Close() }
 
-// recorderMonitor is the sampler.Recorder behind the harness's Monitor.
+// recorderMonitor is a sampler.Recorder behind the Runner's Monitor.
 type recorderMonitor struct {
 	rec      *sampler.Recorder
 	startErr error
@@ -98,7 +98,7 @@ func (r *recorderMonitor) Stop() (*datasets.Table, []string) {
 	return s.Table(), warns
 }
 
-// selectGPUs returns the GPUs a CUDA campaign uses: those that
+// SelectGPUs returns the GPUs a CUDA campaign uses: those that
 // CUDA_VISIBLE_DEVICES (cvd, when set) lets through, then the first n of
 // them (n = 0: all). A cluster manager sets the variable to a job's GPUs
 // (Slurm with --gres=gpu:k), so a shard uses the GPUs it was given and
@@ -107,7 +107,7 @@ func (r *recorderMonitor) Stop() (*datasets.Table, []string) {
 // indices NVML does not show but as many GPUs as entries are shown, the
 // node's devices were renumbered for the job (a device cgroup) and those
 // shown are taken. The note says what was chosen ("" when cvd is unset).
-func selectGPUs(found []profile.Device, n int, cvd string, set bool) ([]profile.Device, string, error) {
+func SelectGPUs(found []Device, n int, cvd string, set bool) ([]Device, string, error) {
 	if n < 0 {
 		return nil, "", fmt.Errorf("--gpus %d: want 0 (all) or more", n)
 	}
@@ -127,7 +127,7 @@ func selectGPUs(found []profile.Device, n int, cvd string, set bool) ([]profile.
 		for _, e := range entries {
 			idx, err := strconv.Atoi(e)
 			allInts = allInts && err == nil
-			var d *profile.Device
+			var d *Device
 			for k := range found {
 				if err == nil && found[k].Index == idx || err != nil && strings.HasPrefix(e, "GPU-") && strings.HasPrefix(found[k].UUID, e) {
 					d = &found[k]
@@ -137,7 +137,7 @@ func selectGPUs(found []profile.Device, n int, cvd string, set bool) ([]profile.
 			switch {
 			case d == nil && unknown == "":
 				unknown = e
-			case d != nil && slices.ContainsFunc(vis, func(v profile.Device) bool { return v.Index == d.Index }):
+			case d != nil && slices.ContainsFunc(vis, func(v Device) bool { return v.Index == d.Index }):
 				return nil, "", fmt.Errorf("CUDA_VISIBLE_DEVICES=%q names GPU %s twice", cvd, e)
 			case d != nil:
 				vis = append(vis, *d)
@@ -163,10 +163,24 @@ func selectGPUs(found []profile.Device, n int, cvd string, set bool) ([]profile.
 	return vis, note, nil
 }
 
-func deviceIndices(ds []profile.Device) string {
+func deviceIndices(ds []Device) string {
 	s := make([]string, len(ds))
 	for i, d := range ds {
 		s[i] = strconv.Itoa(d.Index)
 	}
 	return strings.Join(s, ",")
+}
+
+// cpuModel is the "model name" of /proc/cpuinfo, "" when unknown.
+func cpuModel() string {
+	data, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return ""
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
 }

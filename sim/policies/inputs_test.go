@@ -1,0 +1,78 @@
+package policies
+
+import (
+	"bytes"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/coloc-dev/coloc/sim"
+)
+
+const (
+	gavelData    = "../../datasets/reference/gavel"
+	gavelCluster = "../../examples/cluster-gavel.yaml"
+)
+
+// Load reads a Gavel trace or a job list, the cluster and the measured
+// rates into the experiment; the job list's problems come back as
+// warnings, and its jobs without rates end up unrunnable.
+func TestExperimentLoad(t *testing.T) {
+	x := Experiment{Policies: []string{"fifo", "greedy-pack"}, Options: sim.DefaultOptions, Env: sim.Env{Seed: 1}}
+	tr, warns, err := x.Load(Inputs{Trace: "../../examples/traces/physical_cluster/small_test.trace", Cluster: gavelCluster, Data: gavelData})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(warns) != 0 || tr.Format != "physical_cluster" || len(x.Jobs) != 20 || x.Topology.Count("v100") != 36 || x.Truth == nil {
+		t.Fatalf("trace %s (%s), %d jobs, %d v100, warnings %q", tr.Name, tr.Format, len(x.Jobs), x.Topology.Count("v100"), warns)
+	}
+	res, err := x.Run()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := WriteTable(&b, tr, x.Topology, res); err != nil {
+		t.Fatal(err)
+	}
+	text := b.String()
+	for _, re := range []string{`\(physical_cluster, 20 jobs\) on .* \(36 k80, 36 p100, 36 v100 GPUs\)`, `\n +fifo +20 +0 +\d+\.\d\d `, `\n +greedy-pack +20 +0 `} {
+		if !regexp.MustCompile(re).MatchString(text) {
+			t.Errorf("table lacks %s:\n%s", re, text)
+		}
+	}
+
+	x = Experiment{Policies: []string{"fifo"}, Options: sim.DefaultOptions}
+	tr, warns, err = x.Load(Inputs{Trace: "../../examples/jobs.yaml", Cluster: "../../examples/cluster.yaml", Data: gavelData})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.Format != "job list" || !slices.ContainsFunc(warns, func(w string) bool { return strings.Contains(w, "job new-bert has no workload of the data") }) {
+		t.Errorf("job list: format %q, warnings %q", tr.Format, warns)
+	}
+	res, err = x.Run()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res[0].Unrunnable != 3 {
+		t.Errorf("%d unrunnable jobs of the list, want 3 (new-bert, too-big, private-model)", res[0].Unrunnable)
+	}
+
+	for _, in := range []Inputs{
+		{Trace: "no.trace", Cluster: gavelCluster, Data: gavelData},
+		{Trace: "../../examples/jobs.yaml", Cluster: "no.yaml", Data: gavelData},
+		{Trace: "../../examples/jobs.yaml", Cluster: gavelCluster, Data: "no-data"},
+	} {
+		if _, _, err := x.Load(in); err == nil || !strings.Contains(err.Error(), "no") {
+			t.Errorf("%+v: error %v, want one naming the missing file", in, err)
+		}
+	}
+}
+
+// Warnings keeps each warning once, in the order first raised.
+func TestWarningsOnce(t *testing.T) {
+	got := Warnings([]*sim.Result{{Warnings: []string{"a", "b"}}, {Warnings: []string{"b", "c", "a"}}})
+	if !slices.Equal(got, []string{"a", "b", "c"}) {
+		t.Errorf("%q", got)
+	}
+}
