@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/coloc-dev/coloc/policy"
 	"github.com/coloc-dev/coloc/reports"
 	"github.com/coloc-dev/coloc/sim"
 	"github.com/coloc-dev/coloc/sim/policies"
