@@ -285,7 +285,11 @@ func (r *ActiveResult) WriteText(w io.Writer) error {
 				break
 			}
 		}
-		fmt.Fprintf(w, "%s: within 1.1x of all pairs from %.2f of the pairs; at 0.20, %.2fx random's MAE\n\n", model.StrategyWidth, within,
+		reached := fmt.Sprintf("first within 1.1x of all pairs at %.2f of the pairs", within)
+		if math.IsNaN(within) && len(fracs) > 0 {
+			reached = fmt.Sprintf("not within 1.1x of all pairs by %.2f of the pairs", fracs[len(fracs)-1])
+		}
+		fmt.Fprintf(w, "%s: %s; at 0.20, %.2fx random's MAE\n\n", model.StrategyWidth, reached,
 			r.At(model.StrategyWidth, dev, 0.2)/r.At(model.StrategyRandom, dev, 0.2))
 	}
 	return nil

@@ -3,6 +3,7 @@ package eval
 import (
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/coloc-dev/coloc/model"
@@ -94,6 +95,35 @@ func TestPickNextIsDeterministic(t *testing.T) {
 			want = got
 		} else if got != want {
 			t.Fatalf("run %d differs from run 0:\n%s\nvs\n%s", run, got, want)
+		}
+	}
+}
+
+// The summary line says when width first comes within 1.1x of the
+// all-pairs MAE, and says so in words when it never does.
+func TestActiveWriteTextReached(t *testing.T) {
+	r := &ActiveResult{Model: "iasp", Reference: map[string]float64{"k80": 0.02, "v100": 0.02}}
+	for _, dev := range []string{"k80", "v100"} {
+		for i, f := range []float64{0.1, 0.2, 0.3} {
+			mae := 0.05 - 0.01*float64(i) // 0.05, 0.04, 0.03
+			if dev == "k80" && f == 0.3 {
+				mae = 0.021
+			}
+			for _, st := range model.Strategies {
+				r.Summaries = append(r.Summaries, CurveSummary{Strategy: st, Device: dev, Fraction: f, Seeds: 1, MAEMedian: mae})
+			}
+		}
+	}
+	var b strings.Builder
+	if err := r.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"width: first within 1.1x of all pairs at 0.30 of the pairs; at 0.20, 1.00x random's MAE",
+		"width: not within 1.1x of all pairs by 0.30 of the pairs; at 0.20, 1.00x random's MAE",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("no line %q in:\n%s", want, b.String())
 		}
 	}
 }
