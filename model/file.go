@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/coloc-dev/coloc/features"
@@ -317,6 +318,7 @@ func LoadDir(dir string, names []string) ([]*Loaded, error) {
 		for n := range want {
 			missing = append(missing, n)
 		}
+		sort.Strings(missing)
 		return nil, fmt.Errorf("%s: no model %s in %s", dir, strings.Join(missing, ", "), IndexFile)
 	}
 	return out, nil

@@ -95,6 +95,13 @@ func TestFeatureListRefused(t *testing.T) {
 	if _, err := LoadDir(dir, []string{"iasp"}); err == nil {
 		t.Fatal("LoadDir of a model not in the directory succeeded")
 	}
+	// Missing models are named in sorted order, whatever the map's order.
+	for i := 0; i < 10; i++ {
+		_, err := LoadDir(dir, []string{"pmf", "iasp", "bias", "knn"})
+		if err == nil || !strings.Contains(err.Error(), "no model bias, iasp, knn, pmf in") {
+			t.Fatalf("LoadDir of four missing models: %v, want them named in sorted order", err)
+		}
+	}
 }
 
 func TestBadTrainingInput(t *testing.T) {

@@ -100,12 +100,7 @@ func RunActive(d *model.Data, o ActiveOptions) (*ActiveResult, error) {
 		for k := range pool {
 			keys = append(keys, k)
 		}
-		sort.Slice(keys, func(i, j int) bool {
-			if keys[i][0] != keys[j][0] {
-				return keys[i][0] < keys[j][0]
-			}
-			return keys[i][1] < keys[j][1]
-		})
+		sort.Slice(keys, func(i, j int) bool { return lessKey(keys[i], keys[j]) })
 		var refs []float64
 		for seed := 1; seed <= o.Seeds; seed++ {
 			tk := split("pairs", target, nil, dev, o.Reference, seed, len(d.Space.Jobs))[0]
@@ -182,11 +177,30 @@ func skipSet(sp *model.Space, s int, pool map[[3]int][]model.Obs, revealed map[[
 }
 
 func pickNext(d *model.Data, s int, pool map[[3]int][]model.Obs, revealed, skip map[[3]int]bool, strategy string, n int, seed uint64) ([]model.Candidate, error) {
-	var measured []model.Obs
+	// The revealed pairs in key order: iterating the map would change the
+	// order of the training set from run to run, and with it the last bits
+	// of every sum in the fit, enough to flip near-tied choices.
+	keys := make([][3]int, 0, len(revealed))
 	for k := range revealed {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return lessKey(keys[i], keys[j]) })
+	var measured []model.Obs
+	for _, k := range keys {
 		measured = append(measured, pool[k]...)
 	}
 	return model.SelectPairs(d.Space, measured, skip, []int{s}, model.SelectOptions{Strategy: strategy, Budget: n, Seed: seed})
+}
+
+// lessKey orders unordered-pair keys {a, b, slot} by slot, then a, then b.
+func lessKey(x, y [3]int) bool {
+	if x[2] != y[2] {
+		return x[2] < y[2]
+	}
+	if x[0] != y[0] {
+		return x[0] < y[0]
+	}
+	return x[1] < y[1]
 }
 
 func summariseCurves(pts []CurvePoint) []CurveSummary {
@@ -271,7 +285,11 @@ func (r *ActiveResult) WriteText(w io.Writer) error {
 				break
 			}
 		}
-		fmt.Fprintf(w, "%s: within 1.1x of all pairs from %.2f of the pairs; at 0.20, %.2fx random's MAE\n\n", model.StrategyWidth, within,
+		reached := fmt.Sprintf("first within 1.1x of all pairs at %.2f of the pairs", within)
+		if math.IsNaN(within) && len(fracs) > 0 {
+			reached = fmt.Sprintf("not within 1.1x of all pairs by %.2f of the pairs", fracs[len(fracs)-1])
+		}
+		fmt.Fprintf(w, "%s: %s; at 0.20, %.2fx random's MAE\n\n", model.StrategyWidth, reached,
 			r.At(model.StrategyWidth, dev, 0.2)/r.At(model.StrategyRandom, dev, 0.2))
 	}
 	return nil
