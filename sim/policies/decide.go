@@ -149,6 +149,9 @@ type planState struct {
 	onNode map[freeKey]found
 	spread map[freeKey]found
 	lone   map[int][]int // by degree
+	// The makespan guard (critical.go).
+	horizon float64            // lower bound of the makespan
+	held    map[string]float64 // GPU type -> when a critical job waiting for it starts
 }
 
 // Schedule places the waiting jobs by the rule.
@@ -158,8 +161,33 @@ func (r *Rule) Schedule(v *sim.View) (*sim.Plan, error) {
 	if !arrivedOrFinished && (!r.moves || !anyFree(v)) {
 		return nil, nil // a round tick with no free GPU changes nothing
 	}
+	ps := r.newPlan(v)
+	if arrivedOrFinished {
+		q := r.queue(v)
+		r.horizon(ps)
+		m1, last := r.pass(ps, q, -1)
+		if last >= 0 {
+			// The job predicted to end last waits: plan again with it
+			// first, keep that plan if the makespan ends sooner
+			// (critical.go).
+			ps2 := r.newPlan(v)
+			ps2.horizon = ps.horizon
+			if m2, _ := r.pass(ps2, q, last); m2 < m1 {
+				ps = ps2
+			}
+		}
+	}
+	if r.moves {
+		r.replan(ps)
+	}
+	return ps.p, nil
+}
+
+// newPlan starts a plan from the current placement, with the predicted
+// time each GPU frees up.
+func (r *Rule) newPlan(v *sim.View) *planState {
 	ps := &planState{v: v, p: v.Plan(), freeAt: make([]float64, len(v.Topology.GPUs)), byType: map[string][]float64{}, dirty: map[string]bool{}, ahead: map[string]int{},
-		onNode: map[freeKey]found{}, spread: map[freeKey]found{}, lone: map[int][]int{}}
+		onNode: map[freeKey]found{}, spread: map[freeKey]found{}, lone: map[int][]int{}, held: map[string]float64{}}
 	for i := range ps.freeAt {
 		ps.freeAt[i] = v.Now
 	}
@@ -172,18 +200,50 @@ func (r *Rule) Schedule(v *sim.View) (*sim.Plan, error) {
 	for _, t := range v.Topology.Types() {
 		ps.dirty[t] = true
 	}
-	if arrivedOrFinished {
-		for _, j := range r.queue(v) {
-			if !ps.p.Room() {
-				break // no GPU free or shareable: every later job waits
-			}
-			r.decide(ps, j)
+	return ps
+}
+
+// pass lets the waiting jobs of q choose in turn, job first (when >= 0)
+// before the others. It returns the predicted makespan of the plan and
+// the job predicted to end last when that job waits (else -1).
+func (r *Rule) pass(ps *planState, q []*sim.Job, first int) (float64, int) {
+	ends := map[int]float64{}
+	waits := map[int]bool{}
+	try := func(j *sim.Job) {
+		o := r.decide(ps, j, j.ID == first)
+		if o.gpus == nil && !math.IsInf(o.cost, 1) {
+			ends[j.ID] = ps.v.Now + o.cost
+			waits[j.ID] = true
 		}
 	}
-	if r.moves {
-		r.replan(ps)
+	if first >= 0 {
+		if j := ps.v.Job(first); j != nil {
+			try(j)
+		}
 	}
-	return ps.p, nil
+	for _, j := range q {
+		if j.ID == first {
+			continue
+		}
+		if !ps.p.Room() {
+			break // no GPU free or shareable: every later job waits
+		}
+		try(j)
+	}
+	m := ps.makespan(ends)
+	last, latest := -1, ps.v.Now
+	for _, t := range ps.freeAt {
+		latest = math.Max(latest, t)
+	}
+	for id, e := range ends {
+		if e > latest || (e == latest && last >= 0 && id < last) {
+			latest, last = e, id
+		}
+	}
+	if last >= 0 && !waits[last] {
+		last = -1
+	}
+	return m, last
 }
 
 // observe learns the solo time of the jobs that completed since the last
@@ -354,11 +414,14 @@ type option struct {
 	gpus    []int // nil: wait
 	waitFor string
 	degree  int     // GPUs it waits for
+	start   float64 // when it is predicted to start, when it waits
 	endJ    float64 // predicted completion of the job
 	endR    float64 // of its partner, when it shares
 }
 
-func (r *Rule) decide(ps *planState, j *sim.Job) {
+// decide takes j's option of least cost and returns it; a job that holds
+// (the first of a second pass, critical.go) holds the GPUs it waits for.
+func (r *Rule) decide(ps *planState, j *sim.Job, holds bool) option {
 	v, p := ps.v, ps.p
 	best := option{cost: math.Inf(1)}
 	consider := func(o option) {
@@ -383,12 +446,12 @@ func (r *Rule) decide(ps *planState, j *sim.Job) {
 			w := r.remaining(j, s)
 			if gpus, ok := ps.freeGPUs(j, t, d); ok {
 				gs, _ := shapeOf(v, gpus)
-				if sg := r.soloOn(j, gs); sg > 0 {
+				if sg := r.soloOn(j, gs); sg > 0 && ps.fitsHold(t, v.Now+w/sg) {
 					consider(option{cost: w / sg, gpus: gpus, endJ: v.Now + w/sg})
 				}
 			}
 			if tw, ok := ps.waitUntil(t, d); ok {
-				consider(option{cost: tw - v.Now + w/s + tieWait, waitFor: t, degree: d})
+				consider(option{cost: tw - v.Now + w/s + tieWait, waitFor: t, degree: d, start: tw})
 			}
 		}
 	}
@@ -412,16 +475,22 @@ func (r *Rule) decide(ps *planState, j *sim.Job) {
 			}
 			wj, wq := r.remaining(j, sj), r.remaining(qj, sq)
 			tj, tq := overlap(wj, sj, xj, wq, sq, xq)
+			if end := v.Now + math.Max(tj, tq); end > ps.horizon || !ps.fitsHold(sh.GPUType, end) {
+				continue // it would delay the makespan, or a critical job's GPUs
+			}
 			alone := wq / sq
 			consider(option{cost: tj + (tq - alone) + tieShare, gpus: gpus, endJ: v.Now + tj, endR: v.Now + tq})
 		}
 	}
 	switch {
 	case math.IsInf(best.cost, 1):
-		return
+		return best
 	case best.gpus == nil:
 		ps.ahead[best.waitFor] += best.degree
-		return
+		if holds {
+			ps.holdFor(best.waitFor, best.start)
+		}
+		return best
 	}
 	ps.place(j.ID, best.gpus)
 	end := math.Max(best.endJ, best.endR)
@@ -429,6 +498,7 @@ func (r *Rule) decide(ps *planState, j *sim.Job) {
 		ps.freeAt[g] = math.Max(ps.freeAt[g], end)
 		ps.dirty[v.Topology.GPUs[g].Type] = true
 	}
+	return best
 }
 
 // Ties: free beats sharing beats waiting at equal cost (a microsecond

@@ -52,6 +52,9 @@ func (r *Rule) replan(ps *planState) {
 						continue
 					}
 					move := pen + r.remaining(j, s)/s
+					if !ps.fitsHold(t, v.Now+move) {
+						continue // the GPUs are held for a critical job
+					}
 					if gain := stay - move + partnerGain; gain > bestGain {
 						bestGain, bestJob, bestGPUs, bestEnd = gain, j.ID, gpus, v.Now+move
 					}
