@@ -45,7 +45,7 @@ func (r *Rule) horizon(ps *planState) {
 	}
 	for _, j := range v.Waiting {
 		least := math.Inf(1)
-		for _, d := range j.Degrees {
+		for _, d := range r.degreesOf(j) {
 			for _, t := range v.Topology.Types() {
 				sh := sim.Shape{GPUType: t, GPUs: d}
 				if v.Topology.LargestNode(t) < d {

@@ -115,6 +115,30 @@ type Rule struct {
 	last     map[int]doneJob // running jobs at the previous call
 	sumDone  float64         // solo seconds of the completed jobs
 	doneJobs int
+	// keep: remember the options the last call chose (chosen) and the job
+	// it let choose first, -1 none (the export reads them).
+	keep   bool
+	chosen map[int]option
+	first  int
+	// allow, when set, narrows a job's degrees (by job ID) to those its
+	// job list allows (the export).
+	allow map[int][]int
+}
+
+// degreesOf returns the degrees j may run on: its own, narrowed by
+// r.allow.
+func (r *Rule) degreesOf(j *sim.Job) []int {
+	a, ok := r.allow[j.ID]
+	if !ok {
+		return j.Degrees
+	}
+	var out []int
+	for _, d := range j.Degrees {
+		if slices.Contains(a, d) {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // PriorS is the expected solo run time, in seconds, of a job before any
@@ -151,6 +175,7 @@ type planState struct {
 	lone   map[int][]int // by degree
 	// The makespan guard (critical.go).
 	horizon float64            // lower bound of the makespan
+	chosen  map[int]option     // by job ID, when the rule keeps its choices
 	held    map[string]float64 // GPU type -> when a critical job waiting for it starts
 }
 
@@ -162,6 +187,7 @@ func (r *Rule) Schedule(v *sim.View) (*sim.Plan, error) {
 		return nil, nil // a round tick with no free GPU changes nothing
 	}
 	ps := r.newPlan(v)
+	first := -1
 	if arrivedOrFinished {
 		q := r.queue(v)
 		r.horizon(ps)
@@ -173,9 +199,12 @@ func (r *Rule) Schedule(v *sim.View) (*sim.Plan, error) {
 			ps2 := r.newPlan(v)
 			ps2.horizon = ps.horizon
 			if m2, _ := r.pass(ps2, q, last); m2 < m1 {
-				ps = ps2
+				ps, first = ps2, last
 			}
 		}
+	}
+	if r.keep {
+		r.chosen, r.first = ps.chosen, first
 	}
 	if r.moves {
 		r.replan(ps)
@@ -188,6 +217,9 @@ func (r *Rule) Schedule(v *sim.View) (*sim.Plan, error) {
 func (r *Rule) newPlan(v *sim.View) *planState {
 	ps := &planState{v: v, p: v.Plan(), freeAt: make([]float64, len(v.Topology.GPUs)), byType: map[string][]float64{}, dirty: map[string]bool{}, ahead: map[string]int{},
 		onNode: map[freeKey]found{}, spread: map[freeKey]found{}, lone: map[int][]int{}, held: map[string]float64{}}
+	if r.keep {
+		ps.chosen = map[int]option{}
+	}
 	for i := range ps.freeAt {
 		ps.freeAt[i] = v.Now
 	}
@@ -417,6 +449,12 @@ type option struct {
 	start   float64 // when it is predicted to start, when it waits
 	endJ    float64 // predicted completion of the job
 	endR    float64 // of its partner, when it shares
+	// What the export records of it (policy.RuleRecord).
+	solo    float64 // the job's solo rate there
+	norm    float64 // its predicted normalized throughput (1 alone)
+	partner int     // the job it shares with, -1: none
+	pnorm   float64 // the partner's predicted normalized throughput
+	pdelay  float64 // the delay it causes the partner
 }
 
 // decide takes j's option of least cost and returns it; a job that holds
@@ -430,7 +468,7 @@ func (r *Rule) decide(ps *planState, j *sim.Job, holds bool) option {
 		}
 	}
 	// Run now on free GPUs, or wait, at each allowed degree and type.
-	for _, d := range j.Degrees {
+	for _, d := range r.degreesOf(j) {
 		for _, t := range v.Topology.Types() {
 			sh := sim.Shape{GPUType: t, GPUs: d}
 			if !v.CanRun(j.Workload, sh) || v.Topology.LargestNode(t) < d {
@@ -447,16 +485,16 @@ func (r *Rule) decide(ps *planState, j *sim.Job, holds bool) option {
 			if gpus, ok := ps.freeGPUs(j, t, d); ok {
 				gs, _ := shapeOf(v, gpus)
 				if sg := r.soloOn(j, gs); sg > 0 && ps.fitsHold(t, v.Now+w/sg) {
-					consider(option{cost: w / sg, gpus: gpus, endJ: v.Now + w/sg})
+					consider(option{cost: w / sg, gpus: gpus, endJ: v.Now + w/sg, solo: sg, norm: 1, partner: -1})
 				}
 			}
 			if tw, ok := ps.waitUntil(t, d); ok {
-				consider(option{cost: tw - v.Now + w/s + tieWait, waitFor: t, degree: d, start: tw})
+				consider(option{cost: tw - v.Now + w/s + tieWait, waitFor: t, degree: d, start: tw, endJ: tw + w/s, solo: s, norm: 1, partner: -1})
 			}
 		}
 	}
 	// Share with a job running alone on as many GPUs.
-	for _, d := range j.Degrees {
+	for _, d := range r.degreesOf(j) {
 		if v.MaxPerGPU() < 2 {
 			break
 		}
@@ -479,12 +517,18 @@ func (r *Rule) decide(ps *planState, j *sim.Job, holds bool) option {
 				continue // it would delay the makespan, or a critical job's GPUs
 			}
 			alone := wq / sq
-			consider(option{cost: tj + (tq - alone) + tieShare, gpus: gpus, endJ: v.Now + tj, endR: v.Now + tq})
+			consider(option{cost: tj + (tq - alone) + tieShare, gpus: gpus, endJ: v.Now + tj, endR: v.Now + tq,
+				solo: sj, norm: xj, partner: q, pnorm: xq, pdelay: tq - alone})
 		}
 	}
 	switch {
 	case math.IsInf(best.cost, 1):
 		return best
+	}
+	if ps.chosen != nil {
+		ps.chosen[j.ID] = best
+	}
+	switch {
 	case best.gpus == nil:
 		ps.ahead[best.waitFor] += best.degree
 		if holds {

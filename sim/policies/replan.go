@@ -40,7 +40,7 @@ func (r *Rule) replan(ps *planState) {
 			if !ok {
 				continue
 			}
-			for _, d := range j.Degrees {
+			for _, d := range r.degreesOf(j) {
 				for _, t := range v.Topology.Types() {
 					gpus, ok := ps.freeGPUs(j, t, d)
 					if !ok {
