@@ -191,14 +191,14 @@ func (r *Rule) Schedule(v *sim.View) (*sim.Plan, error) {
 	if arrivedOrFinished {
 		q := r.queue(v)
 		r.horizon(ps)
-		m1, last := r.pass(ps, q, -1)
+		m1, s1, last := r.pass(ps, q, -1)
 		if last >= 0 {
 			// The job predicted to end last waits: plan again with it
 			// first, keep that plan if the makespan ends sooner
 			// (critical.go).
 			ps2 := r.newPlan(v)
 			ps2.horizon = ps.horizon
-			if m2, _ := r.pass(ps2, q, last); m2 < m1 {
+			if m2, s2, _ := r.pass(ps2, q, last); m2 < m1 && s2+m2 < s1+m1 {
 				ps, first = ps2, last
 			}
 		}
@@ -236,13 +236,19 @@ func (r *Rule) newPlan(v *sim.View) *planState {
 }
 
 // pass lets the waiting jobs of q choose in turn, job first (when >= 0)
-// before the others. It returns the predicted makespan of the plan and
-// the job predicted to end last when that job waits (else -1).
-func (r *Rule) pass(ps *planState, q []*sim.Job, first int) (float64, int) {
+// before the others. It returns the predicted makespan of the plan, the
+// sum of the costs of the options taken (the predicted completion times
+// and partners' delays) and the job predicted to end last when that job
+// waits (else -1).
+func (r *Rule) pass(ps *planState, q []*sim.Job, first int) (float64, float64, int) {
 	ends := map[int]float64{}
 	waits := map[int]bool{}
+	sum := 0.0
 	try := func(j *sim.Job) {
 		o := r.decide(ps, j, j.ID == first)
+		if !math.IsInf(o.cost, 1) {
+			sum += o.cost
+		}
 		if o.gpus == nil && !math.IsInf(o.cost, 1) {
 			ends[j.ID] = ps.v.Now + o.cost
 			waits[j.ID] = true
@@ -275,7 +281,7 @@ func (r *Rule) pass(ps *planState, q []*sim.Job, first int) (float64, int) {
 	if last >= 0 && !waits[last] {
 		last = -1
 	}
-	return m, last
+	return m, sum, last
 }
 
 // observe learns the solo time of the jobs that completed since the last
