@@ -22,8 +22,12 @@ import (
 //     that type (run there, share there, move there) only if it leaves
 //     them by the time it is predicted to start (backfilling that does not
 //     delay it). This gives a predicted makespan M2;
-//   - it keeps the second plan only when M2 < M1: the makespan is
-//     predicted to end sooner. Otherwise the first plan stands.
+//   - it keeps the second plan only when M2 < M1 (the makespan is
+//     predicted to end sooner) and M2 + S2 < M1 + S1, S the sum of the
+//     costs of the options taken (predicted completion times and
+//     partners' delays): the makespan counts as one more completion
+//     time, so a plan that shortens it by delaying the other jobs more
+//     in sum is not taken. Otherwise the first plan stands.
 //
 // And no job shares with a running job when that would push the pair's
 // later end past the predicted makespan's lower bound, the larger of the
