@@ -26,9 +26,28 @@ type Input struct {
 	Models      *Models
 }
 
+// Resolved is a job of the list as the export resolved it: the workload
+// of the data that stands for it (its own, or its nearest reference), or
+// why it cannot be placed.
+type Resolved struct {
+	Job      *jobs.Job
+	Workload string // "" when the job cannot be placed; Reason says why
+	Reason   string
+}
+
+// Decider takes an export's decisions in place of the placement engine:
+// one decision per resolved job, in the same order, and the objective
+// they minimise. Export fills in each decision's job, workload and
+// reference, and prefixes the reason of a job never profiled with its
+// reference. The simulator's coloc rule is one (package sim/policies).
+type Decider func(in Input, jobs []Resolved) ([]policy.Decision, *policy.Objective, error)
+
 // ExportOptions are the parameters of an export.
 type ExportOptions struct {
 	Thresholds policy.Thresholds
+	// Decide, when set, takes the decisions instead of the engine; the
+	// engine still builds the tables.
+	Decide Decider
 	// Now is the creation time written in the provenance; the zero time
 	// means the current time. It is the only field that differs between
 	// two exports of the same inputs.
@@ -74,18 +93,24 @@ func Export(in Input, opt ExportOptions) (*policy.File, error) {
 		f.Warnings = append(f.Warnings, rs[i].notes...)
 		order[i] = i
 	}
-	sort.SliceStable(order, func(a, b int) bool { return in.Jobs.Jobs[order[a]].ArrivalS < in.Jobs.Jobs[order[b]].ArrivalS })
-	placed := make([]*Placed, len(rs))
-	why := make([]string, len(rs))
-	for _, i := range order {
-		if rs[i].task == nil {
-			why[i] = rs[i].reason
-			continue
+	if opt.Decide != nil {
+		if err := decideWith(opt.Decide, in, rs, f); err != nil {
+			return nil, err
 		}
-		placed[i], why[i] = eng.Place(rs[i].task)
-	}
-	for i := range rs {
-		f.Decisions = append(f.Decisions, decision(eng, est, in, rs[i], placed[i], why[i]))
+	} else {
+		sort.SliceStable(order, func(a, b int) bool { return in.Jobs.Jobs[order[a]].ArrivalS < in.Jobs.Jobs[order[b]].ArrivalS })
+		placed := make([]*Placed, len(rs))
+		why := make([]string, len(rs))
+		for _, i := range order {
+			if rs[i].task == nil {
+				why[i] = rs[i].reason
+				continue
+			}
+			placed[i], why[i] = eng.Place(rs[i].task)
+		}
+		for i := range rs {
+			f.Decisions = append(f.Decisions, decision(eng, est, in, rs[i], placed[i], why[i]))
+		}
 	}
 	tb := tables{d: in.Data, m: in.Models, eng: eng, th: opt.Thresholds}
 	f.Pairs = tb.pairs()
@@ -109,6 +134,37 @@ func Export(in Input, opt ExportOptions) (*policy.File, error) {
 		f.Provenance.Inputs = append(f.Provenance.Inputs, sum)
 	}
 	return f, nil
+}
+
+// decideWith takes the decisions of f with decide.
+func decideWith(decide Decider, in Input, rs []resolved, f *policy.File) error {
+	jobs := make([]Resolved, len(rs))
+	for i, r := range rs {
+		jobs[i] = Resolved{Job: r.job, Reason: r.reason}
+		if r.task != nil {
+			jobs[i].Workload = r.task.Workload
+		}
+	}
+	decs, obj, err := decide(in, jobs)
+	if err != nil {
+		return err
+	}
+	if len(decs) != len(rs) {
+		return fmt.Errorf("export: %d decisions for %d jobs", len(decs), len(rs))
+	}
+	for i := range decs {
+		d, r := &decs[i], rs[i]
+		d.Job, d.Workload, d.Reference = r.job.ID, r.job.Workload, r.reference
+		if jobs[i].Workload != "" {
+			d.Workload = jobs[i].Workload
+		}
+		if r.reference != "" {
+			d.Reason = fmt.Sprintf("never profiled: stands for its nearest reference %s (%s distance %.3f); %s",
+				r.reference, in.Models.Similarity.Opts.Distance, r.distance, d.Reason)
+		}
+	}
+	f.Decisions, f.Objective = decs, obj
+	return nil
 }
 
 // annotatePairs gives each predicted pair of f its interval and flags,

@@ -55,6 +55,7 @@ func check(f *File, ps *problems) {
 	c.solo()
 	c.scaling()
 	c.predictions()
+	c.objective()
 }
 
 func (c *checker) add(path, format string, args ...any) { c.ps.add(path, format, args...) }
@@ -265,18 +266,22 @@ func (c *checker) decisions() {
 		if !nonNeg(d.PredictedThroughput) {
 			c.add(at(p, "predicted_throughput"), "%v, want a finite number at least 0 (0: unknown)", d.PredictedThroughput)
 		}
+		c.rule(p, d)
 		switch d.Status {
 		case StatusPlaced:
-		case StatusUnplaceable:
+		case StatusUnplaceable, StatusWaiting:
+			if d.Status == StatusWaiting && c.f.Version < 2 {
+				c.add(at(p, "status"), "%q needs version 2", d.Status)
+			}
 			if len(d.Placement) > 0 {
-				c.add(at(p, "placement"), "an unplaceable job has no placement")
+				c.add(at(p, "placement"), "a job that is %s has no placement", d.Status)
 			}
 			if len(d.ColocatedWith) > 0 {
-				c.add(at(p, "colocated_with"), "an unplaceable job is co-located with nobody")
+				c.add(at(p, "colocated_with"), "a job that is %s is co-located with nobody", d.Status)
 			}
 			continue
 		default:
-			c.add(at(p, "status"), "%q is not %s or %s", d.Status, StatusPlaced, StatusUnplaceable)
+			c.add(at(p, "status"), "%q is not %s, %s or %s", d.Status, StatusPlaced, StatusWaiting, StatusUnplaceable)
 			continue
 		}
 		c.nonEmpty(at(p, "gpu_type"), d.GPUType)
@@ -577,4 +582,57 @@ func slicesContains(xs []string, v string) bool {
 		}
 	}
 	return false
+}
+
+// rule checks the rule record of decision d at path p: a version 2
+// member, an option that agrees with the status, finite times and rates.
+func (c *checker) rule(p string, d Decision) {
+	r := d.Rule
+	if r == nil {
+		return
+	}
+	p = at(p, "rule")
+	if c.f.Version < 2 {
+		c.add(p, "a rule record needs version 2")
+	}
+	want := map[string]string{OptionRun: StatusPlaced, OptionShare: StatusPlaced, OptionWait: StatusWaiting}
+	switch st, ok := want[r.Option]; {
+	case !ok:
+		c.add(at(p, "option"), "%q is not %s, %s or %s", r.Option, OptionRun, OptionShare, OptionWait)
+	case st != d.Status:
+		c.add(at(p, "option"), "option %s with status %s, want status %s", r.Option, d.Status, st)
+	}
+	for _, x := range []struct {
+		name string
+		v    float64
+	}{{"cost_s", r.CostS}, {"predicted_completion_s", r.CompletionS}, {"predicted_start_s", r.StartS},
+		{"solo_throughput", r.SoloThroughput}, {"partner_normalized", r.PartnerNormalized}, {"partner_delay_s", r.PartnerDelayS}} {
+		if !nonNeg(x.v) {
+			c.add(at(p, x.name), "%v, want a finite number at least 0", x.v)
+		}
+	}
+	if !(r.Normalized > 0) || math.IsInf(r.Normalized, 1) {
+		c.add(at(p, "predicted_normalized"), "%v, want a finite number above 0 (1 alone)", r.Normalized)
+	}
+	if (r.Option == OptionShare) != (r.Partner != "") {
+		c.add(at(p, "partner"), "%q: a partner is named exactly when the option is %s", r.Partner, OptionShare)
+	}
+}
+
+// objective checks the file's objective, a version 2 member.
+func (c *checker) objective() {
+	o := c.f.Objective
+	if o == nil {
+		return
+	}
+	if c.f.Version < 2 {
+		c.add("objective", "an objective needs version 2")
+	}
+	c.nonEmpty("objective.rule", o.Rule)
+	c.nonEmpty("objective.minimize", o.Minimize)
+	c.nonEmpty("objective.durations", o.Durations)
+	c.nonEmpty("objective.order", o.Order)
+	if !(o.MinNormalized >= 0 && o.MinNormalized <= 1) {
+		c.add("objective.min_normalized", "%v, want a number in [0, 1] (0: off)", o.MinNormalized)
+	}
 }

@@ -21,9 +21,12 @@
 // path of the value at fault, e.g. "decisions[3].placement[0].gpus[1]"
 // (array indices from 0). In order:
 //
-//   - Format and version: a file of another format or of a version other
-//     than Version is refused by name (errors.Is ErrFormat, ErrVersion)
-//     before anything else is looked at.
+//   - Format and version: a file of another format, or of a version
+//     outside MinVersion to Version, is refused by name (errors.Is
+//     ErrFormat, ErrVersion) before anything else is looked at. Version 2
+//     added the objective, each decision's rule record and the status
+//     waiting; a version 1 file is read as it is, and a version 1 file
+//     that holds a version 2 member is refused.
 //   - Shape: every object has exactly the members of its Go type; a member
 //     is required unless its json tag says omitempty; every value has the
 //     JSON type of its field; null only in Reference.Num. An unknown

@@ -7,17 +7,79 @@ package policy
 // (co-located over solo).
 
 // Format and Version name the policy file format. A reader refuses any
-// other format or version.
+// other format, and any version outside MinVersion to Version.
+//
+// Version 2 adds the objective the decisions were taken with
+// (File.Objective), the predictions behind each decision (Decision.Rule)
+// and the status waiting (the rule chose to wait for GPUs rather than run
+// now). A version 1 file has none of them and is read as it is.
 const (
-	Format  = "coloc.policy"
-	Version = 1
+	Format     = "coloc.policy"
+	Version    = 2
+	MinVersion = 1
 )
 
 // Decision statuses.
 const (
 	StatusPlaced      = "placed"
 	StatusUnplaceable = "unplaceable"
+	// StatusWaiting: the job waits for GPUs (version 2): the rule
+	// predicted it completes sooner by waiting for GPUs of GPUType than by
+	// any placement now. It holds no GPUs.
+	StatusWaiting = "waiting"
 )
+
+// Options of a rule record (Rule.Option).
+const (
+	OptionRun   = "run"   // run now on free GPUs
+	OptionShare = "share" // share the GPUs of a job running alone
+	OptionWait  = "wait"  // wait for GPUs of a type to free up
+)
+
+// Objective says what the decisions of a file minimise and how (version
+// 2): the completion-time rule of the simulator's coloc policy.
+type Objective struct {
+	// Rule names the decision rule, "completion-time".
+	Rule string `json:"rule"`
+	// Minimize is what each decision minimises, in words.
+	Minimize string `json:"minimize"`
+	// Durations is how remaining work was estimated: known (the job's
+	// steps) or attained (from the service a job had).
+	Durations string `json:"durations"`
+	// Order is the order in which waiting jobs chose: shortest or arrival.
+	Order string `json:"order"`
+	// MinNormalized is the optional floor on a sharing job's predicted
+	// normalized throughput (0: off).
+	MinNormalized float64 `json:"min_normalized"`
+}
+
+// RuleRecord is the prediction behind one decision of the completion-time
+// rule (version 2). Times are seconds from the decision.
+type RuleRecord struct {
+	// Option is the option taken: OptionRun, OptionShare or OptionWait.
+	Option string `json:"option"`
+	// CostS is the option's cost: the job's predicted completion time
+	// plus, when it shares, the delay it causes its partner.
+	CostS float64 `json:"cost_s"`
+	// CompletionS is the job's predicted completion time.
+	CompletionS float64 `json:"predicted_completion_s"`
+	// StartS is when a waiting job is predicted to start.
+	StartS float64 `json:"predicted_start_s,omitempty"`
+	// SoloThroughput is the job's solo throughput on the placement (or
+	// the GPUs it waits for), in the file's unit.
+	SoloThroughput float64 `json:"solo_throughput"`
+	// Normalized is its predicted normalized throughput there (1 alone).
+	Normalized float64 `json:"predicted_normalized"`
+	// Partner, PartnerNormalized and PartnerDelayS describe the job it
+	// shares with: its id, its predicted normalized throughput next to
+	// this job and the delay this job causes it.
+	Partner           string  `json:"partner,omitempty"`
+	PartnerNormalized float64 `json:"partner_normalized,omitempty"`
+	PartnerDelayS     float64 `json:"partner_delay_s,omitempty"`
+	// Critical: the job is on the makespan's critical path and chose
+	// first (the rule's makespan guard).
+	Critical bool `json:"critical,omitempty"`
+}
 
 // File is the content of a policy file.
 type File struct {
@@ -43,7 +105,10 @@ type File struct {
 	// Similarity is the reference set of the model-similarity method: a
 	// job not profiled is matched to its nearest reference.
 	Similarity Similarity `json:"similarity"`
-	Warnings   []string   `json:"warnings,omitempty"`
+	// Objective is what the decisions minimise (version 2); nil in a file
+	// written without it.
+	Objective *Objective `json:"objective,omitempty"`
+	Warnings  []string   `json:"warnings,omitempty"`
 }
 
 // Provenance says what a policy was computed from.
@@ -162,6 +227,9 @@ type Decision struct {
 	PredictedThroughput float64 `json:"predicted_throughput,omitempty"`
 	// Reason says in a sentence why, or why not.
 	Reason string `json:"reason"`
+	// Rule is the prediction behind the decision (version 2), when the
+	// completion-time rule took it.
+	Rule *RuleRecord `json:"rule,omitempty"`
 }
 
 // NodeGPUs is the part of a placement on one node.

@@ -56,9 +56,9 @@ func New(f *File, name string) (*Policy, error) {
 		ps.add("format", "format %q: not a coloc policy file (want %q)", f.Format, Format)
 		return nil, ps.error()
 	}
-	if f.Version != Version {
+	if f.Version < MinVersion || f.Version > Version {
 		ps.err = ErrVersion
-		ps.add("version", "version %d: this reader knows version %d only", f.Version, Version)
+		ps.add("version", "version %d: this reader knows versions %d to %d", f.Version, MinVersion, Version)
 		return nil, ps.error()
 	}
 	check(f, ps)
@@ -140,14 +140,24 @@ func refuse(raw any, ps *problems) bool {
 		ps.err = ErrVersion
 		ps.add("version", "no version, want %d", Version)
 		return true
-	case v != json.Number(fmt.Sprint(Version)):
+	case !knownVersion(v):
 		ps.err = ErrVersion
 		if n, ok := v.(json.Number); ok {
-			ps.add("version", "version %s: this reader knows version %d only", n, Version)
+			ps.add("version", "version %s: this reader knows versions %d to %d", n, MinVersion, Version)
 		} else {
 			ps.add("version", "%s, want the number %d", jsonKind(v), Version)
 		}
 		return true
+	}
+	return false
+}
+
+// knownVersion reports whether a decoded version is one this reader reads.
+func knownVersion(v any) bool {
+	for n := MinVersion; n <= Version; n++ {
+		if v == json.Number(fmt.Sprint(n)) {
+			return true
+		}
 	}
 	return false
 }

@@ -61,6 +61,10 @@ func hasOpt(opts, want string) bool {
 // Go type t.
 func checkShape(v any, t reflect.Type, path string, ps *problems) {
 	if t.Kind() == reflect.Pointer {
+		if v == nil && t.Elem().Kind() == reflect.Struct {
+			ps.add(path, "null, want an object (or no member)")
+			return
+		}
 		if v != nil {
 			checkShape(v, t.Elem(), path, ps)
 		}
@@ -108,6 +112,10 @@ func checkShape(v any, t reflect.Type, path string, ps *problems) {
 	case reflect.String:
 		if _, ok := v.(string); !ok {
 			ps.add(path, "%s, want a string", jsonKind(v))
+		}
+	case reflect.Bool:
+		if _, ok := v.(bool); !ok {
+			ps.add(path, "%s, want a boolean", jsonKind(v))
 		}
 	case reflect.Int:
 		n, ok := v.(json.Number)

@@ -11,6 +11,7 @@ import (
 	"github.com/coloc-dev/coloc/place"
 	"github.com/coloc-dev/coloc/place/cluster"
 	"github.com/coloc-dev/coloc/policy"
+	"github.com/coloc-dev/coloc/sim/policies"
 	"github.com/spf13/cobra"
 )
 
@@ -18,54 +19,57 @@ type policyExportFlags struct {
 	cluster, jobs, models, out string
 	clusterModel, nodeModel    string
 	decide                     string
+	durations, order           string
 	data                       []string
 	th                         policy.Thresholds
 }
 
 func newPolicyExportCmd(e *env) *cobra.Command {
 	f := policyExportFlags{th: policy.DefaultThresholds}
+	f.th.MinNormalized = 0 // the rule needs no threshold; an optional floor
 	cmd := &cobra.Command{
 		Use:   "export --cluster C --jobs J --models M --data DIR[,DIR] -o policy.json",
 		Short: "Place a job list on a cluster with the fitted models and write the policy file",
-		Long: `Places every job of the job list J on the cluster of spec C, as if all ran at
-once, in order of arrival, and writes the decisions with the online tables
-to a policy file (JSON, format coloc.policy version 1).
+		Long: `Places every job of the job list J on the cluster of spec C, as if all had
+arrived at once on the empty cluster, and writes the decisions with the online
+tables to a policy file (JSON, format coloc.policy version 2).
 
-For each job:
+The decisions are those of the simulator's coloc policy (coloc simulate
+--policy coloc) at its first scheduling point, from the same code: the
+completion-time rule. Jobs choose in turn (shortest predicted remaining GPU
+time first; --order arrival for list order) the option that adds least to
+the sum of the predicted completion times of the jobs it touches:
+  run now   on free GPUs of a type at an allowed degree: W/s (W its steps,
+            s its measured solo throughput there);
+  share     the GPUs of a job placed alone at the same degree: both at
+            their predicted normalized throughputs (the node-level model,
+            IAPP) until the first ends; the partner's delay is counted;
+  wait      for GPUs of a type to free up (status waiting), when that is
+            predicted to complete it sooner.
+There is no threshold: --min-normalized is an optional floor (0: off).
+A pair may share only where the data hold a status-ok measurement of it;
+memory is not checked. Each decision records its option, cost, predicted
+completion (and start), solo throughput and normalized throughputs (rule),
+and the file its objective.
+
   workload  a job whose workload the data in DIR measure stands for itself;
             any other is described by its model: entry (or, without one, by
             the known descriptor of its model family) and stands for its
             nearest reference under the similarity model of M.
-  GPU type  the type with the highest predicted throughput: measured solo
-            throughput at the chosen degree, times the predicted normalized
-            throughput when it must share (1 on free GPUs).
-  degree    among the job's allowed degrees, the one with the highest
-            measured throughput whose scaling efficiency, throughput(d) /
-            (d x throughput(smallest)), is at least --efficiency, within the
-            GPUs of that type with room.
-  node      CLWP: the node where the job's predicted interference with the
-            jobs already there is lowest (IASP; none on free GPUs), plus the
-            all-reduce cost of its tasks over the node's link; best fit on
-            ties.
-  GPUs      NLWP: on that node, the GPUs that add the least predicted
-            slowdown (IAPP) to the job and its partners. Two jobs share only
-            the same GPUs, at most --max-per-gpu jobs per GPU, when every job
-            keeps at least --min-normalized of its solo throughput and the
-            memory (memory_gb, or the data's peak memory) fits.
+  steps     a job's steps, or its duration at its measured throughput (the
+            degree --efficiency picks on the type where it is fastest).
 
-Measured pair values are used where the data hold them, the models'
-predictions elsewhere. A job that cannot be placed gets a decision with
-status unplaceable and the reason. A job list is YAML or JSON (see
-examples/jobs.yaml); a Gavel trace is accepted too (one job per line,
-its scale factor as the only degree).
+A job that cannot be placed gets a decision with status unplaceable and the
+reason. A job list is YAML or JSON (see examples/jobs.yaml); a Gavel trace is
+accepted too (one job per line, its scale factor as the only degree).
 
-Predicted pairs are bounded to the cluster model's plausible range and
-carry an interval (low, high) and flags (out-of-range: the model's value was
-outside the range and was set to the nearest bound, raw kept; unseen: a
-workload had no training pair on that GPU type; uncalibrated); every pair
-clamped, flagged or dropped is listed in the warnings and counted in the
-summary and in provenance.predictions. --decide lower places on the
-intervals' lower bounds instead of the predicted values (risk-averse).
+The tables: measured pair values where the data hold them, the cluster
+model's predictions elsewhere, bounded to its plausible range with an
+interval (low, high) and flags (out-of-range: set to the nearest bound, raw
+kept; unseen: a workload had no training pair on that GPU type;
+uncalibrated); every pair clamped, flagged or dropped is listed in the
+warnings and counted in provenance.predictions. --decide lower records that
+a scheduler should decide on the intervals' lower bounds (risk-averse).
 
 The file's provenance holds the SHA-256 of the model, data and input files,
 the tool version and the creation time (SOURCE_DATE_EPOCH, when set, fixes
@@ -76,7 +80,7 @@ atomically; a summary of the decisions is printed.`,
     --models out/models --data datasets/reference/gavel -o out/policy.json
   coloc policy export --cluster examples/cluster-gavel.yaml \
     --jobs examples/traces/physical_cluster/small_test.trace \
-    --models out/models --data datasets/reference/gavel --min-normalized 0.6 -o out/trace.json`,
+    --models out/models --data datasets/reference/gavel --order arrival -o out/trace.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runPolicyExport(e, f)
@@ -89,8 +93,10 @@ atomically; a summary of the decisions is printed.`,
 	fl.StringSliceVar(&f.data, "data", nil, "dataset directories, comma-separated (the data the models were fit on)")
 	fl.StringVarP(&f.out, "out", "o", "", "policy file to write")
 	fl.IntVar(&f.th.MaxPerGPU, "max-per-gpu", f.th.MaxPerGPU, "most jobs on one GPU")
-	fl.Float64Var(&f.th.MinNormalized, "min-normalized", f.th.MinNormalized, "lowest predicted normalized throughput, for every job of a group, at which jobs share GPUs")
-	fl.Float64Var(&f.th.ScalingEfficiency, "efficiency", f.th.ScalingEfficiency, "lowest scaling efficiency of a chosen degree")
+	fl.Float64Var(&f.th.MinNormalized, "min-normalized", f.th.MinNormalized, "optional floor: never share when a job is predicted below this normalized throughput (0: off)")
+	fl.StringVar(&f.durations, "durations", "known", "remaining work from the jobs' steps (known) or from the service a job had (attained)")
+	fl.StringVar(&f.order, "order", policies.OrderShortest, "order in which jobs choose: shortest (predicted remaining GPU time) or arrival")
+	fl.Float64Var(&f.th.ScalingEfficiency, "efficiency", f.th.ScalingEfficiency, "lowest scaling efficiency of the degree at which a duration becomes steps, and of the scaling tables' chosen degree")
 	fl.IntVar(&f.th.SimilarityK, "similarity-k", f.th.SimilarityK, "nearest references consulted for a job never profiled")
 	fl.StringVar(&f.clusterModel, "cluster-model", place.DefaultModelNames.Cluster, "model of the cluster stage (CLWP) and of the pairs table")
 	fl.StringVar(&f.nodeModel, "node-model", place.DefaultModelNames.Node, "model of the node stage (NLWP)")
@@ -122,7 +128,15 @@ func runPolicyExport(e *env, f policyExportFlags) error {
 		return fmt.Errorf("--decide %q: want %s or %s", f.decide, policy.DecideExpected, policy.DecideLower)
 	}
 	models.Decide = f.decide
-	opt := place.ExportOptions{Thresholds: f.th}
+	d, err := policies.ParseDurations(f.durations)
+	if err != nil {
+		return err
+	}
+	if err := (&policies.Rule{}).SetOrder(f.order); err != nil {
+		return err
+	}
+	rule := policies.RuleExport{Durations: d, Order: f.order, MinNormalized: f.th.MinNormalized, MaxPerGPU: f.th.MaxPerGPU, Efficiency: f.th.ScalingEfficiency}
+	opt := place.ExportOptions{Thresholds: f.th, Decide: rule.Decider()}
 	if s := os.Getenv("SOURCE_DATE_EPOCH"); s != "" {
 		sec, err := strconv.ParseInt(s, 10, 64)
 		if err != nil {

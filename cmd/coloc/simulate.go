@@ -56,9 +56,9 @@ never with co-located rates; coloc with the measured solo rates and the
 predictions of the models in --models (IASP, IAPP); oracle places as coloc
 does but with the measured co-located rates: what perfect predictions would
 give the same greedy placement (not an optimum, so coloc can beat it on a
-trace by luck). coloc and
-oracle co-locate two jobs only when both are estimated to keep at least
---min-normalized of their solo throughput. With --decide lower coloc
+trace by luck). coloc and oracle decide by the predicted completion times of
+the jobs a decision touches (docs/simulation.md): no threshold;
+--min-normalized is an optional floor (0: off). With --decide lower coloc
 decides on the lower bounds of the predictions' intervals (risk-averse).
 
 Policies:

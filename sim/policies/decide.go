@@ -115,6 +115,30 @@ type Rule struct {
 	last     map[int]doneJob // running jobs at the previous call
 	sumDone  float64         // solo seconds of the completed jobs
 	doneJobs int
+	// keep: remember the options the last call chose (chosen) and the job
+	// it let choose first, -1 none (the export reads them).
+	keep   bool
+	chosen map[int]option
+	first  int
+	// allow, when set, narrows a job's degrees (by job ID) to those its
+	// job list allows (the export).
+	allow map[int][]int
+}
+
+// degreesOf returns the degrees j may run on: its own, narrowed by
+// r.allow.
+func (r *Rule) degreesOf(j *sim.Job) []int {
+	a, ok := r.allow[j.ID]
+	if !ok {
+		return j.Degrees
+	}
+	var out []int
+	for _, d := range j.Degrees {
+		if slices.Contains(a, d) {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // PriorS is the expected solo run time, in seconds, of a job before any
@@ -149,6 +173,10 @@ type planState struct {
 	onNode map[freeKey]found
 	spread map[freeKey]found
 	lone   map[int][]int // by degree
+	// The makespan guard (critical.go).
+	horizon float64            // lower bound of the makespan
+	chosen  map[int]option     // by job ID, when the rule keeps its choices
+	held    map[string]float64 // GPU type -> when a critical job waiting for it starts
 }
 
 // Schedule places the waiting jobs by the rule.
@@ -158,8 +186,40 @@ func (r *Rule) Schedule(v *sim.View) (*sim.Plan, error) {
 	if !arrivedOrFinished && (!r.moves || !anyFree(v)) {
 		return nil, nil // a round tick with no free GPU changes nothing
 	}
+	ps := r.newPlan(v)
+	first := -1
+	if arrivedOrFinished {
+		q := r.queue(v)
+		r.horizon(ps)
+		m1, s1, last := r.pass(ps, q, -1)
+		if last >= 0 {
+			// The job predicted to end last waits: plan again with it
+			// first, keep that plan if the makespan ends sooner
+			// (critical.go).
+			ps2 := r.newPlan(v)
+			ps2.horizon = ps.horizon
+			if m2, s2, _ := r.pass(ps2, q, last); m2 < m1 && s2+m2 < s1+m1 {
+				ps, first = ps2, last
+			}
+		}
+	}
+	if r.keep {
+		r.chosen, r.first = ps.chosen, first
+	}
+	if r.moves {
+		r.replan(ps)
+	}
+	return ps.p, nil
+}
+
+// newPlan starts a plan from the current placement, with the predicted
+// time each GPU frees up.
+func (r *Rule) newPlan(v *sim.View) *planState {
 	ps := &planState{v: v, p: v.Plan(), freeAt: make([]float64, len(v.Topology.GPUs)), byType: map[string][]float64{}, dirty: map[string]bool{}, ahead: map[string]int{},
-		onNode: map[freeKey]found{}, spread: map[freeKey]found{}, lone: map[int][]int{}}
+		onNode: map[freeKey]found{}, spread: map[freeKey]found{}, lone: map[int][]int{}, held: map[string]float64{}}
+	if r.keep {
+		ps.chosen = map[int]option{}
+	}
 	for i := range ps.freeAt {
 		ps.freeAt[i] = v.Now
 	}
@@ -172,18 +232,56 @@ func (r *Rule) Schedule(v *sim.View) (*sim.Plan, error) {
 	for _, t := range v.Topology.Types() {
 		ps.dirty[t] = true
 	}
-	if arrivedOrFinished {
-		for _, j := range r.queue(v) {
-			if !ps.p.Room() {
-				break // no GPU free or shareable: every later job waits
-			}
-			r.decide(ps, j)
+	return ps
+}
+
+// pass lets the waiting jobs of q choose in turn, job first (when >= 0)
+// before the others. It returns the predicted makespan of the plan, the
+// sum of the costs of the options taken (the predicted completion times
+// and partners' delays) and the job predicted to end last when that job
+// waits (else -1).
+func (r *Rule) pass(ps *planState, q []*sim.Job, first int) (float64, float64, int) {
+	ends := map[int]float64{}
+	waits := map[int]bool{}
+	sum := 0.0
+	try := func(j *sim.Job) {
+		o := r.decide(ps, j, j.ID == first)
+		if !math.IsInf(o.cost, 1) {
+			sum += o.cost
+		}
+		if o.gpus == nil && !math.IsInf(o.cost, 1) {
+			ends[j.ID] = ps.v.Now + o.cost
+			waits[j.ID] = true
 		}
 	}
-	if r.moves {
-		r.replan(ps)
+	if first >= 0 {
+		if j := ps.v.Job(first); j != nil {
+			try(j)
+		}
 	}
-	return ps.p, nil
+	for _, j := range q {
+		if j.ID == first {
+			continue
+		}
+		if !ps.p.Room() {
+			break // no GPU free or shareable: every later job waits
+		}
+		try(j)
+	}
+	m := ps.makespan(ends)
+	last, latest := -1, ps.v.Now
+	for _, t := range ps.freeAt {
+		latest = math.Max(latest, t)
+	}
+	for id, e := range ends {
+		if e > latest || (e == latest && last >= 0 && id < last) {
+			latest, last = e, id
+		}
+	}
+	if last >= 0 && !waits[last] {
+		last = -1
+	}
+	return m, sum, last
 }
 
 // observe learns the solo time of the jobs that completed since the last
@@ -354,11 +452,20 @@ type option struct {
 	gpus    []int // nil: wait
 	waitFor string
 	degree  int     // GPUs it waits for
+	start   float64 // when it is predicted to start, when it waits
 	endJ    float64 // predicted completion of the job
 	endR    float64 // of its partner, when it shares
+	// What the export records of it (policy.RuleRecord).
+	solo    float64 // the job's solo rate there
+	norm    float64 // its predicted normalized throughput (1 alone)
+	partner int     // the job it shares with, -1: none
+	pnorm   float64 // the partner's predicted normalized throughput
+	pdelay  float64 // the delay it causes the partner
 }
 
-func (r *Rule) decide(ps *planState, j *sim.Job) {
+// decide takes j's option of least cost and returns it; a job that holds
+// (the first of a second pass, critical.go) holds the GPUs it waits for.
+func (r *Rule) decide(ps *planState, j *sim.Job, holds bool) option {
 	v, p := ps.v, ps.p
 	best := option{cost: math.Inf(1)}
 	consider := func(o option) {
@@ -367,7 +474,7 @@ func (r *Rule) decide(ps *planState, j *sim.Job) {
 		}
 	}
 	// Run now on free GPUs, or wait, at each allowed degree and type.
-	for _, d := range j.Degrees {
+	for _, d := range r.degreesOf(j) {
 		for _, t := range v.Topology.Types() {
 			sh := sim.Shape{GPUType: t, GPUs: d}
 			if !v.CanRun(j.Workload, sh) || v.Topology.LargestNode(t) < d {
@@ -383,17 +490,17 @@ func (r *Rule) decide(ps *planState, j *sim.Job) {
 			w := r.remaining(j, s)
 			if gpus, ok := ps.freeGPUs(j, t, d); ok {
 				gs, _ := shapeOf(v, gpus)
-				if sg := r.soloOn(j, gs); sg > 0 {
-					consider(option{cost: w / sg, gpus: gpus, endJ: v.Now + w/sg})
+				if sg := r.soloOn(j, gs); sg > 0 && ps.fitsHold(t, v.Now+w/sg) {
+					consider(option{cost: w / sg, gpus: gpus, endJ: v.Now + w/sg, solo: sg, norm: 1, partner: -1})
 				}
 			}
 			if tw, ok := ps.waitUntil(t, d); ok {
-				consider(option{cost: tw - v.Now + w/s + tieWait, waitFor: t, degree: d})
+				consider(option{cost: tw - v.Now + w/s + tieWait, waitFor: t, degree: d, start: tw, endJ: tw + w/s, solo: s, norm: 1, partner: -1})
 			}
 		}
 	}
 	// Share with a job running alone on as many GPUs.
-	for _, d := range j.Degrees {
+	for _, d := range r.degreesOf(j) {
 		if v.MaxPerGPU() < 2 {
 			break
 		}
@@ -412,16 +519,28 @@ func (r *Rule) decide(ps *planState, j *sim.Job) {
 			}
 			wj, wq := r.remaining(j, sj), r.remaining(qj, sq)
 			tj, tq := overlap(wj, sj, xj, wq, sq, xq)
+			if end := v.Now + math.Max(tj, tq); end > ps.horizon || !ps.fitsHold(sh.GPUType, end) {
+				continue // it would delay the makespan, or a critical job's GPUs
+			}
 			alone := wq / sq
-			consider(option{cost: tj + (tq - alone) + tieShare, gpus: gpus, endJ: v.Now + tj, endR: v.Now + tq})
+			consider(option{cost: tj + (tq - alone) + tieShare, gpus: gpus, endJ: v.Now + tj, endR: v.Now + tq,
+				solo: sj, norm: xj, partner: q, pnorm: xq, pdelay: tq - alone})
 		}
 	}
 	switch {
 	case math.IsInf(best.cost, 1):
-		return
+		return best
+	}
+	if ps.chosen != nil {
+		ps.chosen[j.ID] = best
+	}
+	switch {
 	case best.gpus == nil:
 		ps.ahead[best.waitFor] += best.degree
-		return
+		if holds {
+			ps.holdFor(best.waitFor, best.start)
+		}
+		return best
 	}
 	ps.place(j.ID, best.gpus)
 	end := math.Max(best.endJ, best.endR)
@@ -429,6 +548,7 @@ func (r *Rule) decide(ps *planState, j *sim.Job) {
 		ps.freeAt[g] = math.Max(ps.freeAt[g], end)
 		ps.dirty[v.Topology.GPUs[g].Type] = true
 	}
+	return best
 }
 
 // Ties: free beats sharing beats waiting at equal cost (a microsecond

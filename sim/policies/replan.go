@@ -40,7 +40,7 @@ func (r *Rule) replan(ps *planState) {
 			if !ok {
 				continue
 			}
-			for _, d := range j.Degrees {
+			for _, d := range r.degreesOf(j) {
 				for _, t := range v.Topology.Types() {
 					gpus, ok := ps.freeGPUs(j, t, d)
 					if !ok {
@@ -52,6 +52,9 @@ func (r *Rule) replan(ps *planState) {
 						continue
 					}
 					move := pen + r.remaining(j, s)/s
+					if !ps.fitsHold(t, v.Now+move) {
+						continue // the GPUs are held for a critical job
+					}
 					if gain := stay - move + partnerGain; gain > bestGain {
 						bestGain, bestJob, bestGPUs, bestEnd = gain, j.ID, gpus, v.Now+move
 					}

@@ -1,0 +1,97 @@
+package policies
+
+import (
+	"math"
+
+	"github.com/coloc-dev/coloc/sim"
+)
+
+// The makespan guard. The rule minimises the sum of completion times, and
+// shortest-first serves the longest job last: a long job on many GPUs can
+// then wait while shorter jobs keep taking the GPUs as they free, and end
+// long after everything else, setting the makespan. The rule predicts
+// every job's completion anyway (the chosen option's end; for a job that
+// waits, its predicted start plus its run time), so it can see this:
+//
+//   - it first plans the waiting jobs in its order (shortest first) and
+//     takes the predicted makespan M1 (the latest predicted completion of
+//     any job, running or waiting);
+//   - when the job with the latest predicted completion waits, it plans
+//     again with that job first. That job's GPUs are then held for it:
+//     when it waits for GPUs of a type, a job behind it may take GPUs of
+//     that type (run there, share there, move there) only if it leaves
+//     them by the time it is predicted to start (backfilling that does not
+//     delay it). This gives a predicted makespan M2;
+//   - it keeps the second plan only when M2 < M1 (the makespan is
+//     predicted to end sooner) and M2 + S2 < M1 + S1, S the sum of the
+//     costs of the options taken (predicted completion times and
+//     partners' delays): the makespan counts as one more completion
+//     time, so a plan that shortens it by delaying the other jobs more
+//     in sum is not taken. Otherwise the first plan stands.
+//
+// And no job shares with a running job when that would push the pair's
+// later end past the predicted makespan's lower bound, the larger of the
+// latest predicted free time of a running job's GPUs and now plus all
+// predicted GPU time (running and waiting) over the cluster's GPUs:
+// slowing the job that ends last delays the makespan one for one.
+//
+// Both follow from the predictions the rule already makes; there is no
+// constant.
+
+// horizon sets ps.horizon, the lower bound of the makespan above.
+func (r *Rule) horizon(ps *planState) {
+	v := ps.v
+	n := float64(len(ps.freeAt))
+	latest, work := v.Now, 0.0
+	for _, t := range ps.freeAt {
+		latest = math.Max(latest, t)
+		work += t - v.Now
+	}
+	for _, j := range v.Waiting {
+		least := math.Inf(1)
+		for _, d := range r.degreesOf(j) {
+			for _, t := range v.Topology.Types() {
+				sh := sim.Shape{GPUType: t, GPUs: d}
+				if v.Topology.LargestNode(t) < d {
+					sh.Spread = true
+				}
+				if s := r.soloOn(j, sh); s > 0 {
+					least = math.Min(least, r.remaining(j, s)/s*float64(d))
+				}
+			}
+		}
+		if !math.IsInf(least, 1) {
+			work += least
+		}
+	}
+	ps.horizon = math.Max(latest, v.Now+work/n)
+}
+
+// holdFor records that the first job waits for GPUs of type t from time
+// start on.
+func (ps *planState) holdFor(t string, start float64) {
+	if h, ok := ps.held[t]; !ok || start < h {
+		ps.held[t] = start
+	}
+}
+
+// fitsHold reports whether a use of GPUs of type t ending at end leaves
+// them by the time the held-for job starts.
+func (ps *planState) fitsHold(t string, end float64) bool {
+	h, ok := ps.held[t]
+	return !ok || end <= h
+}
+
+// makespan returns the latest predicted completion of the plan: of the
+// running and placed jobs (their GPUs' free times) and of the waiting
+// jobs (ends).
+func (ps *planState) makespan(ends map[int]float64) float64 {
+	m := ps.v.Now
+	for _, t := range ps.freeAt {
+		m = math.Max(m, t)
+	}
+	for _, e := range ends {
+		m = math.Max(m, e)
+	}
+	return m
+}

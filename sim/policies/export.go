@@ -1,0 +1,294 @@
+package policies
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/coloc-dev/coloc/datasets"
+	"github.com/coloc-dev/coloc/place"
+	"github.com/coloc-dev/coloc/place/jobs"
+	"github.com/coloc-dev/coloc/policy"
+	"github.com/coloc-dev/coloc/sim"
+)
+
+// RuleExport takes the decisions of `coloc policy export` with coloc's
+// completion-time rule: the decisions the simulator's coloc policy takes
+// at its first scheduling point, on the empty cluster, with every job of
+// the list waiting at time 0 (a snapshot, as the list is placed at once).
+// It runs the same code (Rule.Schedule inside sim.Run) on:
+//
+//   - the measured solo rates of the export's data and the node-level
+//     model's predicted normalized throughputs (ColocRule); a pair may
+//     share only where the data hold a status-ok measurement of it, the
+//     simulator's rule;
+//   - each job's allowed degrees that the data measured, on any GPU type;
+//   - its steps, or its duration turned into steps at its measured rate
+//     (place.TraceJobs, as `coloc simulate` reads a job list);
+//   - the workload that stands for it (its own, or its nearest reference).
+//
+// A job the rule leaves waiting gets status waiting, with the GPUs it
+// waits for and its predicted start. Memory is not checked by the rule:
+// the simulator has no memory model.
+type RuleExport struct {
+	Durations     Durations
+	Order         string // OrderShortest or OrderArrival
+	MinNormalized float64
+	MaxPerGPU     int // 1 or 2
+	// Efficiency turns a duration into steps (place.TraceJobs).
+	Efficiency float64
+}
+
+// Decider returns the export's place.Decider.
+func (x RuleExport) Decider() place.Decider {
+	return func(in place.Input, js []place.Resolved) ([]policy.Decision, *policy.Objective, error) {
+		return x.decide(in, js)
+	}
+}
+
+// Objective is what the rule's decisions minimise, as the policy file
+// records it.
+func (x RuleExport) Objective() *policy.Objective {
+	order := x.Order
+	if order == "" {
+		order = OrderShortest
+	}
+	return &policy.Objective{Rule: "completion-time", Durations: x.Durations.String(), Order: order, MinNormalized: x.MinNormalized,
+		Minimize: "the sum of the predicted completion times of the jobs each decision touches (the job and, when it shares, its partner): the average JCT"}
+}
+
+// errSnapshot stops the replay after its first scheduling point.
+var errSnapshot = errors.New("snapshot taken")
+
+func (x RuleExport) decide(in place.Input, js []place.Resolved) ([]policy.Decision, *policy.Objective, error) {
+	if x.MaxPerGPU != 1 && x.MaxPerGPU != 2 {
+		return nil, nil, fmt.Errorf("max jobs per GPU %d: the completion-time rule shares a GPU between two jobs at most (1 or 2)", x.MaxPerGPU)
+	}
+	topo, err := sim.NewTopology(in.Cluster)
+	if err != nil {
+		return nil, nil, err
+	}
+	rates := dataRates{in.Data}
+	// The jobs the rule can consider, with the workload standing for each.
+	list := &jobs.List{Version: jobs.Version}
+	var ids []int // list index of each simulated job
+	reasons := make([]string, len(js))
+	for i, r := range js {
+		if r.Workload == "" {
+			continue
+		}
+		if !runnable(topo, rates, r.Workload, r.Job.Degrees) {
+			reasons[i] = fmt.Sprintf("no GPU type of the cluster has a measured rate for %s at an allowed degree (%s) on as many GPUs as it has", r.Workload, joinDegrees(r.Job.Degrees))
+			continue
+		}
+		j := *r.Job
+		j.Workload = r.Workload
+		list.Jobs = append(list.Jobs, j)
+		ids = append(ids, i)
+	}
+	trace, _ := place.TraceJobs(list, topo, rates, x.Efficiency)
+	rule := ColocRule(rates, in.Models, x.Durations, x.MinNormalized)
+	if err := rule.SetOrder(x.Order); err != nil {
+		return nil, nil, err
+	}
+	rule.keep, rule.allow = true, map[int][]int{}
+	for k := range trace {
+		trace[k].Arrival = 0
+		trace[k].Scale = slices.Max(list.Jobs[k].Degrees)
+		rule.allow[k] = list.Jobs[k].Degrees
+	}
+	snap := &snapshot{rule: rule}
+	opt := sim.DefaultOptions
+	opt.Round, opt.Degree, opt.MaxPerGPU = 0, sim.DegreePolicy, x.MaxPerGPU
+	if _, err := sim.Run(topo, trace, rates, snap, opt); err != nil && !errors.Is(err, errSnapshot) {
+		return nil, nil, err
+	}
+	out := make([]policy.Decision, len(js))
+	for i, r := range js {
+		out[i] = policy.Decision{Status: policy.StatusUnplaceable, Reason: r.Reason}
+		if reasons[i] != "" {
+			out[i].Reason = reasons[i]
+		}
+	}
+	for k, i := range ids {
+		out[i] = snap.decision(k, topo, list.Jobs)
+	}
+	return out, x.Objective(), nil
+}
+
+// snapshot runs the rule at the first scheduling point and stops the
+// replay, keeping what the rule decided.
+type snapshot struct {
+	rule    *Rule
+	seen    map[int]bool      // jobs the simulator admitted
+	gpus    map[int][]int     // placed jobs' GPUs
+	with    map[int][]int     // partners on the same GPUs
+	norm    map[int]float64   // predicted normalized throughput where placed
+	solo    map[int]float64   // solo rate where placed
+	chosen  map[int]option    // the options taken
+	shapes  map[int]sim.Shape // where placed
+	reasons map[int]string    // why a job admitted was not decided
+	first   int
+}
+
+func (s *snapshot) Name() string { return s.rule.Name() }
+
+func (s *snapshot) Schedule(v *sim.View) (*sim.Plan, error) {
+	p, err := s.rule.Schedule(v)
+	if err != nil {
+		return nil, err
+	}
+	if p == nil {
+		p = v.Plan()
+	}
+	s.seen, s.gpus, s.with = map[int]bool{}, map[int][]int{}, map[int][]int{}
+	s.norm, s.solo, s.shapes = map[int]float64{}, map[int]float64{}, map[int]sim.Shape{}
+	s.chosen, s.first = s.rule.chosen, s.rule.first
+	for _, j := range v.Waiting {
+		s.seen[j.ID] = true
+		gpus := p.GPUsOf(j.ID)
+		if len(gpus) == 0 {
+			continue
+		}
+		s.gpus[j.ID] = gpus
+		sh, _ := shapeOf(v, gpus)
+		s.shapes[j.ID] = sh
+		s.solo[j.ID] = s.rule.soloOn(j, sh)
+		s.norm[j.ID] = 1
+		for _, q := range p.JobsOn(gpus[0]) {
+			if q == j.ID {
+				continue
+			}
+			s.with[j.ID] = append(s.with[j.ID], q)
+			if x, ok := s.rule.pairOf(v, j, v.Job(q), sh); ok {
+				s.norm[j.ID] = x
+			}
+		}
+	}
+	return nil, errSnapshot
+}
+
+// decision is the policy file's decision of simulated job k.
+func (s *snapshot) decision(k int, topo *sim.Topology, list []jobs.Job) policy.Decision {
+	name := func(q int) string { return list[q].ID }
+	d := policy.Decision{}
+	if !s.seen[k] {
+		d.Status = policy.StatusUnplaceable
+		d.Reason = fmt.Sprintf("no GPU type of the cluster has a measured rate for %s at an allowed degree (%s)", list[k].Workload, joinDegrees(list[k].Degrees))
+		return d
+	}
+	o, chose := s.chosen[k]
+	gpus := s.gpus[k]
+	if len(gpus) == 0 {
+		d.Status = policy.StatusWaiting
+		if !chose {
+			d.Reason = "waits: no GPU of the cluster is free or shareable for it at time 0"
+			return d
+		}
+		d.GPUType, d.Degree = o.waitFor, o.degree
+		d.Reason = fmt.Sprintf("waits for %d %s GPU(s): predicted to start at %.0f s and complete at %.0f s, sooner than on any GPUs free or shareable now",
+			o.degree, o.waitFor, o.start, o.endJ)
+		d.Rule = s.record(k, o, name)
+		return d
+	}
+	sh := s.shapes[k]
+	d.Status, d.GPUType, d.Degree = policy.StatusPlaced, sh.GPUType, len(gpus)
+	for _, g := range gpus {
+		gp := topo.GPUs[g]
+		node := topo.Nodes[gp.Node].Name
+		if n := len(d.Placement); n == 0 || d.Placement[n-1].Node != node {
+			d.Placement = append(d.Placement, policy.NodeGPUs{Node: node})
+		}
+		last := &d.Placement[len(d.Placement)-1]
+		last.GPUs = append(last.GPUs, gp.Index)
+	}
+	for _, q := range s.with[k] {
+		d.ColocatedWith = append(d.ColocatedWith, name(q))
+	}
+	d.PredictedNormalized = s.norm[k]
+	d.PredictedThroughput = s.solo[k] * s.norm[k]
+	var b strings.Builder
+	switch {
+	case chose && o.partner >= 0:
+		fmt.Fprintf(&b, "shares the GPUs of %s: predicted to complete at %.0f s at normalized throughput %.3f, delaying %s by %.0f s (cost %.0f s), less than running alone or waiting",
+			name(o.partner), o.endJ, o.norm, name(o.partner), o.pdelay, o.cost)
+	case chose:
+		fmt.Fprintf(&b, "runs now on %d free %s GPU(s): predicted to complete at %.0f s, the least predicted completion time of its options", d.Degree, d.GPUType, o.endJ)
+	}
+	if len(s.with[k]) > 0 && !(chose && o.partner >= 0) {
+		fmt.Fprintf(&b, "; then %s shares its GPUs: predicted normalized throughput %.3f", strings.Join(d.ColocatedWith, ", "), s.norm[k])
+	}
+	if sh.Spread {
+		fmt.Fprintf(&b, "; spread over %d nodes", len(d.Placement))
+	}
+	d.Reason = b.String()
+	if chose {
+		d.Rule = s.record(k, o, name)
+	}
+	return d
+}
+
+// record is the rule record of option o of job k.
+func (s *snapshot) record(k int, o option, name func(int) string) *policy.RuleRecord {
+	rec := &policy.RuleRecord{Option: policy.OptionRun, CostS: o.cost, CompletionS: o.endJ, SoloThroughput: o.solo, Normalized: o.norm, Critical: k == s.first}
+	switch {
+	case o.gpus == nil:
+		rec.Option, rec.StartS = policy.OptionWait, o.start
+	case o.partner >= 0:
+		rec.Option, rec.Partner, rec.PartnerNormalized, rec.PartnerDelayS = policy.OptionShare, name(o.partner), o.pnorm, math.Max(o.pdelay, 0)
+	}
+	return rec
+}
+
+func joinDegrees(ds []int) string {
+	s := make([]string, len(ds))
+	for i, d := range ds {
+		s[i] = strconv.Itoa(d)
+	}
+	return strings.Join(s, ", ")
+}
+
+// runnable reports whether some GPU type of the cluster runs workload w
+// at one of the degrees ds, on one node or spread.
+func runnable(topo *sim.Topology, rates sim.Rates, w string, ds []int) bool {
+	for _, d := range ds {
+		for _, t := range topo.Types() {
+			if topo.Count(t) < d {
+				continue
+			}
+			if r, ok := rates.Solo(w, sim.Shape{GPUType: t, GPUs: d}); ok && r > 0 && topo.LargestNode(t) >= d {
+				return true
+			}
+			if r, ok := rates.Solo(w, sim.Shape{GPUType: t, GPUs: d, Spread: true}); d > 1 && ok && r > 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// dataRates are the export's data as the simulator's rates: measured solo
+// rates, and the co-located rate of a status-ok measured pair.
+type dataRates struct{ d *place.Data }
+
+func (x dataRates) Solo(w string, sh sim.Shape) (float64, bool) {
+	return x.d.Solo(w, sh.GPUType, sh.GPUs, sh.Spread && sh.GPUs > 1, 0)
+}
+
+func (x dataRates) Colocated(w, q string, sh sim.Shape) (float64, bool) {
+	if sh.Spread {
+		return 0, false // the data measure pairs on one node
+	}
+	y, status, ok := x.d.Pair(w, q, sh.GPUType, sh.GPUs)
+	if !ok || status != datasets.StatusOK {
+		return 0, false
+	}
+	s, ok := x.Solo(w, sh)
+	if !ok {
+		return 0, false
+	}
+	return y * s, true
+}
