@@ -102,6 +102,7 @@ results:
 # under every policy, coloc at its defaults (coloc simulate sweep).
 results-sim: build
 	./scripts/results-sim.sh $(BIN) docs/results.md
+	./scripts/risk-sim.sh $(BIN) docs/simulation.md
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...

@@ -5,11 +5,14 @@
 # shipped trace on the 16-, 48- and 108-GPU clusters, models fitted on
 # Gavel. Prints a Markdown table: per cluster and over all cases, the
 # geometric mean of lower's metric over expected's, and in how many cases
-# lower's average JCT is the lower. docs/simulation.md shows its output.
-# Usage: scripts/risk-sim.sh [coloc binary]
+# lower's average JCT is the lower. With a document as second argument the
+# table replaces what lies between its risk-sim markers (make results-sim
+# does this for docs/simulation.md); without, it goes to stdout.
+# Usage: scripts/risk-sim.sh [coloc binary] [document]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${1:-./coloc}
+doc=${2:-}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 "$bin" fit --data datasets/reference/gavel -o "$tmp/models" --models iasp,iapp >/dev/null 2>&1
@@ -22,7 +25,7 @@ for c in examples/cluster-gavel-16.yaml examples/cluster-gavel-48.yaml examples/
         done
     done
 done >"$tmp/runs.tsv"
-/usr/bin/python3 - "$tmp/runs.tsv" <<'PY'
+/usr/bin/python3 - "$tmp/runs.tsv" >"$tmp/table.md" <<'PY'
 import json, math, sys
 runs = {}
 for line in open(sys.argv[1]):
@@ -45,4 +48,18 @@ every = sorted({k[:2] for k in runs})
 for cl in clusters:
     row(cl, [c for c in every if c[0] == cl])
 row("all", every)
+PY
+if [ -z "$doc" ]; then
+    cat "$tmp/table.md"
+    exit 0
+fi
+/usr/bin/python3 - "$doc" "$tmp/table.md" <<'PY'
+import sys
+doc, table = sys.argv[1], open(sys.argv[2]).read()
+begin, end = "<!-- risk-sim: begin -->\n", "<!-- risk-sim: end -->\n"
+text = open(doc).read()
+a, b = text.find(begin), text.find(end)
+if a < 0 or b < a:
+    sys.exit("%s: no risk-sim markers (%r ... %r)" % (doc, begin.strip(), end.strip()))
+open(doc, "w").write(text[:a + len(begin)] + table + text[b:])
 PY
