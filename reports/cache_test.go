@@ -75,3 +75,29 @@ func reportFiles(t *testing.T, dir string) map[string][]byte {
 	}
 	return out
 }
+
+// BenchmarkReportPaperCached writes the paper report from a cached
+// evaluation (the cache is filled before the timer starts), once per op:
+// go test -run '^$' -bench ReportPaperCached -benchtime 1x ./reports
+// COLOC_BENCH_EVAL_CACHE=DIR keeps the cache in DIR across runs, so that a
+// CPU profile of a second run (-cpuprofile) holds only warm reports.
+func BenchmarkReportPaperCached(b *testing.B) {
+	cache := os.Getenv("COLOC_BENCH_EVAL_CACHE")
+	if cache == "" {
+		cache = filepath.Join(b.TempDir(), "cache")
+	}
+	run := func() {
+		cfg, err := PaperConfig("..", filepath.Join(b.TempDir(), "paper"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		cfg.EvalCache = cache
+		if _, err := Build(cfg); err != nil {
+			b.Fatal(err)
+		}
+	}
+	run()
+	for b.Loop() {
+		run()
+	}
+}
