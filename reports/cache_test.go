@@ -7,12 +7,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/coloc-dev/coloc/model"
 )
 
-// A report built from a cached evaluation is the report built without
-// the cache, byte for byte: the (reduced) paper report is written without
-// a cache, then twice with one, the second time from the evaluation the
-// first stored.
+// A report built from a cached evaluation and cached models is the
+// report built without the cache, byte for byte: the (reduced) paper
+// report is written without a cache, then twice with one, the second time
+// from the evaluation and the models the first stored.
 func TestReportEvalCacheSameBytes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("three report builds: not in -short")
@@ -30,12 +32,15 @@ func TestReportEvalCacheSameBytes(t *testing.T) {
 		cfg.Progress = &logs[i]
 		build(t, cfg)
 	}
-	stored, _ := filepath.Glob(filepath.Join(cache, "eval-*.arrow"))
-	if len(stored) != 1 {
-		t.Fatalf("the cache holds %d evaluations, want 1", len(stored))
+	for _, pattern := range []string{"eval-*.arrow", "models-*"} {
+		if stored, _ := filepath.Glob(filepath.Join(cache, pattern)); len(stored) != 1 {
+			t.Fatalf("the cache holds %d %s, want 1", len(stored), pattern)
+		}
 	}
-	if strings.Contains(logs[0].String(), "evaluation reused") || !strings.Contains(logs[1].String(), "evaluation reused from the cache") {
-		t.Fatalf("want the first cached build to compute and the second to reuse; logs:\n%s\n---\n%s", logs[0].String(), logs[1].String())
+	for _, what := range []string{"evaluation reused from the cache", "models reused from the cache"} {
+		if strings.Contains(logs[0].String(), what) || !strings.Contains(logs[1].String(), what) {
+			t.Fatalf("want the first cached build to compute and the second to reuse (%s); logs:\n%s\n---\n%s", what, logs[0].String(), logs[1].String())
+		}
 	}
 	want := reportFiles(t, plain)
 	for _, dir := range dirs {
@@ -99,5 +104,58 @@ func BenchmarkReportPaperCached(b *testing.B) {
 	run()
 	for b.Loop() {
 		run()
+	}
+}
+
+// The models cache: a second call copies what the first fitted and
+// stored, another seed is another key, and a stored file whose bytes no
+// longer match its index is refused, not copied.
+func TestCachedModels(t *testing.T) {
+	d, err := model.LoadData(filepath.Join("..", "datasets", "reference", "gavel"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	cache := filepath.Join(tmp, "cache")
+	names := []string{"mean", "bias"}
+	fit := func(out string, seed uint64) bool {
+		t.Helper()
+		warnings, hit, err := cachedModels(cache, filepath.Join(tmp, out), d, names, seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(warnings) != len(names) {
+			t.Fatalf("%d warning lists for %d models", len(warnings), len(names))
+		}
+		return hit
+	}
+	if fit("a", 1) || !fit("b", 1) || fit("c", 2) {
+		t.Fatal("want a miss, a hit, then a miss for another seed")
+	}
+	a, b := reportFiles(t, filepath.Join(tmp, "a")), reportFiles(t, filepath.Join(tmp, "b"))
+	if len(a) != len(names)+1 {
+		t.Fatalf("models dir holds %d files, want %d", len(a), len(names)+1)
+	}
+	for name := range a {
+		if !bytes.Equal(a[name], b[name]) {
+			t.Errorf("%s: the copy differs from the fit", name)
+		}
+	}
+	stored, _ := filepath.Glob(filepath.Join(cache, "models-*"))
+	if len(stored) != 2 {
+		t.Fatalf("%d stored model directories, want 2", len(stored))
+	}
+	key, err := modelsKey(d, names, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(cache, "models-"+key, "bias.json"), []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := cachedModels(cache, filepath.Join(tmp, "d"), d, names, 1); err == nil || !strings.Contains(err.Error(), "SHA-256") {
+		t.Fatalf("a changed cached file: error %v, want one about its SHA-256", err)
+	}
+	if _, err := os.Stat(filepath.Join(tmp, "d")); err == nil {
+		t.Error("a refused copy left a models directory")
 	}
 }

@@ -217,18 +217,22 @@ func runPolicies(ds *datasets.Dataset, scenarios []Scenario, names []string, mod
 
 // fitModels fits every model on all measured pairs into dir
 // (OUT/models), for the model-driven policies.
+// With an evaluation cache the fitted models are kept there and reused
+// (cachedModels).
 func (b *builder) fitModels(md *modelData, dir string) error {
-	fitted, err := model.FitAll(md.data, model.StandardNames(), model.DefaultSeed)
+	names := model.StandardNames()
+	warnings, hit, err := cachedModels(b.cfg.EvalCache, dir, md.data, names, model.DefaultSeed)
 	if err != nil {
 		return err
 	}
-	if _, err := model.WriteDir(dir, md.data, fitted); err != nil {
-		return err
+	for i, name := range names {
+		b.warn("model "+name+" (fitted for the policies)", warnings[i]...)
 	}
-	for _, f := range fitted {
-		b.warn("model "+f.Name+" (fitted for the policies)", f.Warnings...)
+	if hit {
+		b.logf("models reused from the cache %s into models/", b.cfg.EvalCache)
+		return nil
 	}
-	b.logf("fitted %d models on %s into models/", len(fitted), b.show(md.dir))
+	b.logf("fitted %d models on %s into models/", len(names), b.show(md.dir))
 	return nil
 }
 
