@@ -13,6 +13,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/coloc-dev/coloc/internal/atomicfile"
@@ -112,7 +113,11 @@ func newWriter(path string, proto *Table, other bool) (*Writer, error) {
 // Write appends the rows of batch, whose columns must match the writer's
 // layout, as one or more record batches. The batch is validated first; an
 // invalid batch is refused and nothing of it is written.
-func (w *Writer) Write(batch *Table) error {
+func (w *Writer) Write(batch *Table) error { return w.write(batch, true) }
+
+// write is Write; validate false skips the validation of a batch the
+// caller has just validated.
+func (w *Writer) write(batch *Table, validate bool) error {
 	if w.done {
 		return fmt.Errorf("writing %s: writer is closed", w.path)
 	}
@@ -123,8 +128,10 @@ func (w *Writer) Write(batch *Table) error {
 	if w.other {
 		check = validateStructure
 	}
-	if err := check(batch, w.path); err != nil {
-		return err
+	if validate {
+		if err := check(batch, w.path); err != nil {
+			return err
+		}
 	}
 	n := batch.Len()
 	for lo := 0; lo < n; lo += BatchRows {
@@ -187,49 +194,88 @@ func sameLayout(want, got *Table) error {
 	return nil
 }
 
+// buildRecord makes the record batch of rows [lo, hi) of t. The numeric
+// and time columns are not copied: their arrays are views of the table's
+// slices (valid while t is unchanged; the IPC writer copies them out before
+// Write returns). A string column's offsets and bytes are laid out in one
+// pass into buffers of their final size, and a validity bitmap is made
+// only for a range that holds a null. The arrays are those the Arrow
+// builders would make from the same rows, and the file bytes the same
+// (a test writes both ways).
 func buildRecord(schema *arrow.Schema, t *Table, lo, hi int) arrow.RecordBatch {
-	mem := memory.DefaultAllocator
+	n := hi - lo
 	cols := make([]arrow.Array, len(t.Columns))
 	for j, c := range t.Columns {
-		var valid []bool
-		if c.Null != nil {
-			valid = make([]bool, hi-lo)
-			for i := range valid {
-				valid[i] = !c.Null[lo+i]
-			}
-		}
+		bitmap, nulls := validityBitmap(c, lo, hi)
+		var bufs []*memory.Buffer
 		switch c.Type {
 		case String:
-			b := array.NewStringBuilder(mem)
-			b.AppendValues(c.Str[lo:hi], valid)
-			cols[j] = b.NewArray()
-			b.Release()
-		case Int:
-			b := array.NewInt64Builder(mem)
-			b.AppendValues(c.Int[lo:hi], valid)
-			cols[j] = b.NewArray()
-			b.Release()
+			offsets, data := stringBuffers(c.Str[lo:hi])
+			bufs = []*memory.Buffer{bitmap, offsets, data}
 		case Float:
-			b := array.NewFloat64Builder(mem)
-			b.AppendValues(c.Float[lo:hi], valid)
-			cols[j] = b.NewArray()
-			b.Release()
-		case Time:
-			b := array.NewTimestampBuilder(mem, timestampType)
-			ts := make([]arrow.Timestamp, hi-lo)
-			for i := range ts {
-				ts[i] = arrow.Timestamp(c.Int[lo+i])
-			}
-			b.AppendValues(ts, valid)
-			cols[j] = b.NewArray()
-			b.Release()
+			bufs = []*memory.Buffer{bitmap, memory.NewBufferBytes(arrow.Float64Traits.CastToBytes(c.Float[lo:hi]))}
+		default: // Int, Time: both int64 values
+			bufs = []*memory.Buffer{bitmap, memory.NewBufferBytes(arrow.Int64Traits.CastToBytes(c.Int[lo:hi]))}
 		}
+		data := array.NewData(schema.Field(j).Type, n, bufs, nil, nulls, 0)
+		cols[j] = array.MakeFromData(data)
+		data.Release()
 	}
-	rec := array.NewRecordBatch(schema, cols, int64(hi-lo))
+	rec := array.NewRecordBatch(schema, cols, int64(n))
 	for _, a := range cols {
 		a.Release()
 	}
 	return rec
+}
+
+// validityBitmap returns the Arrow validity bitmap of rows [lo, hi) of c
+// (bit set: a value) and the number of nulls; nil when there is none.
+func validityBitmap(c *Column, lo, hi int) (*memory.Buffer, int) {
+	if c.Null == nil {
+		return nil, 0
+	}
+	nulls := 0
+	for _, null := range c.Null[lo:hi] {
+		if null {
+			nulls++
+		}
+	}
+	if nulls == 0 {
+		return nil, 0
+	}
+	// The length the IPC writer records for a builder's bitmap: the
+	// builder's (one bit per row of its capacity: the next power of two,
+	// and at least 32 in the numeric builders) cut to the bytes of the
+	// rows padded to 64, the writer's alignment.
+	n := int64(hi - lo)
+	capacity := bitutil.NextPowerOf2(int(n))
+	if c.Type != String {
+		capacity = max(capacity, 32)
+	}
+	size := min(bitutil.CeilByte(capacity)/8, int((bitutil.BytesForBits(n)+63)&^63))
+	bits := make([]byte, size)
+	for i, null := range c.Null[lo:hi] {
+		if !null {
+			bitutil.SetBit(bits, i)
+		}
+	}
+	return memory.NewBufferBytes(bits), nulls
+}
+
+// stringBuffers lays out Arrow string values: n+1 int32 offsets and the
+// bytes of every value (a null's value too, as the builders do).
+func stringBuffers(vals []string) (offsets, data *memory.Buffer) {
+	size := 0
+	for _, v := range vals {
+		size += len(v)
+	}
+	off := make([]int32, len(vals)+1)
+	b := make([]byte, 0, size)
+	for i, v := range vals {
+		b = append(b, v...)
+		off[i+1] = int32(len(b))
+	}
+	return memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(off)), memory.NewBufferBytes(b)
 }
 
 // Write validates t and writes it to path atomically.
@@ -241,7 +287,7 @@ func Write(path string, t *Table) error {
 	if err != nil {
 		return err
 	}
-	if err := w.Write(t); err != nil {
+	if err := w.write(t, false); err != nil {
 		w.Abort()
 		return err
 	}

@@ -99,3 +99,46 @@ func BenchmarkSamples1M(b *testing.B) {
 		b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "rows/s")
 	})
 }
+
+// BenchmarkSamplesFile times Write and Read on the samples table file
+// named by COLOC_BENCH_SAMPLES (written there first, 1M rows of
+// benchSamples, when missing), for a side-by-side ratio with
+// tests/interop/bench.mjs, which times apache-arrow for JavaScript on the
+// same file and the same work (docs/performance.md):
+//
+//	write: the table is read once, untimed; each iteration writes it
+//	       (validation, encoding, fsync, rename) to FILE.go-out
+//	read:  each iteration reads and validates FILE into a Table
+//
+// Skipped when the variable is unset.
+func BenchmarkSamplesFile(b *testing.B) {
+	path := os.Getenv("COLOC_BENCH_SAMPLES")
+	if path == "" {
+		b.Skip("COLOC_BENCH_SAMPLES names no file")
+	}
+	if _, err := os.Stat(path); os.IsNotExist(err) {
+		if err := Write(path, benchSamples(1_000_000)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.Run("write", func(b *testing.B) {
+		tab, err := Read(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			if err := Write(path+".go-out", tab); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(tab.Len()*b.N)/b.Elapsed().Seconds(), "rows/s")
+	})
+	b.Run("read", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			if _, err := Read(path); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

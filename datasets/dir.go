@@ -178,7 +178,7 @@ func writeTables(dir string, tables []*Table) error {
 			return err
 		}
 		staged = append(staged, w)
-		if err := w.Write(t); err != nil {
+		if err := w.write(t, false); err != nil {
 			abort()
 			return err
 		}

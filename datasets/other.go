@@ -31,7 +31,7 @@ func WriteOther(path string, t *Table) error {
 	if err != nil {
 		return err
 	}
-	if err := w.Write(t); err != nil {
+	if err := w.write(t, false); err != nil {
 		w.Abort()
 		return err
 	}

@@ -2,6 +2,7 @@ package datasets
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -98,6 +99,9 @@ func validate(t *Table, ps *problems) {
 }
 
 func checkValues(c *Column, cs ColumnSpec, ps *problems) {
+	if valuesClean(c, cs) {
+		return
+	}
 	n := c.Len()
 	for i := 0; i < n; i++ {
 		if c.IsNull(i) {
@@ -135,6 +139,54 @@ func checkValues(c *Column, cs ColumnSpec, ps *problems) {
 			}
 		}
 	}
+}
+
+// valuesClean is the fast path of checkValues: one tight pass per column
+// that only answers whether every value passes. A string equal to the one
+// before it (a run id repeated down a samples table) is not checked again.
+// When it answers false, checkValues looks again row by row to say what
+// is wrong where.
+func valuesClean(c *Column, cs ColumnSpec) bool {
+	if !cs.Nullable && slices.Contains(c.Null, true) {
+		return false
+	}
+	null := func(i int) bool { return c.Null != nil && c.Null[i] }
+	switch c.Type {
+	case String:
+		prev, checked := "", false
+		for i, v := range c.Str {
+			if checked && v == prev || null(i) {
+				continue
+			}
+			if !utf8.ValidString(v) || len(cs.Enum) > 0 && !contains(cs.Enum, v) {
+				return false
+			}
+			prev, checked = v, true
+		}
+	case Float:
+		lo := math.Inf(-1)
+		if cs.Min != nil {
+			lo = *cs.Min
+		}
+		for i, v := range c.Float {
+			// v-v is 0 for every finite v, NaN for NaN and ±Inf.
+			if v-v == 0 && v >= lo && (!cs.Positive || v > 0) || null(i) {
+				continue
+			}
+			return false
+		}
+	case Int:
+		if !cs.Positive && cs.Min == nil {
+			return true
+		}
+		for i, v := range c.Int {
+			if (!cs.Positive || v > 0) && (cs.Min == nil || float64(v) >= *cs.Min) || null(i) {
+				continue
+			}
+			return false
+		}
+	}
+	return true
 }
 
 func contains(list []string, s string) bool {
@@ -238,16 +290,31 @@ func checkSamples(t *Table, ps *problems) {
 		run, wl string
 		dev     int64
 	}
+	// A sampler writes each series in runs of rows: the series of the row
+	// before and its last time are kept aside, and the map of every
+	// series' last time is read and written only where the series changes.
 	last := map[series]int64{}
+	var cur series
+	var curAt int64
 	for i := 0; i < t.Len(); i++ {
 		s := series{run: run.Str[i], dev: dev.Int[i]}
 		if wl != nil && !wl.IsNull(i) {
 			s.wl = wl.Str[i]
 		}
-		if prev, ok := last[s]; ok && ts.Int[i] < prev {
-			ps.add(i+1, "timestamp", "goes back in time within run %s (%s after %s)", s.run, formatTime(ts.Int[i]), formatTime(prev))
+		if i == 0 || s != cur {
+			if i > 0 {
+				last[cur] = curAt
+			}
+			prev, ok := last[s]
+			cur, curAt = s, prev
+			if !ok {
+				curAt = math.MinInt64
+			}
 		}
-		last[s] = ts.Int[i]
+		if ts.Int[i] < curAt {
+			ps.add(i+1, "timestamp", "goes back in time within run %s (%s after %s)", s.run, formatTime(ts.Int[i]), formatTime(curAt))
+		}
+		curAt = ts.Int[i]
 	}
 }
 

@@ -103,6 +103,22 @@ func TestValidateRejects(t *testing.T) {
 			tab.Column("timestamp").Int[4] -= 1e9
 			return tab
 		}, 5, "timestamp", "goes back in time within run solo-A-r0"},
+		{"time goes back in a series seen before, after another", func() *Table {
+			tab := sampleSamples()
+			// Rows alternate between the device-wide series and workload A's.
+			tab.Column("timestamp").Int[9] = tab.Column("timestamp").Int[5]
+			return tab
+		}, 10, "timestamp", "goes back in time within run solo-A-r0"},
+		{"infinite counter after good ones", func() *Table {
+			tab := sampleSamples()
+			tab.Column("power").Float[8] = math.Inf(1)
+			return tab
+		}, 9, "power", "infinite value"},
+		{"bad value after the same good one", func() *Table {
+			p := samplePairs()
+			p.Rows[1].Status = "great"
+			return p.Table()
+		}, 2, "status", `"great" is not one of`},
 		{"run ends before start", func() *Table {
 			tab := sampleRuns().Table()
 			tab.Column("end_time").Int[0] = tab.Column("start_time").Int[0] - 1

@@ -52,7 +52,8 @@ type Config struct {
 	// EvalCache, when set, is a directory where a computed evaluation is
 	// kept under a key of the data's SHA-256, the evaluation options and
 	// the tool version (eval.RunCached), and reused by the next report
-	// with the same key: the report is the same either way.
+	// with the same key: the report is the same either way. The models
+	// fitted for the policies are kept there too (models-<key>).
 	EvalCache string
 	// ActiveSeeds, when above 0, adds the learning curves of active
 	// selection (eval.RunActive, `coloc eval --protocol active`) over

@@ -256,13 +256,21 @@ func (b *builder) heldOutSection(md *modelData) (Section, error) {
 	if len(devices) == 0 {
 		devices = eval.DefaultDevices(md.data)
 	}
+	// One fit per device and model, one per CPU at once; concatenated in
+	// device then model order, what one eval.Predict per device returns.
+	models := b.cfg.EvalModels
+	parts := make([][]eval.Prediction, len(devices)*len(models))
+	err := model.ForEach(len(parts), 0, func(k int) error {
+		sp := eval.Split{Protocol: "pairs", Device: devices[k/len(models)], Fraction: b.cfg.ScatterFraction, Seed: b.cfg.ScatterSeed}
+		var err error
+		parts[k], err = eval.Predict(md.data, models[k%len(models):k%len(models)+1], sp)
+		return err
+	})
+	if err != nil {
+		return Section{}, err
+	}
 	var preds []eval.Prediction
-	for _, dev := range devices {
-		sp := eval.Split{Protocol: "pairs", Device: dev, Fraction: b.cfg.ScatterFraction, Seed: b.cfg.ScatterSeed}
-		ps, err := eval.Predict(md.data, b.cfg.EvalModels, sp)
-		if err != nil {
-			return Section{}, err
-		}
+	for _, ps := range parts {
 		preds = append(preds, ps...)
 	}
 	split := fmt.Sprintf("protocol pairs, %g of each device's measured pairs observed, seed %d", b.cfg.ScatterFraction, b.cfg.ScatterSeed)

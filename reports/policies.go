@@ -172,21 +172,26 @@ func (b *builder) simWarnings(rp *replay) {
 // policies decide with what sim.Env gives them (the baselines with solo
 // rates only), the jobs progress at the measured rates. It is the one
 // place the report sets up the simulator, kept apart so that a library
-// experiment running policies on traces can take its place.
+// experiment running policies on traces can take its place. The scenarios
+// are independent (each loads its own trace and cluster; the measured
+// rates are only read), so they run at once, one per CPU, and the
+// replays keep the scenarios' order: the same report for any number of
+// CPUs.
 func runPolicies(ds *datasets.Dataset, scenarios []Scenario, names []string, models string, seed uint64) ([]*replay, error) {
 	truth, err := sim.NewMeasured(ds.Solo, ds.Pairs)
 	if err != nil {
 		return nil, err
 	}
-	var out []*replay
-	for _, sc := range scenarios {
+	out := make([]*replay, len(scenarios))
+	err = model.ForEach(len(scenarios), 0, func(i int) error {
+		sc := scenarios[i]
 		tr, err := sim.LoadTrace(sc.Trace)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		topo, err := policies.LoadTopology(sc.Cluster)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		// The same experiment `coloc simulate` runs, at its defaults, so
 		// the report's table and `coloc simulate --json` agree.
@@ -194,27 +199,35 @@ func runPolicies(ds *datasets.Dataset, scenarios []Scenario, names []string, mod
 			Options: sim.DefaultOptions, Env: sim.Env{Seed: seed, Models: models}}
 		res, err := x.Run()
 		if err != nil {
-			return nil, fmt.Errorf("%s on %s: %w", sc.Trace, sc.Cluster, err)
+			return fmt.Errorf("%s on %s: %w", sc.Trace, sc.Cluster, err)
 		}
-		out = append(out, &replay{sc: sc, trace: tr, topo: topo, results: res})
+		out[i] = &replay{sc: sc, trace: tr, topo: topo, results: res}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }
 
 // fitModels fits every model on all measured pairs into dir
 // (OUT/models), for the model-driven policies.
+// With an evaluation cache the fitted models are kept there and reused
+// (cachedModels).
 func (b *builder) fitModels(md *modelData, dir string) error {
-	fitted, err := model.FitAll(md.data, model.StandardNames(), model.DefaultSeed)
+	names := model.StandardNames()
+	warnings, hit, err := cachedModels(b.cfg.EvalCache, dir, md.data, names, model.DefaultSeed)
 	if err != nil {
 		return err
 	}
-	if _, err := model.WriteDir(dir, md.data, fitted); err != nil {
-		return err
+	for i, name := range names {
+		b.warn("model "+name+" (fitted for the policies)", warnings[i]...)
 	}
-	for _, f := range fitted {
-		b.warn("model "+f.Name+" (fitted for the policies)", f.Warnings...)
+	if hit {
+		b.logf("models reused from the cache %s into models/", b.cfg.EvalCache)
+		return nil
 	}
-	b.logf("fitted %d models on %s into models/", len(fitted), b.show(md.dir))
+	b.logf("fitted %d models on %s into models/", len(names), b.show(md.dir))
 	return nil
 }
 

@@ -20,6 +20,6 @@ Each file names its table and version in its schema metadata and gives every
 column's unit in field metadata. Reading a file validates it; writes are atomic.
 Run 'coloc datasets schema' for the columns of every table.`,
 	}
-	cmd.AddCommand(newImportCmd(e), newInspectCmd(e), newValidateCmd(e), newMergeCmd(e), newExportCmd(e), newSchemaCmd(e))
+	cmd.AddCommand(newImportCmd(e), newInspectCmd(e), newValidateCmd(e), newMergeCmd(e), newExportCmd(e), newSchemaCmd(e), newSynthCmd(e))
 	return cmd
 }
