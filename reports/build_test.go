@@ -423,9 +423,7 @@ func reducedPaper(t *testing.T, out string) Config {
 	cfg.EvalModels = []string{"mean", "bias"}
 	cfg.EvalFractions = []float64{0.2, 0.5}
 	cfg.EvalSeeds = 2
-	// Strategy width is left out: its picks depend on the order in which
-	// eval.RunActive lists the pairs it has revealed, a map's.
-	cfg.ActiveSeeds, cfg.ActiveDevices, cfg.ActiveStrategies = 1, []string{"k80"}, []string{"uncertainty", "random"}
+	cfg.ActiveSeeds, cfg.ActiveDevices, cfg.ActiveStrategies = 1, []string{"k80"}, []string{"width", "uncertainty", "random"}
 	var keep []Scenario
 	for _, sc := range cfg.Scenarios {
 		if strings.HasSuffix(sc.Trace, "small_test.trace") || strings.HasSuffix(sc.Trace, "minimize_makespan.trace") && strings.HasSuffix(sc.Cluster, "-48.yaml") {

@@ -48,11 +48,9 @@
 //     line, and a table of the chosen strategy's two checks (the share
 //     of pairs from which its MAE is within 1.1x the reference; its MAE
 //     at 20% over random's). With EvalCache the curves are kept there
-//     too (active-<key>.json, versioned, keyed like the evaluation). The
-//     width strategy's picks can change from run to run where two pairs'
-//     gains tie up to rounding: RunActive passes SelectPairs the revealed
-//     pairs in a map's order, which changes the sums the gains come from
-//     in their last bits; random and uncertainty are reproducible.
+//     too (active-<key>.json, versioned, keyed like the evaluation). Every
+//     strategy repeats bit for bit for a seed, so the section is part of
+//     the report's byte-identity check.
 //   - Models, evaluation and simulation use the first dataset with a
 //     pairs table; the others add heat maps and scaling curves only.
 //   - Policies: models are fitted for the simulation (into OUT/models,
