@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/coloc-dev/coloc/datasets"
-	"github.com/coloc-dev/coloc/place"
 	"github.com/coloc-dev/coloc/place/cluster"
 	"github.com/coloc-dev/coloc/place/jobs"
 	"github.com/coloc-dev/coloc/policy"
@@ -194,7 +193,7 @@ func runSimulate(e *env, f simulateFlags) error {
 	var tr *sim.Trace
 	var list *jobs.List
 	var err error
-	if place.IsJobList(f.trace) {
+	if sim.IsJobList(f.trace) {
 		list, err = jobs.Load(f.trace)
 	} else {
 		tr, err = sim.LoadTrace(f.trace)
@@ -253,10 +252,10 @@ func runSimulate(e *env, f simulateFlags) error {
 	return printSimTable(e, tr, topo, results)
 }
 
-// simJobs turns a job list into the simulator's jobs (place.TraceJobs),
+// simJobs turns a job list into the simulator's jobs (sim.TraceJobs),
 // printing the list's warnings.
 func simJobs(e *env, list *jobs.List, topo *sim.Topology, truth sim.Rates) *sim.Trace {
-	tjs, warns := place.TraceJobs(list, topo, truth, policy.DefaultThresholds.ScalingEfficiency)
+	tjs, warns := sim.TraceJobs(list, topo, truth, policy.DefaultThresholds.ScalingEfficiency)
 	for _, w := range warns {
 		fmt.Fprintln(e.stderr, "warning:", w)
 	}
