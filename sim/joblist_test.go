@@ -85,4 +85,3 @@ jobs:
 		t.Errorf("warnings %q", warns)
 	}
 }
-
