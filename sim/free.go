@@ -129,8 +129,8 @@ func Lone(p *Plan, n int) []int {
 		return nil
 	}
 	var out []int
-	for g := range p.on {
-		js := p.on[g]
+	for g := range p.base {
+		js := p.jobsOn(g)
 		if len(js) != 1 {
 			continue
 		}
@@ -150,7 +150,7 @@ func Lone(p *Plan, n int) []int {
 // alone reports whether job r is the only job on each of gpus.
 func (p *Plan) alone(r int, gpus []int) bool {
 	for _, g := range gpus {
-		if len(p.on[g]) != 1 || p.on[g][0] != r {
+		if js := p.jobsOn(g); len(js) != 1 || js[0] != r {
 			return false
 		}
 	}
