@@ -1,5 +1,7 @@
 package sim
 
+import "slices"
+
 // Helpers that find room in a plan, shared by the baseline policies and
 // available to others.
 
@@ -128,6 +130,9 @@ func Lone(p *Plan, n int) []int {
 	if v.MaxPerGPU() < 2 || p.lone == 0 {
 		return nil
 	}
+	if m, ok := p.loneMemo[n]; ok && m.gen == p.gen {
+		return slices.Clip(m.jobs)
+	}
 	var out []int
 	for g := range p.base {
 		js := p.jobsOn(g)
@@ -144,7 +149,17 @@ func Lone(p *Plan, n int) []int {
 		}
 		out = append(out, r)
 	}
-	return out
+	if p.loneMemo == nil {
+		p.loneMemo = map[int]loneAt{}
+	}
+	p.loneMemo[n] = loneAt{p.gen, out}
+	return slices.Clip(out)
+}
+
+// loneAt is the answer of Lone for one size at one generation of a plan.
+type loneAt struct {
+	gen  int
+	jobs []int
 }
 
 // alone reports whether job r is the only job on each of gpus.

@@ -127,6 +127,8 @@ type Plan struct {
 	lone  int           // GPUs holding exactly one job
 	gen   int           // changes made so far
 	miss  [][]missAt    // by workload index
+	// loneMemo remembers Lone by size until the plan changes.
+	loneMemo map[int]loneAt
 }
 
 // missAt records that a job of some size found no room at generation gen.

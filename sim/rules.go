@@ -14,7 +14,25 @@ type ruleKey struct {
 
 type rules struct {
 	wid  []int32 // job ID -> workload index
+	nw   int     // workloads
 	memo map[ruleKey]bool
+	// dense answers for one-node and spread placements of up to maxDense
+	// GPUs: 0 not asked yet, 1 no, 2 yes; index denseAt.
+	run, share []uint8
+	ntypes     int
+}
+
+// maxDense is the largest number of GPUs the dense memo covers (Gavel's
+// largest scale factor); larger placements use the map.
+const maxDense = 64
+
+func (r *rules) denseAt(a, b int32, typ, gpus int, spread bool) int {
+	i := ((int(a)*max(r.nw, 1)+int(b))*r.ntypes+typ)*(maxDense+1) + gpus
+	i *= 2
+	if spread {
+		i++
+	}
+	return i
 }
 
 func newRules(jobs []*Job) rules {
@@ -28,12 +46,34 @@ func newRules(jobs []*Job) rules {
 		}
 		r.wid[i] = w
 	}
+	r.nw = len(index)
 	return r
+}
+
+// initDense sizes the dense memo for a cluster of ntypes GPU types.
+func (r *rules) initDense(ntypes int) {
+	r.ntypes = ntypes
+	r.run = make([]uint8, r.nw*ntypes*(maxDense+1)*2)
+	if r.nw*r.nw*ntypes <= 1<<16 {
+		r.share = make([]uint8, r.nw*r.nw*ntypes*(maxDense+1)*2)
+	}
 }
 
 // canRun answers View.CanRun for job id on gpus GPUs of type index typ.
 func (s *simulation) canRun(id, typ, gpus int, spread bool) bool {
 	k := ruleKey{a: s.rules.wid[id], b: -1, typ: int16(typ), gpus: int16(gpus), spread: spread && gpus > 1}
+	if gpus <= maxDense && s.rules.run != nil {
+		i := s.rules.denseAt(0, k.a, typ, gpus, k.spread)
+		if v := s.rules.run[i]; v != 0 {
+			return v == 2
+		}
+		ok := (&View{sim: s}).CanRun(s.jobs[id].Workload, Shape{GPUType: s.topo.types[typ], GPUs: gpus, Spread: k.spread})
+		s.rules.run[i] = 1
+		if ok {
+			s.rules.run[i] = 2
+		}
+		return ok
+	}
 	ok, seen := s.rules.memo[k]
 	if !seen {
 		v := &View{sim: s}
@@ -47,6 +87,18 @@ func (s *simulation) canRun(id, typ, gpus int, spread bool) bool {
 func (s *simulation) canShare(a, b int, gpus []int) bool {
 	sh := s.shapeOf(gpus)
 	k := ruleKey{a: s.rules.wid[a], b: s.rules.wid[b], typ: int16(s.typeOf[gpus[0]]), gpus: int16(len(gpus)), spread: sh.Spread}
+	if len(gpus) <= maxDense && s.rules.share != nil {
+		i := s.rules.denseAt(k.a, k.b, int(k.typ), len(gpus), sh.Spread)
+		if v := s.rules.share[i]; v != 0 {
+			return v == 2
+		}
+		ok := (&View{sim: s}).CanShare(s.jobs[a].Workload, s.jobs[b].Workload, sh)
+		s.rules.share[i] = 1
+		if ok {
+			s.rules.share[i] = 2
+		}
+		return ok
+	}
 	ok, seen := s.rules.memo[k]
 	if !seen {
 		v := &View{sim: s}

@@ -107,6 +107,7 @@ func newSimulation(topo *Topology, jobs []TraceJob, truth Rates, p Policy, opt O
 	}
 	s.rules = newRules(s.jobs)
 	types := topo.Types()
+	s.rules.initDense(len(types))
 	s.busy = make([]float64, len(types))
 	s.eff = make([]float64, len(types))
 	s.typeOf = make([]int, len(topo.GPUs))
