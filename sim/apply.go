@@ -101,6 +101,7 @@ func (s *simulation) commit(p *Plan) {
 		st.status = running
 		if !wasRunning {
 			started = append(started, s.seq[id])
+			s.classWaits(j, -1)
 			s.running = insertByID(s.running, j)
 		}
 		j.Starts++

@@ -1,7 +1,5 @@
 package sim
 
-import "slices"
-
 // Helpers that find room in a plan, shared by the baseline policies and
 // available to others.
 
@@ -114,9 +112,10 @@ func Partners(p *Plan, j *Job) []int { return PartnersAt(p, j, j.Scale) }
 // PartnersAt is Partners for sets of n GPUs.
 func PartnersAt(p *Plan, j *Job, n int) []int {
 	var out []int
-	for _, r := range Lone(p, n) {
-		if r != j.ID && p.view.sim.canShare(j.ID, r, p.GPUsOf(r)) {
-			out = append(out, r)
+	s := p.view.sim
+	for _, l := range p.loneOf(n) {
+		if l.job != j.ID && s.canShareOn(j.ID, l.job, l.typ, n, l.spread, p.GPUsOf(l.job)) {
+			out = append(out, l.job)
 		}
 	}
 	return out
@@ -126,14 +125,35 @@ func PartnersAt(p *Plan, j *Job, n int) []int {
 // the first GPU of its set, in GPU order: the jobs a waiting job of n
 // GPUs might share with. Empty when the cluster allows one job per GPU.
 func Lone(p *Plan, n int) []int {
+	ls := p.loneOf(n)
+	if ls == nil {
+		return nil
+	}
+	out := make([]int, len(ls))
+	for i, l := range ls {
+		out[i] = l.job
+	}
+	return out
+}
+
+// loneJob is a job running alone on its GPUs, with their type index and
+// whether they span nodes.
+type loneJob struct {
+	job, typ int
+	spread   bool
+}
+
+// loneOf is Lone with the shape of each set, remembered until the plan
+// changes.
+func (p *Plan) loneOf(n int) []loneJob {
 	v := p.view
 	if v.MaxPerGPU() < 2 || p.lone == 0 {
 		return nil
 	}
 	if m, ok := p.loneMemo[n]; ok && m.gen == p.gen {
-		return slices.Clip(m.jobs)
+		return m.jobs
 	}
-	var out []int
+	var out []loneJob
 	for g := range p.base {
 		js := p.jobsOn(g)
 		if len(js) != 1 {
@@ -147,19 +167,19 @@ func Lone(p *Plan, n int) []int {
 		if len(gs) != n || gs[0] != g || !p.alone(r, gs) {
 			continue
 		}
-		out = append(out, r)
+		out = append(out, loneJob{r, v.sim.typeOf[g], v.sim.shapeOf(gs).Spread})
 	}
 	if p.loneMemo == nil {
 		p.loneMemo = map[int]loneAt{}
 	}
 	p.loneMemo[n] = loneAt{p.gen, out}
-	return slices.Clip(out)
+	return out
 }
 
-// loneAt is the answer of Lone for one size at one generation of a plan.
+// loneAt is the answer of loneOf for one size at one generation of a plan.
 type loneAt struct {
 	gen  int
-	jobs []int
+	jobs []loneJob
 }
 
 // alone reports whether job r is the only job on each of gpus.

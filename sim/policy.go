@@ -127,6 +127,8 @@ type Plan struct {
 	lone  int           // GPUs holding exactly one job
 	gen   int           // changes made so far
 	miss  [][]missAt    // by workload index
+	// missN classes of waiting jobs missed at generation missGen.
+	missN, missGen int
 	// loneMemo remembers Lone by size until the plan changes.
 	loneMemo map[int]loneAt
 }
@@ -157,11 +159,35 @@ func (p *Plan) Miss(j *Job) {
 	}
 	for i, m := range p.miss[w] {
 		if m.scale == j.Scale {
+			if m.gen != p.gen {
+				p.missedClass(j)
+			}
 			p.miss[w][i].gen = p.gen
 			return
 		}
 	}
 	p.miss[w] = append(p.miss[w], missAt{j.Scale, p.gen})
+	p.missedClass(j)
+}
+
+// missedClass counts j's class as missed at the current generation when
+// jobs of it wait.
+func (p *Plan) missedClass(j *Job) {
+	s := p.view.sim
+	if s.classes[[2]int32{s.rules.wid[j.ID], int32(j.Scale)}] == 0 {
+		return
+	}
+	if p.missGen != p.gen {
+		p.missN, p.missGen = 0, p.gen
+	}
+	p.missN++
+}
+
+// AllMissed reports whether every waiting job's workload and size found
+// no room since the plan's last change (Missed would hold for each): a
+// policy that tries the waiting jobs in turn can stop.
+func (p *Plan) AllMissed() bool {
+	return p.missGen == p.gen && p.missN >= p.view.sim.nClasses
 }
 
 // jobsOn returns the jobs the plan puts on GPU g.

@@ -83,6 +83,17 @@ func (s *simulation) canRun(id, typ, gpus int, spread bool) bool {
 	return ok
 }
 
+// canShareOn is canShare for gpus already known to be n GPUs of type
+// index typ, spread or not.
+func (s *simulation) canShareOn(a, b, typ, n int, spread bool, gpus []int) bool {
+	if n <= maxDense && s.rules.share != nil {
+		if v := s.rules.share[s.rules.denseAt(s.rules.wid[a], s.rules.wid[b], typ, n, spread)]; v != 0 {
+			return v == 2
+		}
+	}
+	return s.canShare(a, b, gpus)
+}
+
 // canShare answers View.CanShare for jobs a and b on gpus.
 func (s *simulation) canShare(a, b int, gpus []int) bool {
 	sh := s.shapeOf(gpus)
