@@ -76,6 +76,9 @@ func (v *View) MaxPerGPU() int { return v.sim.opt.MaxPerGPU }
 // the data hold a rate for it. Like a job's memory footprint, this is
 // known to a scheduler from profiling.
 func (v *View) CanRun(workload string, s Shape) bool {
+	if ok, known := v.sim.canRunNamed(workload, s); known {
+		return ok
+	}
 	r, ok := v.sim.truth.Solo(workload, s)
 	return ok && r > 0
 }

@@ -1,5 +1,7 @@
 package sim
 
+import "unsafe"
+
 // The placement rules (View.CanRun, View.CanShare) are asked for every
 // waiting job at every scheduling point; with thousands of jobs the map
 // lookups by workload name dominate a run. The simulation answers them
@@ -13,9 +15,12 @@ type ruleKey struct {
 }
 
 type rules struct {
-	wid  []int32 // job ID -> workload index
-	nw   int     // workloads
-	memo map[ruleKey]bool
+	wid []int32 // job ID -> workload index
+	nw  int     // workloads
+	// names are the workloads by index; the jobs' Workload strings are
+	// these very strings (interned), so a name is found by its pointer.
+	names []string
+	memo  map[ruleKey]bool
 	// dense answers for one-node and spread placements of up to maxDense
 	// GPUs: 0 not asked yet, 1 no, 2 yes; index denseAt.
 	run, share []uint8
@@ -43,7 +48,9 @@ func newRules(jobs []*Job) rules {
 		if !ok {
 			w = int32(len(index))
 			index[j.Workload] = w
+			r.names = append(r.names, j.Workload)
 		}
+		j.Workload = r.names[w]
 		r.wid[i] = w
 	}
 	r.nw = len(index)
@@ -57,6 +64,52 @@ func (r *rules) initDense(ntypes int) {
 	if r.nw*r.nw*ntypes <= 1<<16 {
 		r.share = make([]uint8, r.nw*r.nw*ntypes*(maxDense+1)*2)
 	}
+}
+
+// widOf returns the index of a workload given by one of the jobs'
+// (interned) names, ok false for any other string.
+func (r *rules) widOf(name string) (int32, bool) {
+	p := unsafe.StringData(name)
+	for i, n := range r.names {
+		if unsafe.StringData(n) == p && len(n) == len(name) {
+			return int32(i), true
+		}
+	}
+	return 0, false
+}
+
+// canRunNamed answers View.CanRun from the dense memo when the workload
+// is one of the jobs' and the shape fits it; known false otherwise.
+func (s *simulation) canRunNamed(workload string, sh Shape) (ok, known bool) {
+	if s.rules.run == nil || sh.GPUs < 1 || sh.GPUs > maxDense {
+		return false, false
+	}
+	w, found := s.rules.widOf(workload)
+	if !found {
+		return false, false
+	}
+	typ := -1
+	for i, t := range s.topo.types {
+		if t == sh.GPUType {
+			typ = i
+			break
+		}
+	}
+	if typ < 0 {
+		return false, false
+	}
+	spread := sh.Spread && sh.GPUs > 1
+	i := s.rules.denseAt(0, w, typ, sh.GPUs, spread)
+	if v := s.rules.run[i]; v != 0 {
+		return v == 2, true
+	}
+	r, has := s.truth.Solo(workload, sh)
+	ok = has && r > 0
+	s.rules.run[i] = 1
+	if ok {
+		s.rules.run[i] = 2
+	}
+	return ok, true
 }
 
 // canRun answers View.CanRun for job id on gpus GPUs of type index typ.
