@@ -101,7 +101,7 @@ func loadInput(tb testing.TB, specPath, jobsPath string, m *Models) Input {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	list, err := LoadJobs(jobsPath)
+	list, err := jobs.Load(jobsPath)
 	if err != nil {
 		tb.Fatal(err)
 	}

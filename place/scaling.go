@@ -4,9 +4,8 @@ import (
 	"math"
 
 	"github.com/coloc-dev/coloc/datasets"
-
+	"github.com/coloc-dev/coloc/place/cluster"
 	"github.com/coloc-dev/coloc/policy"
-	"github.com/coloc-dev/coloc/sim"
 )
 
 // scaleRate is the rate of one degree from a scaling table: on one node,
@@ -25,7 +24,7 @@ type scaleRate struct {
 func (d *Data) Solo(w, gpuType string, degree int, spread bool, batch int) (float64, bool) {
 	dev := gpuType
 	if spread && degree > 1 {
-		dev += sim.UnconsolidatedSuffix
+		dev += cluster.UnconsolidatedSuffix
 	}
 	if v, ok := d.solo[soloKey{w, dev, degree}]; ok {
 		return v.rate, true

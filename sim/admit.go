@@ -14,7 +14,11 @@ func (s *simulation) admit(id int) bool {
 		return false
 	}
 	s.st[id].status = waiting
-	s.active = append(s.active, id)
+	s.seq[id] = s.nextSeq
+	s.nextSeq++
+	s.waiting = append(s.waiting, j)
+	s.classWaits(j, 1)
+	s.nActive++
 	return true
 }
 

@@ -43,7 +43,7 @@ func (s *simulation) check(p *Plan) error {
 	slices.Sort(touched)
 	touched = slices.Compact(touched)
 	for _, g := range touched {
-		js := p.on[g]
+		js := p.jobsOn(g)
 		if len(js) > s.opt.MaxPerGPU {
 			return bad(js[len(js)-1], "GPU %d would hold %d jobs %v; at most %d", g, len(js), js, s.opt.MaxPerGPU)
 		}
@@ -70,24 +70,40 @@ func (s *simulation) check(p *Plan) error {
 
 // commit applies a checked plan: stops, moves and starts jobs.
 func (s *simulation) commit(p *Plan) {
+	var started []int // admission numbers of the jobs that were waiting
+	var touched []int
 	for _, id := range p.order {
 		j, st := s.jobs[id], &s.st[id]
 		gpus := p.moved[id]
 		if slices.Equal(gpus, j.GPUs) {
 			continue
 		}
+		wasRunning := st.status == running
 		s.release(id)
+		touched = append(touched, j.GPUs...)
 		j.GPUs = nil
 		st.status = waiting
 		if len(gpus) == 0 {
+			if wasRunning {
+				s.running = removeByID(s.running, id)
+				s.insertWaiting(j)
+			}
 			continue
 		}
 		j.GPUs = slices.Clone(gpus)
 		for _, g := range gpus {
+			s.countGPU(g, -1)
 			s.on[g] = append(s.on[g], id)
+			s.countGPU(g, 1)
 		}
+		touched = append(touched, gpus...)
 		st.shape, _ = s.topo.ShapeOf(gpus)
 		st.status = running
+		if !wasRunning {
+			started = append(started, s.seq[id])
+			s.classWaits(j, -1)
+			s.running = insertByID(s.running, j)
+		}
 		j.Starts++
 		if j.Starts == 1 {
 			st.start = s.now
@@ -97,8 +113,9 @@ func (s *simulation) commit(p *Plan) {
 			st.restore = s.now + s.opt.RestartPenalty
 		}
 	}
-	for g := range s.on {
+	for _, g := range touched {
 		slices.Sort(s.on[g])
 	}
-	s.rebuild()
+	slices.Sort(started)
+	s.removeWaiting(started)
 }

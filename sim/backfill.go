@@ -27,6 +27,9 @@ func (b *Backfill) Schedule(v *View) (*Plan, error) {
 		if !p.anyFree() {
 			break
 		}
+		if p.AllMissed() {
+			break
+		}
 		if p.Missed(j) {
 			continue
 		}

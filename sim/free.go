@@ -112,9 +112,10 @@ func Partners(p *Plan, j *Job) []int { return PartnersAt(p, j, j.Scale) }
 // PartnersAt is Partners for sets of n GPUs.
 func PartnersAt(p *Plan, j *Job, n int) []int {
 	var out []int
-	for _, r := range Lone(p, n) {
-		if r != j.ID && p.view.sim.canShare(j.ID, r, p.GPUsOf(r)) {
-			out = append(out, r)
+	s := p.view.sim
+	for _, l := range p.loneOf(n) {
+		if l.job != j.ID && s.canShareOn(j.ID, l.job, l.typ, n, l.spread, p.GPUsOf(l.job)) {
+			out = append(out, l.job)
 		}
 	}
 	return out
@@ -124,13 +125,37 @@ func PartnersAt(p *Plan, j *Job, n int) []int {
 // the first GPU of its set, in GPU order: the jobs a waiting job of n
 // GPUs might share with. Empty when the cluster allows one job per GPU.
 func Lone(p *Plan, n int) []int {
+	ls := p.loneOf(n)
+	if ls == nil {
+		return nil
+	}
+	out := make([]int, len(ls))
+	for i, l := range ls {
+		out[i] = l.job
+	}
+	return out
+}
+
+// loneJob is a job running alone on its GPUs, with their type index and
+// whether they span nodes.
+type loneJob struct {
+	job, typ int
+	spread   bool
+}
+
+// loneOf is Lone with the shape of each set, remembered until the plan
+// changes.
+func (p *Plan) loneOf(n int) []loneJob {
 	v := p.view
 	if v.MaxPerGPU() < 2 || p.lone == 0 {
 		return nil
 	}
-	var out []int
-	for g := range p.on {
-		js := p.on[g]
+	if m, ok := p.loneMemo[n]; ok && m.gen == p.gen {
+		return m.jobs
+	}
+	var out []loneJob
+	for g := range p.base {
+		js := p.jobsOn(g)
 		if len(js) != 1 {
 			continue
 		}
@@ -142,15 +167,25 @@ func Lone(p *Plan, n int) []int {
 		if len(gs) != n || gs[0] != g || !p.alone(r, gs) {
 			continue
 		}
-		out = append(out, r)
+		out = append(out, loneJob{r, v.sim.typeOf[g], v.sim.shapeOf(gs).Spread})
 	}
+	if p.loneMemo == nil {
+		p.loneMemo = map[int]loneAt{}
+	}
+	p.loneMemo[n] = loneAt{p.gen, out}
 	return out
+}
+
+// loneAt is the answer of loneOf for one size at one generation of a plan.
+type loneAt struct {
+	gen  int
+	jobs []loneJob
 }
 
 // alone reports whether job r is the only job on each of gpus.
 func (p *Plan) alone(r int, gpus []int) bool {
 	for _, g := range gpus {
-		if len(p.on[g]) != 1 || p.on[g][0] != r {
+		if js := p.jobsOn(g); len(js) != 1 || js[0] != r {
 			return false
 		}
 	}

@@ -32,7 +32,7 @@ func (g *GreedyPack) Schedule(v *View) (*Plan, error) {
 	}
 	p := v.Plan()
 	for _, j := range v.Waiting {
-		if !p.Room() {
+		if !p.Room() || p.AllMissed() {
 			break
 		}
 		if p.Missed(j) {

@@ -99,7 +99,9 @@ func TestBestFree(t *testing.T) {
 	// Fill small-0 and small-1 halfway and big fully: two g GPUs are free
 	// on two nodes, so J runs spread (4) or on h (5): h wins.
 	for _, g := range []int{0, 1, 2, 3, 4, 6} {
+		s.countGPU(g, -1)
 		s.on[g] = []int{100 + g}
+		s.countGPU(g, 1)
 	}
 	p = v.Plan()
 	if p.FreeOf("g") != 2 || p.FreeOf("h") != 4 || p.lone != 6 || !p.Room() {

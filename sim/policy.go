@@ -76,6 +76,9 @@ func (v *View) MaxPerGPU() int { return v.sim.opt.MaxPerGPU }
 // the data hold a rate for it. Like a job's memory footprint, this is
 // known to a scheduler from profiling.
 func (v *View) CanRun(workload string, s Shape) bool {
+	if ok, known := v.sim.canRunNamed(workload, s); known {
+		return ok
+	}
 	r, ok := v.sim.truth.Solo(workload, s)
 	return ok && r > 0
 }
@@ -89,17 +92,26 @@ func (v *View) CanShare(a, b string, s Shape) bool {
 	return oka && okb && ra > 0 && rb > 0
 }
 
-// Plan starts a plan from the current placement.
+// Plan starts a plan from the current placement. A plan is valid only
+// during the call to Schedule that made it (as the view).
 func (v *View) Plan() *Plan {
 	s := v.sim
-	p := &Plan{view: v, on: make([][]int, len(s.on)), moved: map[int][]int{}, free: make([]int, len(s.busy))}
-	for g, js := range s.on {
-		if len(js) > 0 {
-			p.on[g] = slices.Clone(js)
-		}
-		p.count(g, 1)
+	if s.nbuf == len(s.bufs) {
+		s.bufs = append(s.bufs, &planBuf{on: make([][]int, len(s.on)), stamp: make([]uint64, len(s.on))})
 	}
-	return p
+	b := s.bufs[s.nbuf]
+	s.nbuf++
+	s.epoch++
+	return &Plan{view: v, buf: b, epoch: s.epoch, base: s.on, moved: map[int][]int{}, free: slices.Clone(s.freeOf), lone: s.lone}
+}
+
+// planBuf holds the GPUs a plan changed: the occupancy of GPU g is
+// on[g] when stamp[g] is the plan's epoch, else the simulator's. The
+// simulator reuses the buffers of the plans of one Schedule call in the
+// next, so a plan costs the GPUs it changes, not the cluster's size.
+type planBuf struct {
+	on    [][]int
+	stamp []uint64
 }
 
 // Plan is a set of changes to the placement: jobs started, moved or
@@ -109,13 +121,19 @@ func (v *View) Plan() *Plan {
 // applied; the plan itself only keeps the books.
 type Plan struct {
 	view  *View
-	on    [][]int
+	buf   *planBuf
+	epoch uint64
+	base  [][]int       // the simulator's occupancy
 	moved map[int][]int // job -> GPUs (nil: stopped)
 	order []int         // jobs in the order they were first named
 	free  []int         // free GPUs by type index
 	lone  int           // GPUs holding exactly one job
 	gen   int           // changes made so far
 	miss  [][]missAt    // by workload index
+	// missN classes of waiting jobs missed at generation missGen.
+	missN, missGen int
+	// loneMemo remembers Lone by size until the plan changes.
+	loneMemo map[int]loneAt
 }
 
 // missAt records that a job of some size found no room at generation gen.
@@ -144,16 +162,58 @@ func (p *Plan) Miss(j *Job) {
 	}
 	for i, m := range p.miss[w] {
 		if m.scale == j.Scale {
+			if m.gen != p.gen {
+				p.missedClass(j)
+			}
 			p.miss[w][i].gen = p.gen
 			return
 		}
 	}
 	p.miss[w] = append(p.miss[w], missAt{j.Scale, p.gen})
+	p.missedClass(j)
+}
+
+// missedClass counts j's class as missed at the current generation when
+// jobs of it wait.
+func (p *Plan) missedClass(j *Job) {
+	s := p.view.sim
+	if s.classes[[2]int32{s.rules.wid[j.ID], int32(j.Scale)}] == 0 {
+		return
+	}
+	if p.missGen != p.gen {
+		p.missN, p.missGen = 0, p.gen
+	}
+	p.missN++
+}
+
+// AllMissed reports whether every waiting job's workload and size found
+// no room since the plan's last change (Missed would hold for each): a
+// policy that tries the waiting jobs in turn can stop.
+func (p *Plan) AllMissed() bool {
+	return p.missGen == p.gen && p.missN >= p.view.sim.nClasses
+}
+
+// jobsOn returns the jobs the plan puts on GPU g.
+func (p *Plan) jobsOn(g int) []int {
+	if p.buf.stamp[g] == p.epoch {
+		return p.buf.on[g]
+	}
+	return p.base[g]
+}
+
+// own returns the plan's own copy of GPU g's jobs, to change.
+func (p *Plan) own(g int) *[]int {
+	b := p.buf
+	if b.stamp[g] != p.epoch {
+		b.on[g] = append(b.on[g][:0], p.base[g]...)
+		b.stamp[g] = p.epoch
+	}
+	return &b.on[g]
 }
 
 // count adds sign times GPU g's contribution to the free and lone counts.
 func (p *Plan) count(g, sign int) {
-	switch len(p.on[g]) {
+	switch len(p.jobsOn(g)) {
 	case 0:
 		p.free[p.view.sim.typeOf[g]] += sign
 	case 1:
@@ -192,9 +252,10 @@ func (p *Plan) Place(id int, gpus ...int) {
 	slices.Sort(gs)
 	p.note(id, gs)
 	for _, g := range gs {
-		if g >= 0 && g < len(p.on) {
+		if g >= 0 && g < len(p.base) {
 			p.count(g, -1)
-			p.on[g] = append(p.on[g], id)
+			on := p.own(g)
+			*on = append(*on, id)
 			p.count(g, 1)
 		}
 	}
@@ -216,9 +277,10 @@ func (p *Plan) note(id int, gpus []int) {
 
 func (p *Plan) remove(id int) {
 	for _, g := range p.GPUsOf(id) {
-		if g >= 0 && g < len(p.on) {
+		if g >= 0 && g < len(p.base) {
 			p.count(g, -1)
-			p.on[g] = slices.DeleteFunc(p.on[g], func(j int) bool { return j == id })
+			on := p.own(g)
+			*on = slices.DeleteFunc(*on, func(j int) bool { return j == id })
 			p.count(g, 1)
 		}
 	}
@@ -236,10 +298,10 @@ func (p *Plan) GPUsOf(id int) []int {
 }
 
 // JobsOn returns the IDs of the jobs the plan puts on a GPU.
-func (p *Plan) JobsOn(gpu int) []int { return p.on[gpu] }
+func (p *Plan) JobsOn(gpu int) []int { return p.jobsOn(gpu) }
 
 // Free reports whether the plan leaves a GPU empty.
-func (p *Plan) Free(gpu int) bool { return len(p.on[gpu]) == 0 }
+func (p *Plan) Free(gpu int) bool { return len(p.jobsOn(gpu)) == 0 }
 
 // Placed reports whether the plan runs job id.
 func (p *Plan) Placed(id int) bool { return len(p.GPUsOf(id)) > 0 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/coloc-dev/coloc/datasets"
+	"github.com/coloc-dev/coloc/place/cluster"
 )
 
 // Shape is the shape of a placement: how many GPUs of which type, and
@@ -51,7 +52,7 @@ func (soloOnly) Colocated(string, string, Shape) (float64, bool) {
 
 // UnconsolidatedSuffix marks the device types of measurements taken with a
 // job's GPUs spread over servers (Gavel's "v100_unconsolidated").
-const UnconsolidatedSuffix = "_unconsolidated"
+const UnconsolidatedSuffix = cluster.UnconsolidatedSuffix
 
 // Measured is the ground truth of the simulator: measured solo rates and
 // the co-located rates of pairs with status ok. A suspect, infeasible or

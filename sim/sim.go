@@ -46,15 +46,30 @@ type simulation struct {
 	jobs    []*Job
 	st      []jobState
 	on      [][]int
-	active  []int // waiting or running job IDs, in arrival order
+	nActive int   // jobs waiting or running
+	seq     []int // job ID -> admission order (arrival order)
+	nextSeq int
+	// waiting holds the waiting jobs by admission order, running the
+	// running jobs by ID; both are kept up to date as jobs start, stop
+	// and finish, never rebuilt from all jobs.
 	waiting []*Job
 	running []*Job
 	now     float64
 	typeOf  []int // GPU -> index into topo.Types()
-	busy    []float64
-	eff     []float64 // effective GPU time by type: GPUs x normalized throughput x time
-	res     *Result
-	rules   rules
+	freeOf  []int // GPUs holding no job, by type index
+	busyOf  []int // GPUs holding a job, by type index
+	lone    int   // GPUs holding exactly one job
+	// classes counts the waiting jobs by workload index and size (the
+	// classes Plan.Missed knows), nClasses the classes with any.
+	classes  map[[2]int32]int
+	nClasses int
+	bufs     []*planBuf
+	nbuf     int    // plan buffers in use in the current Schedule call
+	epoch    uint64 // plans made so far
+	busy     []float64
+	eff      []float64 // effective GPU time by type: GPUs x normalized throughput x time
+	res      *Result
+	rules    rules
 }
 
 // Run replays jobs on the cluster under policy p, with truth as the rates
@@ -89,17 +104,22 @@ func newSimulation(topo *Topology, jobs []TraceJob, truth Rates, p Policy, opt O
 	s.res = &Result{Policy: name, Jobs: make([]JobResult, len(jobs))}
 	s.jobs = make([]*Job, len(jobs))
 	s.st = make([]jobState, len(jobs))
+	s.seq = make([]int, len(jobs))
 	for i, tj := range jobs {
 		s.jobs[i] = &Job{ID: i, Workload: tj.Workload, Scale: tj.Scale, Request: tj.Scale, Degrees: []int{tj.Scale}, Steps: tj.Steps, Arrival: tj.Arrival}
 		s.st[i] = jobState{partner: -1, start: math.NaN(), finish: math.NaN()}
 	}
 	s.rules = newRules(s.jobs)
 	types := topo.Types()
+	s.rules.initDense(len(types))
 	s.busy = make([]float64, len(types))
 	s.eff = make([]float64, len(types))
 	s.typeOf = make([]int, len(topo.GPUs))
+	s.freeOf = make([]int, len(types))
+	s.busyOf = make([]int, len(types))
 	for i, g := range topo.GPUs {
 		s.typeOf[i] = slices.Index(types, g.Type)
+		s.freeOf[s.typeOf[i]]++
 	}
 	return s
 }
@@ -114,18 +134,13 @@ func (s *simulation) loop(jobs []TraceJob, order []int) error {
 		if events >= s.opt.MaxEvents {
 			return fmt.Errorf("policy %s: more than %d scheduling points at t=%g s; is it moving jobs forever?", s.pol.Name(), s.opt.MaxEvents, s.now)
 		}
-		changed := false
 		for next < len(order) && jobs[order[next]].Arrival <= s.now {
 			if s.admit(order[next]) {
 				ev |= Arrived
-				changed = true
 			}
 			next++
 		}
-		if changed {
-			s.rebuild()
-		}
-		if ev != 0 && len(s.active) > 0 {
+		if ev != 0 && s.nActive > 0 {
 			if err := s.schedule(ev); err != nil {
 				return err
 			}
@@ -146,7 +161,7 @@ func (s *simulation) loop(jobs []TraceJob, order []int) error {
 			t = math.Min(t, s.st[j.ID].eta)
 		}
 		tick := math.Inf(1)
-		if s.opt.Round > 0 && len(s.active) > 0 {
+		if s.opt.Round > 0 && s.nActive > 0 {
 			tick = (math.Floor(s.now/s.opt.Round) + 1) * s.opt.Round
 			t = math.Min(t, tick)
 		}
@@ -177,21 +192,8 @@ func (s *simulation) lookup(id int) *Job {
 	return s.jobs[id]
 }
 
-// rebuild refreshes the waiting and running lists from the active set.
-func (s *simulation) rebuild() {
-	s.waiting = s.waiting[:0]
-	s.running = s.running[:0]
-	for _, id := range s.active {
-		if s.st[id].status == running {
-			s.running = append(s.running, s.jobs[id])
-		} else {
-			s.waiting = append(s.waiting, s.jobs[id])
-		}
-	}
-	slices.SortFunc(s.running, func(a, b *Job) int { return a.ID - b.ID })
-}
-
 func (s *simulation) schedule(ev Events) error {
+	s.nbuf = 0 // the plans of the previous call are gone
 	v := &View{Now: s.now, Events: ev, Topology: s.topo, Waiting: s.waiting, Running: s.running, sim: s}
 	plan, err := s.pol.Schedule(v)
 	if err != nil {
@@ -214,9 +216,10 @@ func (s *simulation) schedule(ev Events) error {
 // that finish at t. It reports whether any finished.
 func (s *simulation) advance(t float64) (bool, error) {
 	dt := t - s.now
-	for g, js := range s.on {
-		if len(js) > 0 {
-			s.busy[s.typeOf[g]] += dt
+	for ti, n := range s.busyOf {
+		// One addition per busy GPU, as a sum over the GPUs would make.
+		for range n {
+			s.busy[ti] += dt
 		}
 	}
 	tol := 1e-9 * math.Max(1, t)
@@ -248,20 +251,102 @@ func (s *simulation) advance(t float64) (bool, error) {
 		st.status = done
 		st.finish = t
 		s.release(id)
+		s.running = removeByID(s.running, id)
 		j.GPUs = nil
-		s.active = slices.DeleteFunc(s.active, func(x int) bool { return x == id })
+		s.nActive--
 	}
 	if len(finished) == 0 {
 		return false, nil
 	}
-	s.rebuild()
 	return true, s.rerate()
 }
 
 func (s *simulation) release(id int) {
 	for _, g := range s.jobs[id].GPUs {
+		s.countGPU(g, -1)
 		s.on[g] = slices.DeleteFunc(s.on[g], func(x int) bool { return x == id })
+		s.countGPU(g, 1)
 	}
+}
+
+// countGPU adds sign times GPU g's contribution to the free, busy and
+// lone counts.
+func (s *simulation) countGPU(g, sign int) {
+	switch len(s.on[g]) {
+	case 0:
+		s.freeOf[s.typeOf[g]] += sign
+		return
+	case 1:
+		s.lone += sign
+	}
+	s.busyOf[s.typeOf[g]] += sign
+}
+
+// removeByID removes job id from js, sorted by ID.
+func removeByID(js []*Job, id int) []*Job {
+	i, found := slices.BinarySearchFunc(js, id, func(j *Job, id int) int { return j.ID - id })
+	if !found {
+		return js
+	}
+	return slices.Delete(js, i, i+1)
+}
+
+// insertByID inserts j into js, sorted by ID.
+func insertByID(js []*Job, j *Job) []*Job {
+	i, _ := slices.BinarySearchFunc(js, j.ID, func(x *Job, id int) int { return x.ID - id })
+	return slices.Insert(js, i, j)
+}
+
+// classWaits adds n to the waiting jobs of j's class.
+func (s *simulation) classWaits(j *Job, n int) {
+	if s.classes == nil {
+		s.classes = map[[2]int32]int{}
+	}
+	k := [2]int32{s.rules.wid[j.ID], int32(j.Scale)}
+	was := s.classes[k]
+	s.classes[k] = was + n
+	switch {
+	case was == 0 && n > 0:
+		s.nClasses++
+	case was > 0 && was+n == 0:
+		s.nClasses--
+	}
+}
+
+// insertWaiting puts job j back in the waiting list at its arrival place.
+func (s *simulation) insertWaiting(j *Job) {
+	k := s.seq[j.ID]
+	i, _ := slices.BinarySearchFunc(s.waiting, k, func(x *Job, k int) int { return s.seq[x.ID] - k })
+	s.waiting = slices.Insert(s.waiting, i, j)
+	s.classWaits(j, 1)
+}
+
+// removeWaiting takes the jobs marked running out of the waiting list:
+// given their admission numbers, ascending, it moves only what lies
+// after the first of them (nothing when they are the list's head).
+func (s *simulation) removeWaiting(seqs []int) {
+	if len(seqs) == 0 {
+		return
+	}
+	pos := func(k int) int {
+		i, _ := slices.BinarySearchFunc(s.waiting, k, func(x *Job, k int) int { return s.seq[x.ID] - k })
+		return i
+	}
+	first := pos(seqs[0])
+	if first == 0 && len(seqs) <= len(s.waiting) && s.seq[s.waiting[len(seqs)-1].ID] == seqs[len(seqs)-1] {
+		clear(s.waiting[:len(seqs)])
+		s.waiting = s.waiting[len(seqs):] // the head started
+		return
+	}
+	w := first
+	for r := first; r < len(s.waiting); r++ {
+		if s.st[s.waiting[r].ID].status != running {
+			s.waiting[w] = s.waiting[r]
+			w++
+		}
+	}
+	clear(s.waiting[w:])
+	s.waiting = s.waiting[:w]
 }
 
 // rerate recomputes every running job's partner, rate and finish time.
@@ -306,10 +391,8 @@ func (s *simulation) rerate() error {
 
 func (s *simulation) sample() Sample {
 	busy := 0
-	for _, js := range s.on {
-		if len(js) > 0 {
-			busy++
-		}
+	for _, n := range s.busyOf {
+		busy += n
 	}
 	return Sample{Time: s.now, BusyGPUs: busy, Running: len(s.running), Waiting: len(s.waiting)}
 }

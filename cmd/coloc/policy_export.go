@@ -11,6 +11,7 @@ import (
 	"github.com/coloc-dev/coloc/place"
 	"github.com/coloc-dev/coloc/place/cluster"
 	"github.com/coloc-dev/coloc/policy"
+	"github.com/coloc-dev/coloc/sim"
 	"github.com/coloc-dev/coloc/sim/policies"
 	"github.com/spf13/cobra"
 )
@@ -112,7 +113,7 @@ func runPolicyExport(e *env, f policyExportFlags) error {
 	if err != nil {
 		return err
 	}
-	list, err := place.LoadJobs(f.jobs)
+	list, err := sim.LoadJobs(f.jobs)
 	if err != nil {
 		return err
 	}

@@ -2,26 +2,41 @@ package policies
 
 import (
 	"fmt"
+	"os"
 	"testing"
 
+	"github.com/coloc-dev/coloc/model"
 	"github.com/coloc-dev/coloc/sim"
 )
 
 // BenchmarkSimulate replays generated Gavel-format traces (sim.Generate,
 // seed 1, a job every 150 s on average) of 10k, 50k and 100k jobs on
-// 1,024 GPUs (128 nodes of 8: 43 V100, 43 P100, 42 K80) under each
-// policy, and reports jobs/s. Run one size at a time, e.g.
-// -bench 'Simulate/^10000$/'.
+// 1,024 GPUs (128 nodes of 8: 43 V100, 43 P100, 42 K80, as
+// examples/cluster-1024.yaml) under each policy, and reports jobs/s. Run
+// one size at a time, e.g. -bench 'Simulate/^10000/'; -short leaves out
+// the 100k traces. coloc reads its models from $COLOC_MODELS (a directory
+// written by 'coloc fit') when set; otherwise the benchmark fits IASP and
+// IAPP first, which takes minutes.
 func BenchmarkSimulate(b *testing.B) {
 	dir, truth := gavelModel(b)
-	topo := simTopo(b, "v100 v100 43 8", "p100 p100 43 8", "k80 k80 42 8")
-	for _, n := range []int{10_000, 50_000, 100_000} {
+	if env := os.Getenv("COLOC_MODELS"); env != "" {
+		dir = env
+	}
+	sizes := []int{10_000, 50_000, 100_000}
+	if testing.Short() {
+		sizes = sizes[:2]
+	}
+	for _, n := range sizes {
 		jobs, err := sim.Generate(sim.GenOptions{Jobs: n, Seed: 1, Workloads: truth.Workloads(), Rates: truth, RefType: "v100", MeanGap: 150})
 		if err != nil {
 			b.Fatal(err)
 		}
-		for _, name := range []string{"fifo", "backfill", "greedy-pack", "coloc", "oracle"} {
+		topo := simTopo(b, "v100 v100 43 8", "p100 p100 43 8", "k80 k80 42 8")
+		for _, name := range []string{"fifo", "backfill", "greedy-pack", "similarity", "coloc", "oracle"} {
 			b.Run(fmt.Sprintf("%d/%s", n, name), func(b *testing.B) {
+				if name == "coloc" && os.Getenv("COLOC_MODELS") == "" {
+					dir = benchModels(b)
+				}
 				x := Experiment{Jobs: jobs, Topology: topo, Truth: truth, Options: sim.DefaultOptions,
 					Env: sim.Env{Seed: 1, Models: dir}, Policies: []string{name}}
 				for b.Loop() {
@@ -33,4 +48,32 @@ func BenchmarkSimulate(b *testing.B) {
 			})
 		}
 	}
+}
+
+var benchModelDir string
+
+// benchModels fits the models coloc reads (IASP, IAPP, similarity) on
+// the reference Gavel data, once per test binary.
+func benchModels(b *testing.B) string {
+	b.Helper()
+	if benchModelDir != "" {
+		return benchModelDir
+	}
+	d, err := model.LoadData("../../datasets/reference/gavel")
+	if err != nil {
+		b.Fatal(err)
+	}
+	fitted, err := model.FitAll(d, []string{"iasp", "iapp", "similarity"}, model.DefaultSeed)
+	if err != nil {
+		b.Fatal(err)
+	}
+	dir, err := os.MkdirTemp("", "coloc-bench-")
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := model.WriteDir(dir, d, fitted); err != nil {
+		b.Fatal(err)
+	}
+	benchModelDir = dir
+	return dir
 }

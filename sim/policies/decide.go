@@ -109,6 +109,7 @@ type Rule struct {
 
 	soloMemo map[soloKey]float64
 	pairMemo map[pairKey]pairVal
+	dense    denseMemo // soloMemo and pairMemo as slices (memo.go)
 	wids     map[string]int32
 	types    []string
 	wid      []int32         // job ID -> workload index + 1 (0: not yet)
@@ -330,6 +331,9 @@ func (r *Rule) remaining(j *sim.Job, s float64) float64 {
 // estimators are keyed by strings, and the rule asks the same rates at
 // every scheduling point.
 func (r *Rule) soloOn(j *sim.Job, sh sim.Shape) float64 {
+	if s, ok := r.dense.solo(r, j, sh); ok {
+		return s
+	}
 	k := soloKey{int32(j.ID), r.typeIndex(sh.GPUType), int16(sh.GPUs), sh.Spread}
 	if s, ok := r.soloMemo[k]; ok {
 		return s
@@ -344,12 +348,15 @@ func (r *Rule) soloOn(j *sim.Job, sh sim.Shape) float64 {
 
 // pairOf is r.pair remembered by workload indices and shape.
 func (r *Rule) pairOf(v *sim.View, j, q *sim.Job, sh sim.Shape) (float64, bool) {
+	if x, ok := r.dense.pair(r, v, j, q, sh); ok {
+		return x.v, x.ok
+	}
 	k := pairKey{r.widOf(j), r.widOf(q), r.typeIndex(sh.GPUType), int16(sh.GPUs), sh.Spread}
 	if x, ok := r.pairMemo[k]; ok {
 		return x.v, x.ok
 	}
 	x, ok := r.pair(v, j.Workload, q.Workload, sh)
-	r.pairMemo[k] = pairVal{x, ok}
+	r.pairMemo[k] = pairVal{x, ok, true}
 	return x, ok
 }
 
@@ -378,8 +385,9 @@ type pairKey struct {
 }
 
 type pairVal struct {
-	v  float64
-	ok bool
+	v   float64
+	ok  bool
+	set bool // remembered (memo.go)
 }
 
 type soloKey struct {

@@ -27,7 +27,7 @@ import (
 //     simulator's rule;
 //   - each job's allowed degrees that the data measured, on any GPU type;
 //   - its steps, or its duration turned into steps at its measured rate
-//     (place.TraceJobs, as `coloc simulate` reads a job list);
+//     (sim.TraceJobs, as `coloc simulate` reads a job list);
 //   - the workload that stands for it (its own, or its nearest reference).
 //
 // A job the rule leaves waiting gets status waiting, with the GPUs it
@@ -38,7 +38,7 @@ type RuleExport struct {
 	Order         string // OrderShortest or OrderArrival
 	MinNormalized float64
 	MaxPerGPU     int // 1 or 2
-	// Efficiency turns a duration into steps (place.TraceJobs).
+	// Efficiency turns a duration into steps (sim.TraceJobs).
 	Efficiency float64
 }
 
@@ -89,7 +89,7 @@ func (x RuleExport) decide(in place.Input, js []place.Resolved) ([]policy.Decisi
 		list.Jobs = append(list.Jobs, j)
 		ids = append(ids, i)
 	}
-	trace, _ := place.TraceJobs(list, topo, rates, x.Efficiency)
+	trace, _ := sim.TraceJobs(list, topo, rates, x.Efficiency)
 	rule := ColocRule(rates, in.Models, x.Durations, x.MinNormalized)
 	if err := rule.SetOrder(x.Order); err != nil {
 		return nil, nil, err

@@ -7,7 +7,6 @@ import (
 	"text/tabwriter"
 
 	"github.com/coloc-dev/coloc/datasets"
-	"github.com/coloc-dev/coloc/place"
 	"github.com/coloc-dev/coloc/place/cluster"
 	"github.com/coloc-dev/coloc/place/jobs"
 	"github.com/coloc-dev/coloc/policy"
@@ -37,7 +36,7 @@ func (x *Experiment) Load(in Inputs) (*sim.Trace, []string, error) {
 	var tr *sim.Trace
 	var list *jobs.List
 	var err error
-	if place.IsJobList(in.Trace) {
+	if sim.IsJobList(in.Trace) {
 		list, err = jobs.Load(in.Trace)
 	} else {
 		tr, err = sim.LoadTrace(in.Trace)
@@ -59,7 +58,7 @@ func (x *Experiment) Load(in Inputs) (*sim.Trace, []string, error) {
 	var warns []string
 	if list != nil {
 		var tjs []sim.TraceJob
-		tjs, warns = place.TraceJobs(list, topo, truth, policy.DefaultThresholds.ScalingEfficiency)
+		tjs, warns = sim.TraceJobs(list, topo, truth, policy.DefaultThresholds.ScalingEfficiency)
 		tr = &sim.Trace{Name: list.File, Format: "job list", Jobs: tjs}
 	}
 	x.Jobs, x.Topology, x.Truth = tr.Jobs, topo, truth

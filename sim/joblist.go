@@ -1,4 +1,4 @@
-package place
+package sim
 
 import (
 	"fmt"
@@ -9,7 +9,6 @@ import (
 
 	"github.com/coloc-dev/coloc/place/jobs"
 	"github.com/coloc-dev/coloc/policy"
-	"github.com/coloc-dev/coloc/sim"
 )
 
 // IsJobList reports whether path names a job list (.yaml, .yml or .json)
@@ -28,7 +27,7 @@ func LoadJobs(path string) (*jobs.List, error) {
 	if IsJobList(path) {
 		return jobs.Load(path)
 	}
-	tr, err := sim.LoadTrace(path)
+	tr, err := LoadTrace(path)
 	if err != nil {
 		return nil, err
 	}
@@ -39,7 +38,7 @@ func LoadJobs(path string) (*jobs.List, error) {
 // job whose id is its index in the trace ("0", "1", ..., as the simulator
 // numbers them), its workload the job type, its only degree the scale
 // factor, with its steps and arrival time.
-func FromTrace(tr *sim.Trace) *jobs.List {
+func FromTrace(tr *Trace) *jobs.List {
 	l := &jobs.List{Version: jobs.Version, Name: tr.Name, File: tr.Name}
 	for i, tj := range tr.Jobs {
 		l.Jobs = append(l.Jobs, jobs.Job{ID: strconv.Itoa(i), Workload: tj.Workload, Degrees: []int{tj.Scale},
@@ -57,11 +56,11 @@ func FromTrace(tr *sim.Trace) *jobs.List {
 // workload of the data (a model descriptor only) or no rate keeps a name
 // and one step: the simulator then reports it unrunnable with its reason.
 // Warnings say which jobs those are.
-func TraceJobs(l *jobs.List, topo *sim.Topology, rates sim.Rates, efficiency float64) ([]sim.TraceJob, []string) {
-	var out []sim.TraceJob
+func TraceJobs(l *jobs.List, topo *Topology, rates Rates, efficiency float64) ([]TraceJob, []string) {
+	var out []TraceJob
 	var warns []string
 	for _, j := range l.Jobs {
-		tj := sim.TraceJob{Workload: j.Workload, Steps: j.Steps, Arrival: j.ArrivalS, Scale: j.Degrees[0], Priority: 1, SLO: -1, Line: j.Line}
+		tj := TraceJob{Workload: j.Workload, Steps: j.Steps, Arrival: j.ArrivalS, Scale: j.Degrees[0], Priority: 1, SLO: -1, Line: j.Line}
 		if tj.Workload == "" {
 			tj.Workload = j.ID
 			warns = append(warns, fmt.Sprintf("job %s has no workload of the data (a model descriptor only): the simulator has no rate for it", j.ID))
@@ -75,10 +74,10 @@ func TraceJobs(l *jobs.List, topo *sim.Topology, rates sim.Rates, efficiency flo
 				}
 				r, ok := 0.0, false
 				if d <= topo.LargestNode(t) {
-					r, ok = rates.Solo(tj.Workload, sim.Shape{GPUType: t, GPUs: d})
+					r, ok = rates.Solo(tj.Workload, Shape{GPUType: t, GPUs: d})
 				}
 				if !ok && d > 1 {
-					r, ok = rates.Solo(tj.Workload, sim.Shape{GPUType: t, GPUs: d, Spread: true})
+					r, ok = rates.Solo(tj.Workload, Shape{GPUType: t, GPUs: d, Spread: true})
 				}
 				if ok && r > 0 {
 					curve = append(curve, policy.ScalingPoint{Degree: d, Throughput: r})
