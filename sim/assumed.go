@@ -33,17 +33,20 @@ import (
 // AssumedPairs returns a copy of m in which every two workloads with solo
 // rates at a degree k > 1 on a device type, no measured pair there and a
 // measured pair on one GPU of that type (both ways) share at the assumed
-// rates above. Measured pairs are kept as they are, and a pair with a row
-// at k of another status than ok (infeasible, failed, suspect) is not
-// assumed. Apply it after
+// rates above. Measured (status-ok) pairs are kept as they are. A row at
+// k of another status (infeasible, suspect, failed) does not stop the
+// assumption: Gavel's data, the only multi-GPU pair rows we have, hold
+// [0, 0] ("not measured or could not run", imported as infeasible) for
+// every pair at 2, 4 and 8 GPUs, also for pairs that ran together on one
+// GPU; and a data-parallel worker needs on each of its k GPUs the memory
+// of the one-GPU job at the same per-GPU batch, so a pair that fits on
+// one GPU fits on each of k. The one-GPU pair must be status-ok both ways,
+// which keeps out pairs measured infeasible or suspect there. Apply it after
 // Extrapolated, so that extrapolated degrees get assumed pairs too.
 func (m *Measured) AssumedPairs() *Measured {
-	out := &Measured{solo: m.solo, pairs: map[pairKey]float64{}, workloads: m.workloads, types: m.types, extra: m.extra, assumed: map[pairKey]bool{}, notOK: map[pairKey]bool{}}
+	out := &Measured{solo: m.solo, pairs: map[pairKey]float64{}, workloads: m.workloads, types: m.types, extra: m.extra, assumed: map[pairKey]bool{}}
 	for k, v := range m.pairs {
 		out.pairs[k] = v
-	}
-	for k := range m.notOK {
-		out.notOK[k] = true
 	}
 	// Workloads with a solo rate, by device and degree above 1.
 	at := map[rateKey][]string{}
@@ -57,10 +60,8 @@ func (m *Measured) AssumedPairs() *Measured {
 		base := strings.TrimSuffix(slot.device, UnconsolidatedSuffix)
 		for _, w := range ws {
 			for _, q := range ws {
-				// A measured pair keeps its rates; a pair measured
-				// infeasible, failed or suspect is never assumed.
-				if _, ok := m.pairs[pairKey{w, q, slot.device, slot.degree}]; ok || m.notOK[pairKey{w, q, slot.device, slot.degree}] || m.notOK[pairKey{q, w, slot.device, slot.degree}] {
-					continue
+				if _, ok := m.pairs[pairKey{w, q, slot.device, slot.degree}]; ok {
+					continue // measured: kept
 				}
 				nw, okw := m.norm1(w, q, base)
 				_, okq := m.norm1(q, w, base)
@@ -97,15 +98,10 @@ func (m *Measured) IsAssumed(w, partner string, s Shape) bool {
 // more than one GPU: the data as if pairs had been measured on one GPU
 // only, to compare the assumption with the measurements it stands for.
 func (m *Measured) WithoutMultiGPUPairs() *Measured {
-	out := &Measured{solo: m.solo, pairs: map[pairKey]float64{}, workloads: m.workloads, types: m.types, extra: m.extra, assumed: map[pairKey]bool{}, notOK: map[pairKey]bool{}}
+	out := &Measured{solo: m.solo, pairs: map[pairKey]float64{}, workloads: m.workloads, types: m.types, extra: m.extra, assumed: map[pairKey]bool{}}
 	for k, v := range m.pairs {
 		if k.degree == 1 {
 			out.pairs[k] = v
-		}
-	}
-	for k := range m.notOK {
-		if k.degree == 1 {
-			out.notOK[k] = true
 		}
 	}
 	return out

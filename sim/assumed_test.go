@@ -10,7 +10,7 @@ import (
 // assumedData: W and Q measured solo on one and two GPUs of g, their pair
 // on one GPU only (W at 6/10 = 0.6 of solo, Q at 15/20 = 0.75); V and Q
 // measured as a pair on one GPU and on two (the assumption can be checked
-// there); V and W infeasible on two GPUs.
+// there); V and W infeasible on two GPUs (as Gavel's unmeasured rows).
 func assumedData(t *testing.T) *Measured {
 	t.Helper()
 	nan := math.NaN()
@@ -58,8 +58,8 @@ func TestAssumedPairRates(t *testing.T) {
 			t.Errorf("%s next to %s on 2 GPUs: %v, %v (assumed %v), want %v (assumed %v)", c.w, c.q, r, ok, x.IsAssumed(c.w, c.q, two), c.want, c.assumed)
 		}
 	}
-	if _, ok := x.Colocated("V", "W", two); ok {
-		t.Error("a pair measured infeasible on 2 GPUs was assumed")
+	if r, ok := x.Colocated("V", "W", two); !ok || math.Abs(r-0.5*16) > 1e-9 || !x.IsAssumed("V", "W", two) {
+		t.Errorf("V next to W, a row infeasible on 2 GPUs, ok on one: %v, %v, want %v, assumed", r, ok, 0.5*16)
 	}
 	if _, ok := m.Colocated("W", "Q", two); ok || m.IsAssumed("W", "Q", two) {
 		t.Error("the measured rates changed: AssumedPairs must copy")

@@ -15,7 +15,7 @@ const MaxExtrapolated = 64
 // IsExtrapolated reports them, and a run says how many jobs ran on one.
 // Pair rates are never extrapolated.
 func (m *Measured) Extrapolated() *Measured {
-	out := &Measured{solo: map[rateKey]float64{}, pairs: m.pairs, workloads: m.workloads, types: m.types, extra: map[rateKey]bool{}, notOK: m.notOK}
+	out := &Measured{solo: map[rateKey]float64{}, pairs: m.pairs, workloads: m.workloads, types: m.types, extra: map[rateKey]bool{}}
 	degrees := map[[2]string][]int{}
 	for k, v := range m.solo {
 		out.solo[k] = v

@@ -67,7 +67,6 @@ type Measured struct {
 	types     map[string]bool
 	extra     map[rateKey]bool // solo rates extrapolated, not measured
 	assumed   map[pairKey]bool // pair rates assumed, not measured (assumed.go)
-	notOK     map[pairKey]bool // pair rows with a status other than ok
 }
 
 type rateKey struct {
@@ -94,7 +93,6 @@ func NewMeasured(solo *datasets.SoloTable, pairs *datasets.Pairs) (*Measured, er
 		pairs:     map[pairKey]float64{},
 		workloads: map[string]bool{},
 		types:     map[string]bool{},
-		notOK:     map[pairKey]bool{},
 	}
 	for _, r := range solo.Rows {
 		m.solo[rateKey{r.Workload, r.DeviceType, r.Degree}] = r.Throughput
@@ -108,8 +106,6 @@ func NewMeasured(solo *datasets.SoloTable, pairs *datasets.Pairs) (*Measured, er
 		for _, p := range pairs.Rows {
 			if p.Measured() {
 				m.pairs[pairKey{p.Workload, p.Partner, p.DeviceType, p.Degree}] = p.Colocated
-			} else {
-				m.notOK[pairKey{p.Workload, p.Partner, p.DeviceType, p.Degree}] = true
 			}
 		}
 	}

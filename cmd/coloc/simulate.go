@@ -24,6 +24,7 @@ type simulateFlags struct {
 	decide                       string
 	maxDegree                    int
 	extrapolate                  bool
+	assumePairs, hidePairs       bool
 	json                         bool
 }
 
@@ -103,11 +104,12 @@ policy, one a line.`,
 	fl.IntVar(&f.maxDegree, "max-degree", 0, "with --degree policy: the most GPUs a job may get (0: its request)")
 	fl.BoolVar(&f.extrapolate, "extrapolate", false, "run jobs beyond the measured degrees on solo rates extrapolated with the last measured efficiency (labelled in the result)")
 	fl.BoolVar(&f.json, "json", false, "print one JSON object per policy")
+	addAssumeFlags(fl, &f.assumePairs, &f.hidePairs)
 	for _, name := range []string{"trace", "cluster", "data"} {
 		cmd.MarkFlagRequired(name)
 	}
 	completeValues(cmd, "policy", reports.PolicyNames())
-	cmd.AddCommand(newSimulateSweepCmd(e), newSimulateGenerateCmd(e))
+	cmd.AddCommand(newSimulateSweepCmd(e), newSimulateGenerateCmd(e), newSimulateAssumptionCmd(e))
 	return cmd
 }
 
@@ -191,7 +193,8 @@ func runSimulate(e *env, f simulateFlags) error {
 	if _, err := x.CheckNames(); err != nil {
 		return err
 	}
-	tr, warns, err := x.Load(policies.Inputs{Trace: f.trace, Cluster: f.cluster, Data: f.data, Extrapolate: f.extrapolate})
+	tr, warns, err := x.Load(policies.Inputs{Trace: f.trace, Cluster: f.cluster, Data: f.data, Extrapolate: f.extrapolate,
+		AssumeMultiGPUPairs: f.assumePairs, HideMultiGPUPairs: f.hidePairs})
 	if err != nil {
 		return err
 	}
