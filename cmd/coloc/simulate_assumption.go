@@ -2,7 +2,11 @@ package main
 
 import (
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
 
+	"github.com/coloc-dev/coloc/datasets"
 	"github.com/coloc-dev/coloc/sim"
 	"github.com/coloc-dev/coloc/sim/policies"
 	"github.com/spf13/cobra"
@@ -38,7 +42,10 @@ above 0 the assumption is optimistic) and the mean measured value.`,
 			if err != nil {
 				return err
 			}
-			return writeAssumption(e, truth.AssumptionErrors())
+			if es := truth.AssumptionErrors(); len(es) > 0 {
+				return writeAssumption(e, es)
+			}
+			return writeUnmeasured(e, data)
 		},
 	}
 	cmd.Flags().StringVar(&data, "data", "", "dataset directory with solo.arrow and pairs.arrow (iterations/s)")
@@ -46,10 +53,36 @@ above 0 the assumption is optimistic) and the mean measured value.`,
 	return cmd
 }
 
-func writeAssumption(e *env, es []sim.AssumptionError) error {
-	if len(es) == 0 {
-		return fmt.Errorf("the data hold no pair measured on more than one GPU and on one GPU: nothing to compare")
+// writeUnmeasured says why nothing could be compared: the pair rows of
+// the data in dir on more than one GPU, by status.
+func writeUnmeasured(e *env, dir string) error {
+	ds, err := datasets.Open(dir)
+	if err != nil {
+		return err
 	}
+	by := map[string]int{}
+	n := 0
+	if ds.Pairs != nil {
+		for _, p := range ds.Pairs.Rows {
+			if p.Degree > 1 {
+				by[p.Status]++
+				n++
+			}
+		}
+	}
+	var parts []string
+	for _, st := range slices.Sorted(maps.Keys(by)) {
+		parts = append(parts, fmt.Sprintf("%d %s", by[st], st))
+	}
+	detail := ""
+	if n > 0 {
+		detail = fmt.Sprintf(" (of its %d pair rows on more than one GPU: %s)", n, strings.Join(parts, ", "))
+	}
+	_, err = fmt.Fprintf(e.stdout, "%s holds no status-ok pair measured on more than one GPU%s: nothing to compare the assumption with.\n", dir, detail)
+	return err
+}
+
+func writeAssumption(e *env, es []sim.AssumptionError) error {
 	fmt.Fprintln(e.stdout, "| device | degree | pairs | MAE | bias | mean measured |")
 	fmt.Fprintln(e.stdout, "|---|---:|---:|---:|---:|---:|")
 	var n int
