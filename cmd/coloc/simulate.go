@@ -47,7 +47,10 @@ a duration becomes steps at that measured rate.
 Jobs progress at the rates measured in DIR (solo.arrow and pairs.arrow, in
 iterations/s): their solo rate at their number of GPUs on the GPU type they
 run on, or, while two jobs share the same GPUs, the pair's measured
-co-located rate. A pair without a status-ok measurement never shares GPUs. A
+co-located rate. A pair without a status-ok measurement never shares GPUs,
+except, with --assume-multi-gpu-pairs, two jobs of the same degree k > 1
+measured together on one GPU: they share at those normalized throughputs
+times their solo rates at k (labelled assumed; docs/simulation.md). A
 job whose GPUs span nodes runs at the "_unconsolidated" rate. Jobs that no
 GPU type of the cluster can run (unknown type, no rate at their number of
 GPUs) are counted as unrunnable and left out of the metrics.
