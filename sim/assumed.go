@@ -142,10 +142,28 @@ type AssumptionError struct {
 // more than one GPU, by device type and degree, sorted.
 func (m *Measured) AssumptionErrors() []AssumptionError {
 	acc := map[rateKey]*AssumptionError{}
-	for k, co := range m.pairs {
-		if k.degree < 2 {
-			continue
+	var keys []pairKey
+	for k := range m.pairs {
+		if k.degree > 1 {
+			keys = append(keys, k)
 		}
+	}
+	// In a fixed order, so that the sums are the same on every run.
+	sort.Slice(keys, func(i, j int) bool {
+		a, b := keys[i], keys[j]
+		if a.device != b.device {
+			return a.device < b.device
+		}
+		if a.degree != b.degree {
+			return a.degree < b.degree
+		}
+		if a.workload != b.workload {
+			return a.workload < b.workload
+		}
+		return a.partner < b.partner
+	})
+	for _, k := range keys {
+		co := m.pairs[k]
 		solo, ok := m.solo[rateKey{k.workload, k.device, k.degree}]
 		if !ok || !(solo > 0) || !(co > 0) {
 			continue
