@@ -103,6 +103,7 @@ results:
 results-sim: build
 	./scripts/results-sim.sh $(BIN) docs/results.md
 	./scripts/risk-sim.sh $(BIN) docs/simulation.md
+	./scripts/assume-sim.sh $(BIN) docs/simulation.md
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...

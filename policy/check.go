@@ -267,6 +267,14 @@ func (c *checker) decisions() {
 			c.add(at(p, "predicted_throughput"), "%v, want a finite number at least 0 (0: unknown)", d.PredictedThroughput)
 		}
 		c.rule(p, d)
+		if d.Assumed {
+			if c.f.Version < 3 {
+				c.add(at(p, "assumed"), "an assumed pair needs version 3")
+			}
+			if d.Status != StatusPlaced || d.Degree < 2 || len(d.ColocatedWith) == 0 {
+				c.add(at(p, "assumed"), "only a placed job on two or more GPUs that shares them has an assumed pair")
+			}
+		}
 		switch d.Status {
 		case StatusPlaced:
 		case StatusUnplaceable, StatusWaiting:

@@ -25,8 +25,9 @@
 //     outside MinVersion to Version, is refused by name (errors.Is
 //     ErrFormat, ErrVersion) before anything else is looked at. Version 2
 //     added the objective, each decision's rule record and the status
-//     waiting; a version 1 file is read as it is, and a version 1 file
-//     that holds a version 2 member is refused.
+//     waiting; version 3 a decision's assumed mark (a multi-GPU pair
+//     rated from the pair on one GPU). An older file is read as it is,
+//     and a file that holds a member of a later version is refused.
 //   - Shape: every object has exactly the members of its Go type; a member
 //     is required unless its json tag says omitempty; every value has the
 //     JSON type of its field; null only in Reference.Num. An unknown

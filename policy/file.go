@@ -13,9 +13,13 @@ package policy
 // (File.Objective), the predictions behind each decision (Decision.Rule)
 // and the status waiting (the rule chose to wait for GPUs rather than run
 // now). A version 1 file has none of them and is read as it is.
+//
+// Version 3 adds Decision.Assumed: a job shares multi-GPU placements on
+// rates assumed from the pair on one GPU, not measured at the degree. A
+// version 1 or 2 file has none and is read as it is.
 const (
 	Format     = "coloc.policy"
-	Version    = 2
+	Version    = 3
 	MinVersion = 1
 )
 
@@ -230,6 +234,11 @@ type Decision struct {
 	// Rule is the prediction behind the decision (version 2), when the
 	// completion-time rule took it.
 	Rule *RuleRecord `json:"rule,omitempty"`
+	// Assumed (version 3): the job shares its GPUs, more than one, with a
+	// partner whose pair the data did not measure at this degree; the
+	// pair's rates are assumed: each job's normalized throughput next to
+	// the other on one GPU of the type, times its solo rate here.
+	Assumed bool `json:"assumed,omitempty"`
 }
 
 // NodeGPUs is the part of a placement on one node.

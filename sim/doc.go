@@ -26,6 +26,10 @@
 //     missing pair never shares: the simulator refuses such a plan with a
 //     *PlacementError, which stops the run; it is a policy bug, since a
 //     policy can ask View.CanShare first. At most two jobs share a GPU.
+//     A ground truth built with Measured.AssumedPairs also lets two jobs
+//     of the same degree k > 1 share where the pair was measured on one
+//     GPU only, at rates assumed from it (assumed.go), counted in
+//     Result.Assumed.
 //   - when its partner finishes, it continues at its solo rate.
 //
 // A job type without a rate on any GPU type of the cluster at its scale

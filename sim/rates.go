@@ -66,6 +66,7 @@ type Measured struct {
 	workloads map[string]bool
 	types     map[string]bool
 	extra     map[rateKey]bool // solo rates extrapolated, not measured
+	assumed   map[pairKey]bool // pair rates assumed, not measured (assumed.go)
 }
 
 type rateKey struct {

@@ -33,6 +33,9 @@ type JobResult struct {
 	// Extrapolated: it ran on a solo rate extrapolated beyond the measured
 	// degrees (Measured.Extrapolated), not measured.
 	Extrapolated bool
+	// Assumed: it shared its GPUs on an assumed multi-GPU pair rate
+	// (Measured.AssumedPairs), not measured.
+	Assumed bool
 }
 
 // TypeUtil is the utilisation of the GPUs of one type.
@@ -84,8 +87,11 @@ type Result struct {
 	// Extrapolated counts the completed jobs that ran on an extrapolated
 	// solo rate.
 	Extrapolated int
-	Timeline     []Sample
-	Warnings     []string
+	// Assumed counts the completed jobs that shared on an assumed
+	// multi-GPU pair rate.
+	Assumed  int
+	Timeline []Sample
+	Warnings []string
 }
 
 func (s *simulation) finishResult(trace []TraceJob) {
@@ -99,6 +105,7 @@ func (s *simulation) finishResult(trace []TraceJob) {
 			ID: i, Line: trace[i].Line, Workload: j.Workload, Scale: j.Request, Degree: st.shape.GPUs, Steps: j.Steps,
 			Arrival: j.Arrival, Start: st.start, Finish: st.finish, JCT: math.NaN(),
 			GPUType: st.shape.GPUType, Restarts: st.restarts, Shared: st.shared, Extrapolated: st.extrap,
+			Assumed: st.assumed,
 		}
 		switch st.status {
 		case done:
@@ -113,6 +120,9 @@ func (s *simulation) finishResult(trace []TraceJob) {
 			}
 			if st.extrap {
 				r.Extrapolated++
+			}
+			if st.assumed {
+				r.Assumed++
 			}
 		case unrunnable:
 			jr.Status = StatusUnrunnable
@@ -147,6 +157,9 @@ func (s *simulation) finishResult(trace []TraceJob) {
 	}
 	if r.Extrapolated > 0 {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("%d job(s) ran on extrapolated rates, beyond the measured degrees", r.Extrapolated))
+	}
+	if r.Assumed > 0 {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("%d job(s) shared GPUs on assumed rates: multi-GPU pairs not measured at their degree, rated from the pair on one GPU", r.Assumed))
 	}
 	keys := make([]string, 0, len(reasons))
 	for k := range reasons {
@@ -195,6 +208,8 @@ type Summary struct {
 	Shared          int                `json:"shared_jobs"`
 	// Extrapolated is Result.Extrapolated: jobs on extrapolated rates.
 	Extrapolated int `json:"extrapolated_jobs"`
+	// Assumed is Result.Assumed: jobs that shared on assumed pair rates.
+	Assumed int `json:"assumed_jobs"`
 }
 
 // Summary returns the headline metrics.
@@ -208,6 +223,6 @@ func (r *Result) Summary() Summary {
 		Policy: r.Policy, Jobs: r.Completed, Unrunnable: r.Unrunnable,
 		AvgJCT: r.AvgJCT, P95JCT: r.P95JCT, Makespan: r.Makespan, GPUUtil: r.GPUUtil,
 		UtilByType: u, EffectiveUtil: r.EffectiveUtil, EffectiveByType: e, Restarts: r.Restarts, Shared: r.Shared,
-		Extrapolated: r.Extrapolated,
+		Extrapolated: r.Extrapolated, Assumed: r.Assumed,
 	}
 }

@@ -32,6 +32,7 @@ type jobState struct {
 	shared   float64
 	reason   string
 	extrap   bool // ran on an extrapolated solo rate
+	assumed  bool // shared on an assumed pair rate
 	// The placement and partner rate and norm were looked up for.
 	rated        bool
 	ratedPartner int
@@ -376,6 +377,9 @@ func (s *simulation) rerate() error {
 		}
 		if x, ok := s.truth.(extrapolatedType); ok && x.IsExtrapolated(j.Workload, st.shape) {
 			st.extrap = true
+		}
+		if x, ok := s.truth.(assumedType); ok && st.partner >= 0 && x.IsAssumed(j.Workload, s.jobs[st.partner].Workload, st.shape) {
+			st.assumed = true
 		}
 		st.norm = 1
 		if st.partner >= 0 {

@@ -20,6 +20,7 @@ type policyExportFlags struct {
 	cluster, jobs, models, out string
 	clusterModel, nodeModel    string
 	decide                     string
+	assumePairs                bool
 	durations, order           string
 	data                       []string
 	th                         policy.Thresholds
@@ -33,7 +34,7 @@ func newPolicyExportCmd(e *env) *cobra.Command {
 		Short: "Place a job list on a cluster with the fitted models and write the policy file",
 		Long: `Places every job of the job list J on the cluster of spec C, as if all had
 arrived at once on the empty cluster, and writes the decisions with the online
-tables to a policy file (JSON, format coloc.policy version 2).
+tables to a policy file (JSON, format coloc.policy version 3).
 
 The decisions are those of the simulator's coloc policy (coloc simulate
 --policy coloc) at its first scheduling point, from the same code: the
@@ -48,8 +49,10 @@ the sum of the predicted completion times of the jobs it touches:
   wait      for GPUs of a type to free up (status waiting), when that is
             predicted to complete it sooner.
 There is no threshold: --min-normalized is an optional floor (0: off).
-A pair may share only where the data hold a status-ok measurement of it;
-memory is not checked. Each decision records its option, cost, predicted
+A pair may share only where the data hold a status-ok measurement of it
+(with --assume-multi-gpu-pairs, two jobs of the same degree k > 1 whose pair
+was measured on one GPU only share k GPUs at the one-GPU normalized
+throughputs, and their decisions are marked assumed); memory is not checked. Each decision records its option, cost, predicted
 completion (and start), solo throughput and normalized throughputs (rule),
 and the file its objective.
 
@@ -96,6 +99,7 @@ atomically; a summary of the decisions is printed.`,
 	fl.IntVar(&f.th.MaxPerGPU, "max-per-gpu", f.th.MaxPerGPU, "most jobs on one GPU")
 	fl.Float64Var(&f.th.MinNormalized, "min-normalized", f.th.MinNormalized, "optional floor: never share when a job is predicted below this normalized throughput (0: off)")
 	fl.StringVar(&f.durations, "durations", "known", "remaining work from the jobs' steps (known) or from the service a job had (attained)")
+	fl.BoolVar(&f.assumePairs, "assume-multi-gpu-pairs", defaultAssumePairs, "let two jobs of the same degree share their GPUs where the data did not measure the pair at that degree, at the pair's normalized throughputs on one GPU (decisions marked assumed)")
 	fl.StringVar(&f.order, "order", policies.OrderShortest, "order in which jobs choose: shortest (predicted remaining GPU time) or arrival")
 	fl.Float64Var(&f.th.ScalingEfficiency, "efficiency", f.th.ScalingEfficiency, "lowest scaling efficiency of the degree at which a duration becomes steps, and of the scaling tables' chosen degree")
 	fl.IntVar(&f.th.SimilarityK, "similarity-k", f.th.SimilarityK, "nearest references consulted for a job never profiled")
@@ -136,7 +140,8 @@ func runPolicyExport(e *env, f policyExportFlags) error {
 	if err := (&policies.Rule{}).SetOrder(f.order); err != nil {
 		return err
 	}
-	rule := policies.RuleExport{Durations: d, Order: f.order, MinNormalized: f.th.MinNormalized, MaxPerGPU: f.th.MaxPerGPU, Efficiency: f.th.ScalingEfficiency}
+	rule := policies.RuleExport{Durations: d, Order: f.order, MinNormalized: f.th.MinNormalized, MaxPerGPU: f.th.MaxPerGPU, Efficiency: f.th.ScalingEfficiency,
+		AssumeMultiGPUPairs: f.assumePairs}
 	opt := place.ExportOptions{Thresholds: f.th, Decide: rule.Decider()}
 	if s := os.Getenv("SOURCE_DATE_EPOCH"); s != "" {
 		sec, err := strconv.ParseInt(s, 10, 64)

@@ -24,6 +24,7 @@ type simulateFlags struct {
 	decide                       string
 	maxDegree                    int
 	extrapolate                  bool
+	assumePairs, hidePairs       bool
 	json                         bool
 }
 
@@ -46,7 +47,10 @@ a duration becomes steps at that measured rate.
 Jobs progress at the rates measured in DIR (solo.arrow and pairs.arrow, in
 iterations/s): their solo rate at their number of GPUs on the GPU type they
 run on, or, while two jobs share the same GPUs, the pair's measured
-co-located rate. A pair without a status-ok measurement never shares GPUs. A
+co-located rate. A pair without a status-ok measurement never shares GPUs,
+except, with --assume-multi-gpu-pairs, two jobs of the same degree k > 1
+measured together on one GPU: they share at those normalized throughputs
+times their solo rates at k (labelled assumed; docs/simulation.md). A
 job whose GPUs span nodes runs at the "_unconsolidated" rate. Jobs that no
 GPU type of the cluster can run (unknown type, no rate at their number of
 GPUs) are counted as unrunnable and left out of the metrics.
@@ -103,11 +107,12 @@ policy, one a line.`,
 	fl.IntVar(&f.maxDegree, "max-degree", 0, "with --degree policy: the most GPUs a job may get (0: its request)")
 	fl.BoolVar(&f.extrapolate, "extrapolate", false, "run jobs beyond the measured degrees on solo rates extrapolated with the last measured efficiency (labelled in the result)")
 	fl.BoolVar(&f.json, "json", false, "print one JSON object per policy")
+	addAssumeFlags(fl, &f.assumePairs, &f.hidePairs)
 	for _, name := range []string{"trace", "cluster", "data"} {
 		cmd.MarkFlagRequired(name)
 	}
 	completeValues(cmd, "policy", reports.PolicyNames())
-	cmd.AddCommand(newSimulateSweepCmd(e), newSimulateGenerateCmd(e))
+	cmd.AddCommand(newSimulateSweepCmd(e), newSimulateGenerateCmd(e), newSimulateAssumptionCmd(e))
 	return cmd
 }
 
@@ -191,7 +196,8 @@ func runSimulate(e *env, f simulateFlags) error {
 	if _, err := x.CheckNames(); err != nil {
 		return err
 	}
-	tr, warns, err := x.Load(policies.Inputs{Trace: f.trace, Cluster: f.cluster, Data: f.data, Extrapolate: f.extrapolate})
+	tr, warns, err := x.Load(policies.Inputs{Trace: f.trace, Cluster: f.cluster, Data: f.data, Extrapolate: f.extrapolate,
+		AssumeMultiGPUPairs: f.assumePairs, HideMultiGPUPairs: f.hidePairs})
 	if err != nil {
 		return err
 	}

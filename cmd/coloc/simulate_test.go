@@ -156,3 +156,32 @@ func TestSimulateJSONEqualsExperiment(t *testing.T) {
 		t.Errorf("coloc simulate --json:\n%s\nexperiment:\n%s", out, want.String())
 	}
 }
+
+// The 29 multi-GPU jobs of minimize_makespan on 16 GPUs: greedy-pack
+// packs them only with --assume-multi-gpu-pairs (Gavel measured no
+// multi-GPU pair), each counted in assumed_jobs and warned about.
+func TestSimulateAssumeMultiGPUPairs(t *testing.T) {
+	args := []string{"simulate", "--trace", "../../examples/traces/physical_cluster/minimize_makespan.trace",
+		"--cluster", "../../examples/cluster-gavel-16.yaml", "--data", "../../datasets/reference/gavel", "--policy", "greedy-pack", "--json"}
+	for _, c := range []struct {
+		flag    string
+		assumed int
+	}{{"--assume-multi-gpu-pairs=false", 0}, {"--assume-multi-gpu-pairs=true", 29}} {
+		var out, errb bytes.Buffer
+		if err := run(context.Background(), append(args, c.flag), nil, &out, &errb); err != nil {
+			t.Fatalf("%s: %v (stderr %s)", c.flag, err, errb.String())
+		}
+		var s sim.Summary
+		if err := json.Unmarshal(out.Bytes(), &s); err != nil {
+			t.Fatal(err)
+		}
+		warned := strings.Contains(errb.String(), "shared GPUs on assumed rates")
+		if s.Assumed != c.assumed || warned != (c.assumed > 0) {
+			t.Errorf("%s: assumed_jobs %d (warned %v), want %d", c.flag, s.Assumed, warned, c.assumed)
+		}
+	}
+	out, _ := mustRun(t, "simulate", "assumption", "--data", "../../datasets/reference/gavel")
+	if !strings.Contains(out, "no status-ok pair measured on more than one GPU (of its 6282 pair rows on more than one GPU: 6282 infeasible)") {
+		t.Errorf("simulate assumption on Gavel: %q", out)
+	}
+}

@@ -11,10 +11,15 @@ import (
 // ColocRule returns coloc: the completion-time rule (Rule) with the
 // measured solo rates and the node-level model's (IAPP) predicted
 // normalized throughputs of the pairs the simulator allows (View.CanShare).
+// A multi-GPU pair whose rates the simulator assumes (View.Assumed) is
+// predicted as it is rated: by the prediction on one GPU of the type.
 func ColocRule(solo sim.Rates, m *place.Models, d Durations, minNormalized float64) *Rule {
 	pair := func(v *sim.View, w, q string, sh sim.Shape) (float64, bool) {
 		if !v.CanShare(w, q, sh) {
 			return 0, false
+		}
+		if sh.GPUs > 1 && v.Assumed(w, q, sh) {
+			return m.Predict(place.NodeLevel, w, q, sh.GPUType, 1)
 		}
 		return m.Predict(place.NodeLevel, w, q, sh.GPUType, sh.GPUs)
 	}

@@ -79,13 +79,12 @@
 // normalized throughputs; the oracle with the measured co-located rates.
 // Whether a pair may share at all (View.CanShare, a memory question) is
 // given to both. Jobs of the same degree share the same GPUs where the
-// data measured the pair at that degree: Gavel's data hold a pair row at
-// 2, 4 and 8 GPUs for every two workloads measured solo there (361 per
-// device type, 289 on k80_unconsolidated), so on these data every
-// multi-GPU pair that can run is measured and no rate needs assuming. A
-// mode that assumes the one-GPU pair value for an unmeasured degree (it
-// would matter only for --extrapolate's degrees above 8, or for data
-// that measure pairs on one GPU only) is not built.
+// data measured the pair at that degree. Gavel's pair rows at 2, 4 and 8
+// GPUs are all [0, 0] (not measured), so there multi-GPU jobs share only
+// under Inputs.AssumeMultiGPUPairs, at rates assumed from the one-GPU
+// pair (sim.Measured.AssumedPairs); coloc then predicts such a pair (one
+// View.Assumed reports) by IAPP's prediction on one GPU, as the
+// simulator rates it. It is off by default: nothing measured checks it.
 //
 // Where it sits: model -> place -> sim/policies -> sim's
 // replay. The simulator (package sim) knows nothing of models; a

@@ -40,6 +40,11 @@ type RuleExport struct {
 	MaxPerGPU     int // 1 or 2
 	// Efficiency turns a duration into steps (sim.TraceJobs).
 	Efficiency float64
+	// AssumeMultiGPUPairs lets jobs share k > 1 GPUs where the data did
+	// not measure their pair at k, at the one-GPU pair's normalized
+	// throughputs (the simulator's assumption, assumedData); decisions
+	// that rest on it are marked assumed.
+	AssumeMultiGPUPairs bool
 }
 
 // Decider returns the export's place.Decider.
@@ -71,7 +76,10 @@ func (x RuleExport) decide(in place.Input, js []place.Resolved) ([]policy.Decisi
 	if err != nil {
 		return nil, nil, err
 	}
-	rates := dataRates{in.Data}
+	var rates sim.Rates = dataRates{in.Data}
+	if x.AssumeMultiGPUPairs {
+		rates = assumedData{dataRates{in.Data}}
+	}
 	// The jobs the rule can consider, with the workload standing for each.
 	list := &jobs.List{Version: jobs.Version}
 	var ids []int // list index of each simulated job
@@ -131,6 +139,7 @@ type snapshot struct {
 	chosen  map[int]option    // the options taken
 	shapes  map[int]sim.Shape // where placed
 	reasons map[int]string    // why a job admitted was not decided
+	assumed map[int]bool      // shares on an assumed multi-GPU pair
 	first   int
 }
 
@@ -146,6 +155,7 @@ func (s *snapshot) Schedule(v *sim.View) (*sim.Plan, error) {
 	}
 	s.seen, s.gpus, s.with = map[int]bool{}, map[int][]int{}, map[int][]int{}
 	s.norm, s.solo, s.shapes = map[int]float64{}, map[int]float64{}, map[int]sim.Shape{}
+	s.assumed = map[int]bool{}
 	s.chosen, s.first = s.rule.chosen, s.rule.first
 	for _, j := range v.Waiting {
 		s.seen[j.ID] = true
@@ -163,6 +173,7 @@ func (s *snapshot) Schedule(v *sim.View) (*sim.Plan, error) {
 				continue
 			}
 			s.with[j.ID] = append(s.with[j.ID], q)
+			s.assumed[j.ID] = s.assumed[j.ID] || (len(gpus) > 1 && v.Assumed(j.Workload, v.Job(q).Workload, sh))
 			if x, ok := s.rule.pairOf(v, j, v.Job(q), sh); ok {
 				s.norm[j.ID] = x
 			}
@@ -223,6 +234,10 @@ func (s *snapshot) decision(k int, topo *sim.Topology, list []jobs.Job) policy.D
 	}
 	if sh.Spread {
 		fmt.Fprintf(&b, "; spread over %d nodes", len(d.Placement))
+	}
+	if s.assumed[k] {
+		d.Assumed = true
+		fmt.Fprintf(&b, "; the pair's rates on %d GPUs are assumed (its normalized throughputs on one GPU), not measured", d.Degree)
 	}
 	d.Reason = b.String()
 	if chose {

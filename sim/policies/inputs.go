@@ -26,6 +26,14 @@ type Inputs struct {
 	// Extrapolate runs jobs beyond the measured degrees on solo rates
 	// extrapolated with the last measured efficiency.
 	Extrapolate bool
+	// AssumeMultiGPUPairs lets two jobs of the same degree k > 1 share
+	// their GPUs where the data did not measure the pair at k, at the
+	// one-GPU pair's normalized throughputs (sim.Measured.AssumedPairs).
+	AssumeMultiGPUPairs bool
+	// HideMultiGPUPairs drops the pairs measured on more than one GPU
+	// (sim.Measured.WithoutMultiGPUPairs): the data as if pairs were
+	// measured on one GPU only, to test the assumption against them.
+	HideMultiGPUPairs bool
 }
 
 // Load reads in into x (Jobs, Topology, Truth) and returns the trace the
@@ -52,8 +60,14 @@ func (x *Experiment) Load(in Inputs) (*sim.Trace, []string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	if in.HideMultiGPUPairs {
+		truth = truth.WithoutMultiGPUPairs()
+	}
 	if in.Extrapolate {
 		truth = truth.Extrapolated()
+	}
+	if in.AssumeMultiGPUPairs {
+		truth = truth.AssumedPairs()
 	}
 	var warns []string
 	if list != nil {
