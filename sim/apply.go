@@ -91,6 +91,7 @@ func (s *simulation) commit(p *Plan) {
 			continue
 		}
 		j.GPUs = slices.Clone(gpus)
+		s.touch(id, gpus)
 		for _, g := range gpus {
 			s.countGPU(g, -1)
 			s.on[g] = append(s.on[g], id)

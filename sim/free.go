@@ -1,5 +1,7 @@
 package sim
 
+import "slices"
+
 // Helpers that find room in a plan, shared by the baseline policies and
 // available to others.
 
@@ -114,7 +116,7 @@ func PartnersAt(p *Plan, j *Job, n int) []int {
 	var out []int
 	s := p.view.sim
 	for _, l := range p.loneOf(n) {
-		if l.job != j.ID && s.canShareOn(j.ID, l.job, l.typ, n, l.spread, p.GPUsOf(l.job)) {
+		if l.job != j.ID && s.canShareOn(j.ID, l.job, l.typ, n, l.spread, l.gpus) {
 			out = append(out, l.job)
 		}
 	}
@@ -141,45 +143,135 @@ func Lone(p *Plan, n int) []int {
 type loneJob struct {
 	job, typ int
 	spread   bool
+	first    int   // its lowest GPU
+	gpus     []int // its GPUs
 }
 
 // loneOf is Lone with the shape of each set, remembered until the plan
-// changes.
+// changes. It is revised rather than found anew: only the jobs that
+// changes moved, and those on the GPUs they touched, may have become lone
+// or stopped being lone. The simulator keeps the answer for its own
+// placement the same way (simulation.loneBase), so an answer costs the
+// changes since the last one, not the cluster's size.
 func (p *Plan) loneOf(n int) []loneJob {
 	v := p.view
 	if v.MaxPerGPU() < 2 || p.lone == 0 {
 		return nil
 	}
-	if m, ok := p.loneMemo[n]; ok && m.gen == p.gen {
+	m, ok := p.loneMemo[n]
+	if ok && m.gen == p.gen {
 		return m.jobs
 	}
+	lim := len(p.base) / 8
 	var out []loneJob
-	for g := range p.base {
-		js := p.jobsOn(g)
-		if len(js) != 1 {
-			continue
-		}
-		r := js[0]
-		if v.sim.lookup(r) == nil {
-			continue
-		}
-		gs := p.GPUsOf(r)
-		if len(gs) != n || gs[0] != g || !p.alone(r, gs) {
-			continue
-		}
-		out = append(out, loneJob{r, v.sim.typeOf[g], v.sim.shapeOf(gs).Spread})
+	switch {
+	case ok && len(p.touched)-m.touched < lim:
+		out = p.reviseLone(n, m.jobs, p.touched[m.touched:], p.touchedJobs[m.touchedJobs:])
+	case !ok && len(p.touched) < lim:
+		out = p.reviseLone(n, v.sim.loneBase(v, n), p.touched, p.touchedJobs)
+	default:
+		out = p.scanLone(n)
 	}
 	if p.loneMemo == nil {
 		p.loneMemo = map[int]loneAt{}
 	}
-	p.loneMemo[n] = loneAt{p.gen, out}
+	p.loneMemo[n] = loneAt{p.gen, len(p.touched), len(p.touchedJobs), out}
 	return out
 }
 
-// loneAt is the answer of loneOf for one size at one generation of a plan.
+// loneBase is loneOf for the simulator's placement, revised from the GPUs
+// and jobs that starts, stops and completions touched since it was last
+// asked for.
+func (s *simulation) loneBase(v *View, n int) []loneJob {
+	bp := &Plan{view: v, base: s.on}
+	m, ok := s.loneMemo[n]
+	if ok && m.touched == len(s.touched) && m.touchedJobs == len(s.touchedJobs) {
+		return m.jobs
+	}
+	var out []loneJob
+	if ok && len(s.touched)-m.touched < len(s.on)/8 {
+		out = bp.reviseLone(n, m.jobs, s.touched[m.touched:], s.touchedJobs[m.touchedJobs:])
+	} else {
+		out = bp.scanLone(n)
+	}
+	if s.loneMemo == nil {
+		s.loneMemo = map[int]loneAt{}
+	}
+	s.loneMemo[n] = loneAt{0, len(s.touched), len(s.touchedJobs), out}
+	return out
+}
+
+// scanLone finds loneOf's answer by looking at every GPU.
+func (p *Plan) scanLone(n int) []loneJob {
+	var out []loneJob
+	for g := range p.base {
+		if l, ok := p.loneAtGPU(g, n); ok {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// loneAtGPU reports the job of size n that holds GPU g alone, g its
+// lowest GPU, each of its GPUs holding it only.
+func (p *Plan) loneAtGPU(g, n int) (loneJob, bool) {
+	js := p.jobsOn(g)
+	if len(js) != 1 {
+		return loneJob{}, false
+	}
+	r := js[0]
+	if p.view.sim.lookup(r) == nil {
+		return loneJob{}, false
+	}
+	gs := p.GPUsOf(r)
+	if len(gs) != n || gs[0] != g || !p.alone(r, gs) {
+		return loneJob{}, false
+	}
+	return loneJob{r, p.view.sim.typeOf[g], p.view.sim.shapeOf(gs).Spread, g, gs}, true
+}
+
+// reviseLone brings was, loneOf's answer for size n before changes that
+// touched gpus and moved jobs, up to date: it drops the jobs moved or on
+// those GPUs, finds which of them are lone now, and keeps the answer
+// ordered by lowest GPU, as a scan of the GPUs gives it.
+func (p *Plan) reviseLone(n int, was []loneJob, gpus, jobs []int) []loneJob {
+	cand := append([]int(nil), jobs...)
+	for _, g := range gpus {
+		cand = append(cand, p.jobsOn(g)...)
+	}
+	slices.Sort(cand)
+	cand = slices.Compact(cand)
+	var add []loneJob
+	for _, r := range cand {
+		gs := p.GPUsOf(r)
+		if len(gs) == 0 || gs[0] < 0 || gs[0] >= len(p.base) {
+			continue
+		}
+		if l, ok := p.loneAtGPU(gs[0], n); ok && l.job == r {
+			add = append(add, l)
+		}
+	}
+	slices.SortFunc(add, func(a, b loneJob) int { return a.first - b.first })
+	out := make([]loneJob, 0, len(was)+len(add))
+	for _, l := range was {
+		if _, gone := slices.BinarySearch(cand, l.job); gone {
+			continue
+		}
+		for len(add) > 0 && add[0].first < l.first {
+			out = append(out, add[0])
+			add = add[1:]
+		}
+		out = append(out, l)
+	}
+	return append(out, add...)
+}
+
+// loneAt is the answer of loneOf for one size at one generation of a
+// plan (or of the simulator's placement), and how many GPUs and jobs the
+// changes had touched then.
 type loneAt struct {
-	gen  int
-	jobs []loneJob
+	gen, touched, touchedJobs int
+	jobs                      []loneJob
 }
 
 // alone reports whether job r is the only job on each of gpus.

@@ -132,8 +132,11 @@ type Plan struct {
 	miss  [][]missAt    // by workload index
 	// missN classes of waiting jobs missed at generation missGen.
 	missN, missGen int
-	// loneMemo remembers Lone by size until the plan changes.
-	loneMemo map[int]loneAt
+	// loneMemo remembers Lone by size; touched and touchedJobs log the
+	// GPUs and jobs the plan's changes touched, to revise it.
+	loneMemo    map[int]loneAt
+	touched     []int
+	touchedJobs []int
 }
 
 // missAt records that a job of some size found no room at generation gen.
@@ -195,7 +198,7 @@ func (p *Plan) AllMissed() bool {
 
 // jobsOn returns the jobs the plan puts on GPU g.
 func (p *Plan) jobsOn(g int) []int {
-	if p.buf.stamp[g] == p.epoch {
+	if p.buf != nil && p.buf.stamp[g] == p.epoch {
 		return p.buf.on[g]
 	}
 	return p.base[g]
@@ -247,9 +250,11 @@ func (p *Plan) FreeOf(gpuType string) int {
 // GPUs are kept sorted.
 func (p *Plan) Place(id int, gpus ...int) {
 	p.gen++
+	p.touch(id, p.GPUsOf(id))
 	p.remove(id)
 	gs := slices.Clone(gpus)
 	slices.Sort(gs)
+	p.touch(-1, gs)
 	p.note(id, gs)
 	for _, g := range gs {
 		if g >= 0 && g < len(p.base) {
@@ -264,8 +269,22 @@ func (p *Plan) Place(id int, gpus ...int) {
 // Stop takes job id off its GPUs; it waits until placed again.
 func (p *Plan) Stop(id int) {
 	p.gen++
+	p.touch(id, p.GPUsOf(id))
 	p.remove(id)
 	p.note(id, nil)
+}
+
+// touch logs that a change moved job id (none when negative) and changed
+// the occupancy of gpus, for loneOf to revise its answers.
+func (p *Plan) touch(id int, gpus []int) {
+	if id >= 0 {
+		p.touchedJobs = append(p.touchedJobs, id)
+	}
+	for _, g := range gpus {
+		if g >= 0 && g < len(p.base) {
+			p.touched = append(p.touched, g)
+		}
+	}
 }
 
 func (p *Plan) note(id int, gpus []int) {

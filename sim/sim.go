@@ -71,6 +71,12 @@ type simulation struct {
 	eff      []float64 // effective GPU time by type: GPUs x normalized throughput x time
 	res      *Result
 	rules    rules
+	// touched and touchedJobs log the GPUs whose jobs changed and the
+	// jobs that started, stopped or completed, in order; loneMemo is
+	// loneBase's answer by size and how much of the logs it has seen.
+	touched     []int
+	touchedJobs []int
+	loneMemo    map[int]loneAt
 }
 
 // Run replays jobs on the cluster under policy p, with truth as the rates
@@ -263,11 +269,18 @@ func (s *simulation) advance(t float64) (bool, error) {
 }
 
 func (s *simulation) release(id int) {
+	s.touch(id, s.jobs[id].GPUs)
 	for _, g := range s.jobs[id].GPUs {
 		s.countGPU(g, -1)
 		s.on[g] = slices.DeleteFunc(s.on[g], func(x int) bool { return x == id })
 		s.countGPU(g, 1)
 	}
+}
+
+// touch logs that job id and gpus changed, for loneBase.
+func (s *simulation) touch(id int, gpus []int) {
+	s.touchedJobs = append(s.touchedJobs, id)
+	s.touched = append(s.touched, gpus...)
 }
 
 // countGPU adds sign times GPU g's contribution to the free, busy and

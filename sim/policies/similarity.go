@@ -178,7 +178,7 @@ func (p *Similarity) fitFor(j *sim.Job) *typeFit {
 func (p *Similarity) start(pl *sim.Plan, v *sim.View) int {
 	left := 0
 	for i, j := range v.Waiting {
-		if !pl.Room() {
+		if !pl.Room() || pl.AllMissed() {
 			return left + len(v.Waiting) - i
 		}
 		if pl.Missed(j) {
