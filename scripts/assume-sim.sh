@@ -79,13 +79,4 @@ if [ -z "$doc" ]; then
     cat "$tmp/out.md"
     exit 0
 fi
-/usr/bin/python3 - "$doc" "$tmp/out.md" <<'PY'
-import sys
-doc, table = sys.argv[1], open(sys.argv[2]).read()
-begin, end = "<!-- assume-sim: begin -->\n", "<!-- assume-sim: end -->\n"
-text = open(doc).read()
-a, b = text.find(begin), text.find(end)
-if a < 0 or b < a:
-    sys.exit("%s: no assume-sim markers (%r ... %r)" % (doc, begin.strip(), end.strip()))
-open(doc, "w").write(text[:a + len(begin)] + table + text[b:])
-PY
+/usr/bin/python3 scripts/splice.py "$doc" assume-sim "$tmp/out.md"

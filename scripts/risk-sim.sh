@@ -53,13 +53,4 @@ if [ -z "$doc" ]; then
     cat "$tmp/table.md"
     exit 0
 fi
-/usr/bin/python3 - "$doc" "$tmp/table.md" <<'PY'
-import sys
-doc, table = sys.argv[1], open(sys.argv[2]).read()
-begin, end = "<!-- risk-sim: begin -->\n", "<!-- risk-sim: end -->\n"
-text = open(doc).read()
-a, b = text.find(begin), text.find(end)
-if a < 0 or b < a:
-    sys.exit("%s: no risk-sim markers (%r ... %r)" % (doc, begin.strip(), end.strip()))
-open(doc, "w").write(text[:a + len(begin)] + table + text[b:])
-PY
+/usr/bin/python3 scripts/splice.py "$doc" risk-sim "$tmp/table.md"
