@@ -2,13 +2,11 @@ package policies
 
 import (
 	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/coloc-dev/coloc/datasets"
-	"github.com/coloc-dev/coloc/model"
 	"github.com/coloc-dev/coloc/place/cluster"
 	"github.com/coloc-dev/coloc/sim"
 )
@@ -67,18 +65,7 @@ func TestColocOnGavel(t *testing.T) {
 	if testing.Short() {
 		t.Skip("fits IASP and IAPP (a few seconds)")
 	}
-	dir := filepath.Join(t.TempDir(), "models")
-	d, err := model.LoadData("../../datasets/reference/gavel")
-	if err != nil {
-		t.Fatal(err)
-	}
-	fitted, err := model.FitAll(d, []string{"iasp", "iapp"}, model.DefaultSeed)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := model.WriteDir(dir, d, fitted); err != nil {
-		t.Fatal(err)
-	}
+	dir := fitGavel(t, "iasp", "iapp")
 	ds, err := datasets.Open("../../datasets/reference/gavel")
 	if err != nil {
 		t.Fatal(err)

@@ -3,12 +3,10 @@ package policies
 import (
 	"errors"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"testing"
 
 	"github.com/coloc-dev/coloc/datasets"
-	"github.com/coloc-dev/coloc/model"
 	"github.com/coloc-dev/coloc/place"
 	"github.com/coloc-dev/coloc/place/cluster"
 	"github.com/coloc-dev/coloc/place/jobs"
@@ -46,18 +44,7 @@ func TestExportTakesTheOnlineRulesDecisions(t *testing.T) {
 		t.Skip("fits IASP, IAPP and the similarity model (seconds)")
 	}
 	const gavel = "../../datasets/reference/gavel"
-	dir := filepath.Join(t.TempDir(), "models")
-	d, err := model.LoadData(gavel)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fitted, err := model.FitAll(d, []string{"iasp", "iapp", "similarity"}, model.DefaultSeed)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := model.WriteDir(dir, d, fitted); err != nil {
-		t.Fatal(err)
-	}
+	dir := fitGavel(t, "iasp", "iapp", "similarity")
 	models, err := place.LoadModels(dir, place.DefaultModelNames)
 	if err != nil {
 		t.Fatal(err)

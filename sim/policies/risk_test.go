@@ -32,16 +32,9 @@ func TestDecideLower(t *testing.T) {
 	if testing.Short() {
 		t.Skip("fits IASP and IAPP (a few seconds)")
 	}
-	dir := filepath.Join(t.TempDir(), "models")
-	d, err := model.LoadData("../../datasets/reference/gavel")
+	dir := fitGavel(t, "iasp", "iapp")
+	d, err := model.LoadData(filepath.Join("..", "..", "datasets", "reference", "gavel"))
 	if err != nil {
-		t.Fatal(err)
-	}
-	fitted, err := model.FitAll(d, []string{"iasp", "iapp"}, model.DefaultSeed)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := model.WriteDir(dir, d, fitted); err != nil {
 		t.Fatal(err)
 	}
 	load := func(decide string) *place.Models {

@@ -187,3 +187,22 @@ func simRun(t *testing.T, tp *sim.Topology, jobs []sim.TraceJob, truth sim.Rates
 func simNear(a, b float64) bool {
 	return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b))
 }
+
+// fitGavel fits the named models on the shipped Gavel data (seed
+// model.DefaultSeed) into a temporary model directory and returns it.
+func fitGavel(t testing.TB, names ...string) string {
+	t.Helper()
+	d, err := model.LoadData(filepath.Join("..", "..", "datasets", "reference", "gavel"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fitted, err := model.FitAll(d, names, model.DefaultSeed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "models")
+	if _, err := model.WriteDir(dir, d, fitted); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
