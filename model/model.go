@@ -44,6 +44,7 @@ var registry = []struct {
 	{"mean", "the mean normalized throughput of the slot", func() Model { return NewMean() }, false},
 	{"bias", "global + row (victim) + column (aggressor) effects, ridge", func() Model { return NewBias(DefaultBiasOptions) }, false},
 	{"pmf", "low-rank matrix factorization of jobs x (slot, partner), as in Gavel's estimator", func() Model { return NewPMF(DefaultPMFOptions) }, false},
+	{"rlfm", "regression-based latent factors: pmf's layout with each job's factors drawn around what its features predict (variational EM)", func() Model { return NewRLFM(DefaultRLFMOptions) }, true},
 	{"knn", "k nearest observed pairs in feature space", func() Model { return NewKNN(DefaultKNNOptions) }, false},
 	{"linear", "ridge regression on the features of both jobs", func() Model { return NewLinear(DefaultLinearOptions) }, false},
 	{"tree", "CART regression tree on the features of both jobs", func() Model { return NewTree(DefaultTreeOptions) }, false},
