@@ -16,10 +16,15 @@ type RLFMOptions struct {
 	Tol   float64 `json:"tol"`
 }
 
-// DefaultRLFMOptions: rank at most 10 (pmf's largest and Gavel's), at most
-// 200 rounds, stopping when a round changes the training mean squared error
-// by less than a millionth of itself.
-var DefaultRLFMOptions = RLFMOptions{Rank: 10, Iters: 200, Tol: 1e-6}
+// DefaultRLFMOptions: rank at most 5, at most 200 rounds, stopping when a
+// round changes the training mean squared error by less than a millionth
+// of itself. The bound is 5 rather than pmf's 10 because the relevance
+// determination prunes slowly: within 200 rounds surplus coordinates keep
+// a small variance and cost accuracy (synthetic catalogue of 400 workloads,
+// every pair, a fifth observed: 1.048 times the noise floor at bound 10,
+// 1.041 at 5, 1.040 at the true rank 3); on Gavel 5 and 10 are within
+// 0.004 MAE of each other in every cell of the pairs protocol.
+var DefaultRLFMOptions = RLFMOptions{Rank: 5, Iters: 200, Tol: 1e-6}
 
 // RLFM is a regression-based latent factor model (Agarwal and Chen, KDD
 // 2009) fitted by variational EM, in the layout of pmf (jobs × (slot,
