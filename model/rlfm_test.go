@@ -3,6 +3,7 @@ package model
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -177,5 +178,28 @@ func TestPredVar(t *testing.T) {
 	want := ss/n - (s/n)*(s/n)
 	if math.Abs(got-want) > 0.01*want {
 		t.Errorf("predVar %v, Monte Carlo %v", got, want)
+	}
+}
+
+// A model file whose factors do not fit its space is refused on load
+// instead of panicking in Predict.
+func TestRLFMDamagedFileRefused(t *testing.T) {
+	sp, raw := synthetic(t, 10, 4)
+	train, _ := allPairs(10, 0.6, 5, func(a, b int) float64 { return 0.8 + 0.05*raw[a][0] - 0.04*raw[b][1] })
+	tr, err := NewTrain(sp, train, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := NewRLFM(DefaultRLFMOptions)
+	if err := m.Fit(tr); err != nil {
+		t.Fatal(err)
+	}
+	m.U[3] = m.U[3][:1]
+	b, err := Encode(m, tr, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Decode(b, "rlfm.json"); err == nil || !strings.Contains(err.Error(), "a factor has 1 entries") {
+		t.Fatalf("a short factor was not refused: %v", err)
 	}
 }
