@@ -123,6 +123,8 @@ type rlfmSide struct {
 	free int         // leading columns of x whose weights are not penalised
 }
 
+// Fit implements Model: the variational EM of the type's comment, from a
+// seeded random start, for at most Opts.Iters rounds.
 func (m *RLFM) Fit(t *Train) error {
 	k := max(m.Opts.Rank, 0)
 	nj, ns, d := len(t.Jobs), len(t.Slots), t.Dim()
