@@ -24,6 +24,12 @@
 //   - pmf: U V^T over jobs x (slot, partner), the layout and solver family
 //     of Gavel's throughput estimator (pmf_solve, rank 10, mu 0.01); rows
 //     or columns never observed fall back to the slot mean.
+//   - rlfm (Agarwal and Chen's regression-based latent factor model):
+//     pmf's layout with slot, victim and aggressor effects, each job's
+//     factors and effects drawn around a linear map of its features; the
+//     maps, the prior variances (one per coordinate, so surplus ranks
+//     shrink) and the noise are estimated by variational EM, no penalty is
+//     tuned. Rows or columns never observed take their feature prediction.
 //   - knn: mean of the k nearest observed pairs of the slot in the space of
 //     pair vectors (standardized features of A and B).
 //   - linear: ridge regression on the pair vector.

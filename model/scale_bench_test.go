@@ -3,6 +3,7 @@ package model
 import (
 	"fmt"
 	"os"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -26,7 +27,8 @@ func catalogueName(jobs, partners int) string {
 // BenchmarkFitCatalogue fits every model, one after the other, on every
 // pair of synthetic catalogues (what `coloc fit --workers 1` does) and
 // reports the CPU time besides the wall time. COLOC_BENCH_PROGRESS=1
-// prints each model's time.
+// prints each model's time; COLOC_BENCH_MODELS (comma-separated) limits
+// the models.
 func BenchmarkFitCatalogue(b *testing.B) {
 	for _, c := range benchCatalogues {
 		b.Run(catalogueName(c.jobs, c.partners), func(b *testing.B) {
@@ -40,10 +42,14 @@ func BenchmarkFitCatalogue(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
+			names := Names()
+			if m := os.Getenv("COLOC_BENCH_MODELS"); m != "" {
+				names = strings.Split(m, ",")
+			}
 			b.ResetTimer()
 			cpu0 := processCPU()
 			for i := 0; i < b.N; i++ {
-				for _, name := range Names() {
+				for _, name := range names {
 					start := time.Now()
 					m, _ := New(name)
 					if err := m.Fit(t); err != nil {
