@@ -122,9 +122,17 @@ func (ps *planState) sharesOf(r *Rule, j *sim.Job, d int) []shareCand {
 			}
 		}
 	} else {
-		for _, li := range ps.lonesOf(r, d) {
-			if c, ok := r.pairing(ps, j, k.wid, li); ok {
-				l.cs = append(l.cs, c)
+		ls := ps.lonesOf(r, d)
+		// Most workloads may share with none of the kinds of lone jobs
+		// (workload and shape): then none of them is looked at.
+		if slices.ContainsFunc(ps.loneKinds[d], func(li loneInfo) bool {
+			_, ok := r.pairing(ps, j, k.wid, li)
+			return ok
+		}) {
+			for _, li := range ls {
+				if c, ok := r.pairing(ps, j, k.wid, li); ok {
+					l.cs = append(l.cs, c)
+				}
 			}
 		}
 	}
@@ -132,6 +140,12 @@ func (ps *planState) sharesOf(r *Rule, j *sim.Job, d int) []shareCand {
 		ps.shares = map[shareKey]*shareList{}
 	}
 	ps.shares[k] = l
+	if ps.base != nil && !ps.placed {
+		if ps.base.shares == nil {
+			ps.base.shares = map[shareKey]*shareList{}
+		}
+		ps.base.shares[k] = &shareList{rep: j, cs: slices.Clone(l.cs)}
+	}
 	return l.cs
 }
 
@@ -152,26 +166,103 @@ func (ps *planState) lonesOf(r *Rule, d int) []loneInfo {
 	if ls, ok := ps.loneInfo[d]; ok {
 		return ls
 	}
-	var ls []loneInfo
+	ls := []loneInfo{}
 	for _, q := range ps.loneAt(d) {
-		qj := ps.v.Job(q)
-		if qj == nil {
-			continue
+		if li, ok := ps.loneOf(r, q); ok {
+			ls = append(ls, li)
 		}
-		gpus := ps.p.GPUsOf(q)
-		sh, _ := shapeOf(ps.v, gpus)
-		ti := ps.typeOf(gpus[0])
-		sl := len(gpus) * 2
-		if sh.Spread {
-			sl++
-		}
-		ls = append(ls, loneInfo{q: q, qj: qj, gpus: gpus, sh: sh, ti: ti, slot: sl*len(ps.types) + ti, wid: r.widOf(qj)})
+	}
+	var kinds []loneInfo
+	for _, li := range ls {
+		kinds = addKind(kinds, li)
 	}
 	if ps.loneInfo == nil {
-		ps.loneInfo = map[int][]loneInfo{}
+		ps.loneInfo, ps.loneKinds = map[int][]loneInfo{}, map[int][]loneInfo{}
 	}
-	ps.loneInfo[d] = ls
+	ps.loneInfo[d], ps.loneKinds[d] = ls, kinds
+	if ps.base != nil && !ps.placed {
+		if ps.base.lones == nil {
+			ps.base.lones, ps.base.kinds = map[int][]loneInfo{}, map[int][]loneInfo{}
+		}
+		ps.base.lones[d], ps.base.kinds[d] = slices.Clone(ls), slices.Clone(kinds)
+	}
 	return ls
+}
+
+// addKind adds li to kinds unless a job of its workload and shape is
+// there.
+func addKind(kinds []loneInfo, li loneInfo) []loneInfo {
+	for _, k := range kinds {
+		if k.wid == li.wid && k.slot == li.slot {
+			return kinds
+		}
+	}
+	return append(kinds, li)
+}
+
+// loneOf describes job q, running alone, for lonesOf.
+func (ps *planState) loneOf(r *Rule, q int) (loneInfo, bool) {
+	qj := ps.v.Job(q)
+	if qj == nil {
+		return loneInfo{}, false
+	}
+	gpus := ps.p.GPUsOf(q)
+	sh, _ := shapeOf(ps.v, gpus)
+	ti := ps.typeOf(gpus[0])
+	sl := len(gpus) * 2
+	if sh.Spread {
+		sl++
+	}
+	return loneInfo{q: q, qj: qj, gpus: gpus, sh: sh, ti: ti, slot: sl*len(ps.types) + ti, wid: r.widOf(qj)}, true
+}
+
+// reviseLones brings the lone jobs of lonesOf up to date after job id
+// was placed on gpus next to partner (-1: on free GPUs), as
+// reviseShares does for the partner lists.
+func (ps *planState) reviseLones(r *Rule, id int, gpus []int, partner int, moved bool) {
+	if moved || r.plain {
+		clear(ps.loneInfo)
+		clear(ps.loneKinds)
+		return
+	}
+	ls, ok := ps.loneInfo[len(gpus)]
+	if !ok {
+		return
+	}
+	if partner >= 0 {
+		ps.loneInfo[len(gpus)] = slices.DeleteFunc(ls, func(l loneInfo) bool { return l.q == partner })
+		return
+	}
+	li, ok := ps.loneOf(r, id)
+	if !ok {
+		return
+	}
+	i, _ := slices.BinarySearchFunc(ls, li.gpus[0], func(x loneInfo, g int) int { return x.gpus[0] - g })
+	ps.loneInfo[len(gpus)] = slices.Insert(ls, i, li)
+	ps.loneKinds[len(gpus)] = addKind(ps.loneKinds[len(gpus)], li)
+}
+
+// baseLists are the lone jobs and partner lists a plan found before it
+// changed anything: the same for every plan of one scheduling call.
+type baseLists struct {
+	lones  map[int][]loneInfo
+	kinds  map[int][]loneInfo
+	shares map[shareKey]*shareList
+}
+
+// startFrom gives a new plan copies of the lists of b.
+func (ps *planState) startFrom(b baseLists) {
+	if ps.plain {
+		return
+	}
+	ps.loneInfo, ps.loneKinds = map[int][]loneInfo{}, map[int][]loneInfo{}
+	for d, ls := range b.lones {
+		ps.loneInfo[d], ps.loneKinds[d] = slices.Clone(ls), slices.Clone(b.kinds[d])
+	}
+	ps.shares = map[shareKey]*shareList{}
+	for k, l := range b.shares {
+		ps.shares[k] = &shareList{rep: l.rep, cs: slices.Clone(l.cs)}
+	}
 }
 
 // pairStatic is what shareWith finds for a pair of workloads on a shape,

@@ -114,6 +114,7 @@ type Rule struct {
 	wid      []int32          // job ID -> workload index + 1 (0: not yet)
 	shapeTab [][]shapeSet     // by workload index, degree (classes.go)
 	pairTab  [][][]pairStatic // by workload indices, shape (classes.go)
+	base     baseLists        // the first plan\'s lists of this call
 	order    queueOrder       // the waiting queue, shortest first (queue.go)
 	// plain: ask every question anew (no remembered partners, the queue
 	// sorted whole), for tests of the indexes against a plain scan.
@@ -185,13 +186,19 @@ type planState struct {
 	// shares remembers the partners a workload may share with at a
 	// degree until the plan changes (share.go).
 	shares   map[shareKey]*shareList
-	loneInfo map[int][]loneInfo // by degree, until the plan changes
+	loneInfo map[int][]loneInfo // by degree, revised as the plan changes
+	// loneKinds holds one job of each workload and shape of loneInfo.
+	loneKinds map[int][]loneInfo
 	// The makespan guard (critical.go).
 	horizon float64        // lower bound of the makespan
 	chosen  map[int]option // by job ID, when the rule keeps its choices
 	held    []float64      // by type: when a critical job waiting for it starts
 	isHeld  []bool
 	plain   bool // Rule.plain
+	placed  bool // the plan has changed the placement
+	// base, when set, keeps a copy of the partner lists found before
+	// any change, for the next plan of the same call (startFrom).
+	base *baseLists
 }
 
 // Schedule places the waiting jobs by the rule.
@@ -207,6 +214,8 @@ func (r *Rule) Schedule(v *sim.View) (*sim.Plan, error) {
 		q := r.queue(v)
 		r.horizon(ps)
 		freeAt := slices.Clone(ps.freeAt)
+		r.base = baseLists{}
+		ps.base = &r.base
 		m1, s1, last := r.pass(ps, q, -1)
 		if last >= 0 {
 			// The job predicted to end last waits: plan again with it
@@ -214,6 +223,7 @@ func (r *Rule) Schedule(v *sim.View) (*sim.Plan, error) {
 			// (critical.go).
 			ps2 := r.newPlan(v, freeAt)
 			ps2.horizon = ps.horizon
+			ps2.startFrom(r.base)
 			if m2, s2, _ := r.pass(ps2, q, last); m2 < m1 && s2+m2 < s1+m1 {
 				ps, first = ps2, last
 			}
@@ -654,13 +664,14 @@ func (ps *planState) loneAt(d int) []int {
 func (ps *planState) place(r *Rule, id int, gpus []int, partner int) {
 	moved := len(ps.p.GPUsOf(id)) > 0
 	ps.p.Place(id, gpus...)
+	ps.placed = true
 	for i, t := range ps.types {
 		ps.free[i] = ps.p.FreeOf(t)
 	}
 	clear(ps.onNode)
 	clear(ps.spread)
 	clear(ps.lone)
-	clear(ps.loneInfo)
+	ps.reviseLones(r, id, gpus, partner, moved)
 	ps.reviseShares(r, id, gpus, partner, moved)
 }
 
