@@ -33,7 +33,10 @@ type shapeOpt struct {
 type shapeSet struct {
 	opts  []shapeOpt
 	least []float64
-	set   bool
+	// By type index: whether the workload may run on one node, and
+	// spread over nodes (View.CanRun).
+	onNode, spread []bool
+	set            bool
 }
 
 // shapes returns j's shapeSet at degree d, remembered by workload index
@@ -57,6 +60,7 @@ func (r *Rule) shapes(v *sim.View, j *sim.Job, d int) *shapeSet {
 		on := v.CanRun(j.Workload, sh)
 		spread := d > 1 && v.CanRun(j.Workload, sim.Shape{GPUType: t, GPUs: d, Spread: true})
 		o := shapeOpt{ti: ti, t: t, onNode: on, spread: spread}
+		ss.onNode, ss.spread = append(ss.onNode, on), append(ss.spread, spread)
 		if !on || topo.LargestNode(t) < d {
 			sh.Spread = true // no node of t holds it: spread or nothing
 			if spread && topo.Count(t) >= d {
@@ -245,6 +249,7 @@ func (ps *planState) reviseLones(r *Rule, id int, gpus []int, partner int, moved
 // baseLists are the lone jobs and partner lists a plan found before it
 // changed anything: the same for every plan of one scheduling call.
 type baseLists struct {
+	sorted [][]float64 // planState.byType
 	lones  map[int][]loneInfo
 	kinds  map[int][]loneInfo
 	shares map[shareKey]*shareList
@@ -254,6 +259,11 @@ type baseLists struct {
 func (ps *planState) startFrom(b baseLists) {
 	if ps.plain {
 		return
+	}
+	for ti, ts := range b.sorted {
+		if ts != nil {
+			ps.byType[ti], ps.dirty[ti] = slices.Clone(ts), false
+		}
 	}
 	ps.loneInfo, ps.loneKinds = map[int][]loneInfo{}, map[int][]loneInfo{}
 	for d, ls := range b.lones {

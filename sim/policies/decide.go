@@ -195,6 +195,7 @@ type planState struct {
 	held    []float64      // by type: when a critical job waiting for it starts
 	isHeld  []bool
 	plain   bool // Rule.plain
+	rule    *Rule
 	placed  bool // the plan has changed the placement
 	// base, when set, keeps a copy of the partner lists found before
 	// any change, for the next plan of the same call (startFrom).
@@ -245,7 +246,7 @@ func (r *Rule) newPlan(v *sim.View, freeAt []float64) *planState {
 	types := v.Topology.Types()
 	nt := len(types)
 	ps := &planState{v: v, p: v.Plan(), types: types, byType: make([][]float64, nt), dirty: make([]bool, nt), ahead: make([]int, nt), free: make([]int, nt),
-		onNode: map[freeKey]found{}, spread: map[freeKey]found{}, lone: map[int][]int{}, held: make([]float64, nt), isHeld: make([]bool, nt), plain: r.plain}
+		onNode: map[freeKey]found{}, spread: map[freeKey]found{}, lone: map[int][]int{}, held: make([]float64, nt), isHeld: make([]bool, nt), plain: r.plain, rule: r}
 	if r.keep {
 		ps.chosen = map[int]option{}
 	}
@@ -590,6 +591,12 @@ func (ps *planState) waitUntil(ti, n int) (float64, bool) {
 		slices.Sort(ts)
 		ps.byType[ti] = ts
 		ps.dirty[ti] = false
+		if ps.base != nil && !ps.placed {
+			if ps.base.sorted == nil {
+				ps.base.sorted = make([][]float64, len(ps.types))
+			}
+			ps.base.sorted[ti] = slices.Clone(ts)
+		}
 	}
 	ts := ps.byType[ti]
 	k := ps.ahead[ti] + n
@@ -613,10 +620,14 @@ func (ps *planState) freeGPUs(j *sim.Job, ti, d int) ([]int, bool) {
 	if ps.free[ti] < d {
 		return nil, false
 	}
-	t := ps.types[ti]
-	onNode := v.CanRun(j.Workload, sim.Shape{GPUType: t, GPUs: d})
-	spread := d > 1 && v.CanRun(j.Workload, sim.Shape{GPUType: t, GPUs: d, Spread: true})
-	return ps.freeFor(ti, d, onNode, spread)
+	if ps.plain {
+		t := ps.types[ti]
+		onNode := v.CanRun(j.Workload, sim.Shape{GPUType: t, GPUs: d})
+		spread := d > 1 && v.CanRun(j.Workload, sim.Shape{GPUType: t, GPUs: d, Spread: true})
+		return ps.freeFor(ti, d, onNode, spread)
+	}
+	ss := ps.rule.shapes(v, j, d)
+	return ps.freeFor(ti, d, ss.onNode[ti], ss.spread[ti])
 }
 
 // freeFor is freeGPUs for a workload that may run on one node of type ti
