@@ -114,7 +114,7 @@ type Rule struct {
 	wid      []int32          // job ID -> workload index + 1 (0: not yet)
 	shapeTab [][]shapeSet     // by workload index, degree (classes.go)
 	pairTab  [][][]pairStatic // by workload indices, shape (classes.go)
-	base     baseLists        // the first plan\'s lists of this call
+	base     baseLists        // the first plan's lists of this call (classes.go)
 	order    queueOrder       // the waiting queue, shortest first (queue.go)
 	// plain: ask every question anew (no remembered partners, the queue
 	// sorted whole), for tests of the indexes against a plain scan.
@@ -184,7 +184,7 @@ type planState struct {
 	spread map[freeKey]found
 	lone   map[int][]int // by degree
 	// shares remembers the partners a workload may share with at a
-	// degree until the plan changes (share.go).
+	// degree, revised as the plan changes (classes.go).
 	shares   map[shareKey]*shareList
 	loneInfo map[int][]loneInfo // by degree, revised as the plan changes
 	// loneKinds holds one job of each workload and shape of loneInfo.
