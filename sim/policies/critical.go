@@ -58,8 +58,7 @@ func (r *Rule) horizon(ps *planState) {
 }
 
 // holdFor records that the first job waits for GPUs of type t (its index
-// in Topology.Types) from time
-// start on.
+// in Topology.Types) from time start on.
 func (ps *planState) holdFor(t int, start float64) {
 	if !ps.isHeld[t] || start < ps.held[t] {
 		ps.held[t], ps.isHeld[t] = start, true
