@@ -1,10 +1,6 @@
 package policies
 
-import (
-	"math"
-
-	"github.com/coloc-dev/coloc/sim"
-)
+import "math"
 
 // The makespan guard. The rule minimises the sum of completion times, and
 // shortest-first serves the longest job last: a long job on many GPUs can
@@ -50,14 +46,8 @@ func (r *Rule) horizon(ps *planState) {
 	for _, j := range v.Waiting {
 		least := math.Inf(1)
 		for _, d := range r.degreesOf(j) {
-			for _, t := range v.Topology.Types() {
-				sh := sim.Shape{GPUType: t, GPUs: d}
-				if v.Topology.LargestNode(t) < d {
-					sh.Spread = true
-				}
-				if s := r.soloOn(j, sh); s > 0 {
-					least = math.Min(least, r.remaining(j, s)/s*float64(d))
-				}
+			for _, s := range r.shapes(v, j, d).least {
+				least = math.Min(least, r.remaining(j, s)/s*float64(d))
 			}
 		}
 		if !math.IsInf(least, 1) {
@@ -67,31 +57,16 @@ func (r *Rule) horizon(ps *planState) {
 	ps.horizon = math.Max(latest, v.Now+work/n)
 }
 
-// holdFor records that the first job waits for GPUs of type t from time
-// start on.
-func (ps *planState) holdFor(t string, start float64) {
-	if h, ok := ps.held[t]; !ok || start < h {
-		ps.held[t] = start
+// holdFor records that the first job waits for GPUs of type t (its index
+// in Topology.Types) from time start on.
+func (ps *planState) holdFor(t int, start float64) {
+	if !ps.isHeld[t] || start < ps.held[t] {
+		ps.held[t], ps.isHeld[t] = start, true
 	}
 }
 
 // fitsHold reports whether a use of GPUs of type t ending at end leaves
 // them by the time the held-for job starts.
-func (ps *planState) fitsHold(t string, end float64) bool {
-	h, ok := ps.held[t]
-	return !ok || end <= h
-}
-
-// makespan returns the latest predicted completion of the plan: of the
-// running and placed jobs (their GPUs' free times) and of the waiting
-// jobs (ends).
-func (ps *planState) makespan(ends map[int]float64) float64 {
-	m := ps.v.Now
-	for _, t := range ps.freeAt {
-		m = math.Max(m, t)
-	}
-	for _, e := range ends {
-		m = math.Max(m, e)
-	}
-	return m
+func (ps *planState) fitsHold(t int, end float64) bool {
+	return !ps.isHeld[t] || end <= ps.held[t]
 }

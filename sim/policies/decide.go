@@ -1,7 +1,6 @@
 package policies
 
 import (
-	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -112,7 +111,14 @@ type Rule struct {
 	dense    denseMemo // soloMemo and pairMemo as slices (memo.go)
 	wids     map[string]int32
 	types    []string
-	wid      []int32         // job ID -> workload index + 1 (0: not yet)
+	wid      []int32          // job ID -> workload index + 1 (0: not yet)
+	shapeTab [][]shapeSet     // by workload index, degree (classes.go)
+	pairTab  [][][]pairStatic // by workload indices, shape (classes.go)
+	base     baseLists        // the first plan's lists of this call (classes.go)
+	order    queueOrder       // the waiting queue, shortest first (queue.go)
+	// plain: ask every question anew (no remembered partners, the queue
+	// sorted whole), for tests of the indexes against a plain scan.
+	plain    bool
 	last     map[int]doneJob // running jobs at the previous call
 	sumDone  float64         // solo seconds of the completed jobs
 	doneJobs int
@@ -163,21 +169,37 @@ func NewRule(name string, solo sim.Rates, pair PairRate, d Durations, minNormali
 func (r *Rule) Name() string { return r.name }
 
 // planState is the plan of one call and the predicted time each GPU
-// frees up under it.
+// frees up under it. Per-type state is indexed by the position of the
+// type in Topology.Types.
 type planState struct {
 	v      *sim.View
 	p      *sim.Plan
-	freeAt []float64 // by GPU
-	byType map[string][]float64
-	dirty  map[string]bool
-	ahead  map[string]int // GPUs of each type the jobs ahead wait for
+	types  []string
+	freeAt []float64   // by GPU
+	byType [][]float64 // the free times of each type's GPUs, sorted
+	dirty  []bool
+	ahead  []int // GPUs of each type the jobs ahead wait for
+	free   []int // GPUs of each type the plan leaves free
 	onNode map[freeKey]found
 	spread map[freeKey]found
 	lone   map[int][]int // by degree
+	// shares remembers the partners a workload may share with at a
+	// degree, revised as the plan changes (classes.go).
+	shares   map[shareKey]*shareList
+	loneInfo map[int][]loneInfo // by degree, revised as the plan changes
+	// loneKinds holds one job of each workload and shape of loneInfo.
+	loneKinds map[int][]loneInfo
 	// The makespan guard (critical.go).
-	horizon float64            // lower bound of the makespan
-	chosen  map[int]option     // by job ID, when the rule keeps its choices
-	held    map[string]float64 // GPU type -> when a critical job waiting for it starts
+	horizon float64        // lower bound of the makespan
+	chosen  map[int]option // by job ID, when the rule keeps its choices
+	held    []float64      // by type: when a critical job waiting for it starts
+	isHeld  []bool
+	plain   bool // Rule.plain
+	rule    *Rule
+	placed  bool // the plan has changed the placement
+	// base, when set, keeps a copy of the partner lists found before
+	// any change, for the next plan of the same call (startFrom).
+	base *baseLists
 }
 
 // Schedule places the waiting jobs by the rule.
@@ -187,18 +209,22 @@ func (r *Rule) Schedule(v *sim.View) (*sim.Plan, error) {
 	if !arrivedOrFinished && (!r.moves || !anyFree(v)) {
 		return nil, nil // a round tick with no free GPU changes nothing
 	}
-	ps := r.newPlan(v)
+	ps := r.newPlan(v, nil)
 	first := -1
 	if arrivedOrFinished {
 		q := r.queue(v)
 		r.horizon(ps)
+		freeAt := slices.Clone(ps.freeAt)
+		r.base = baseLists{}
+		ps.base = &r.base
 		m1, s1, last := r.pass(ps, q, -1)
 		if last >= 0 {
 			// The job predicted to end last waits: plan again with it
 			// first, keep that plan if the makespan ends sooner
 			// (critical.go).
-			ps2 := r.newPlan(v)
+			ps2 := r.newPlan(v, freeAt)
 			ps2.horizon = ps.horizon
+			ps2.startFrom(r.base)
 			if m2, s2, _ := r.pass(ps2, q, last); m2 < m1 && s2+m2 < s1+m1 {
 				ps, first = ps2, last
 			}
@@ -214,13 +240,25 @@ func (r *Rule) Schedule(v *sim.View) (*sim.Plan, error) {
 }
 
 // newPlan starts a plan from the current placement, with the predicted
-// time each GPU frees up.
-func (r *Rule) newPlan(v *sim.View) *planState {
-	ps := &planState{v: v, p: v.Plan(), freeAt: make([]float64, len(v.Topology.GPUs)), byType: map[string][]float64{}, dirty: map[string]bool{}, ahead: map[string]int{},
-		onNode: map[freeKey]found{}, spread: map[freeKey]found{}, lone: map[int][]int{}, held: map[string]float64{}}
+// time each GPU frees up: freeAt when given (a copy is kept), else found
+// from the running jobs.
+func (r *Rule) newPlan(v *sim.View, freeAt []float64) *planState {
+	types := v.Topology.Types()
+	nt := len(types)
+	ps := &planState{v: v, p: v.Plan(), types: types, byType: make([][]float64, nt), dirty: make([]bool, nt), ahead: make([]int, nt), free: make([]int, nt),
+		onNode: map[freeKey]found{}, spread: map[freeKey]found{}, lone: map[int][]int{}, held: make([]float64, nt), isHeld: make([]bool, nt), plain: r.plain, rule: r}
 	if r.keep {
 		ps.chosen = map[int]option{}
 	}
+	for i, t := range types {
+		ps.dirty[i] = true
+		ps.free[i] = ps.p.FreeOf(t)
+	}
+	if freeAt != nil {
+		ps.freeAt = slices.Clone(freeAt)
+		return ps
+	}
+	ps.freeAt = make([]float64, len(v.Topology.GPUs))
 	for i := range ps.freeAt {
 		ps.freeAt[i] = v.Now
 	}
@@ -229,9 +267,6 @@ func (r *Rule) newPlan(v *sim.View) *planState {
 		for _, g := range j.GPUs {
 			ps.freeAt[g] = math.Max(ps.freeAt[g], end)
 		}
-	}
-	for _, t := range v.Topology.Types() {
-		ps.dirty[t] = true
 	}
 	return ps
 }
@@ -242,17 +277,20 @@ func (r *Rule) newPlan(v *sim.View) *planState {
 // and partners' delays) and the job predicted to end last when that job
 // waits (else -1).
 func (r *Rule) pass(ps *planState, q []*sim.Job, first int) (float64, float64, int) {
-	ends := map[int]float64{}
-	waits := map[int]bool{}
+	// The latest predicted end of a waiting job, and the lowest ID of
+	// the waiting jobs that end then.
+	endMax, endID := math.Inf(-1), -1
 	sum := 0.0
 	try := func(j *sim.Job) {
 		o := r.decide(ps, j, j.ID == first)
-		if !math.IsInf(o.cost, 1) {
-			sum += o.cost
+		if math.IsInf(o.cost, 1) {
+			return
 		}
-		if o.gpus == nil && !math.IsInf(o.cost, 1) {
-			ends[j.ID] = ps.v.Now + o.cost
-			waits[j.ID] = true
+		sum += o.cost
+		if o.gpus == nil {
+			if e := ps.v.Now + o.cost; e > endMax || (e == endMax && j.ID < endID) {
+				endMax, endID = e, j.ID
+			}
 		}
 	}
 	if first >= 0 {
@@ -269,20 +307,15 @@ func (r *Rule) pass(ps *planState, q []*sim.Job, first int) (float64, float64, i
 		}
 		try(j)
 	}
-	m := ps.makespan(ends)
-	last, latest := -1, ps.v.Now
+	latest := ps.v.Now
 	for _, t := range ps.freeAt {
 		latest = math.Max(latest, t)
 	}
-	for id, e := range ends {
-		if e > latest || (e == latest && last >= 0 && id < last) {
-			latest, last = e, id
-		}
+	m := math.Max(latest, endMax)
+	if endID >= 0 && endMax > latest {
+		return m, sum, endID
 	}
-	if last >= 0 && !waits[last] {
-		last = -1
-	}
-	return m, sum, last
+	return m, sum, -1
 }
 
 // observe learns the solo time of the jobs that completed since the last
@@ -457,8 +490,9 @@ func overlap(wa, sa, xa, wb, sb, xb float64) (ta, tb float64) {
 // option is one choice for a waiting job.
 type option struct {
 	cost    float64
-	gpus    []int // nil: wait
-	waitFor string
+	gpus    []int   // nil: wait
+	waitFor string  // the GPU type it waits for
+	wti     int     // its index in Topology.Types
 	degree  int     // GPUs it waits for
 	start   float64 // when it is predicted to start, when it waits
 	endJ    float64 // predicted completion of the job
@@ -474,88 +508,66 @@ type option struct {
 // decide takes j's option of least cost and returns it; a job that holds
 // (the first of a second pass, critical.go) holds the GPUs it waits for.
 func (r *Rule) decide(ps *planState, j *sim.Job, holds bool) option {
-	v, p := ps.v, ps.p
+	v := ps.v
 	best := option{cost: math.Inf(1)}
 	consider := func(o option) {
 		if o.cost < best.cost {
 			best = o
 		}
 	}
+	degrees := r.degreesOf(j)
 	// Run now on free GPUs, or wait, at each allowed degree and type.
-	for _, d := range r.degreesOf(j) {
-		for _, t := range v.Topology.Types() {
-			sh := sim.Shape{GPUType: t, GPUs: d}
-			if !v.CanRun(j.Workload, sh) || v.Topology.LargestNode(t) < d {
-				sh.Spread = true // no node of t holds it: spread or nothing
-				if d == 1 || !v.CanRun(j.Workload, sh) || v.Topology.Count(t) < d {
-					continue
-				}
-			}
-			s := r.soloOn(j, sh)
-			if s == 0 {
-				continue
-			}
+	for _, d := range degrees {
+		for _, so := range r.shapes(v, j, d).opts {
+			s := so.s
 			w := r.remaining(j, s)
-			if gpus, ok := ps.freeGPUs(j, t, d); ok {
-				gs, _ := shapeOf(v, gpus)
-				if sg := r.soloOn(j, gs); sg > 0 && ps.fitsHold(t, v.Now+w/sg) {
-					consider(option{cost: w / sg, gpus: gpus, endJ: v.Now + w/sg, solo: sg, norm: 1, partner: -1})
+			if ps.free[so.ti] >= d {
+				if gpus, ok := ps.freeFor(so.ti, d, so.onNode, so.spread); ok {
+					gs, _ := shapeOf(v, gpus)
+					if sg := r.soloOn(j, gs); sg > 0 && ps.fitsHold(so.ti, v.Now+w/sg) {
+						consider(option{cost: w / sg, gpus: gpus, endJ: v.Now + w/sg, solo: sg, norm: 1, partner: -1})
+					}
 				}
 			}
-			if tw, ok := ps.waitUntil(t, d); ok {
-				consider(option{cost: tw - v.Now + w/s + tieWait, waitFor: t, degree: d, start: tw, endJ: tw + w/s, solo: s, norm: 1, partner: -1})
+			if tw, ok := ps.waitUntil(so.ti, d); ok {
+				consider(option{cost: tw - v.Now + w/so.s + tieWait, waitFor: so.t, wti: so.ti, degree: d, start: tw, endJ: tw + w/so.s, solo: so.s, norm: 1, partner: -1})
 			}
 		}
 	}
 	// Share with a job running alone on as many GPUs.
-	for _, d := range r.degreesOf(j) {
+	for _, d := range degrees {
 		if v.MaxPerGPU() < 2 {
 			break
 		}
-		for _, q := range ps.partners(j, d) {
-			gpus := p.GPUsOf(q)
-			sh, _ := shapeOf(v, gpus)
-			qj := v.Job(q)
-			sj, sq := r.soloOn(j, sh), r.soloOn(qj, sh)
-			if sj == 0 || sq == 0 {
+		for _, c := range ps.sharesOf(r, j, d) {
+			if c.q == j.ID {
 				continue
 			}
-			xj, ok1 := r.pairOf(v, j, qj, sh)
-			xq, ok2 := r.pairOf(v, qj, j, sh)
-			if !ok1 || !ok2 || !(xj > 0) || !(xq > 0) || xj < r.floor || xq < r.floor {
-				continue
-			}
-			wj, wq := r.remaining(j, sj), r.remaining(qj, sq)
-			tj, tq := overlap(wj, sj, xj, wq, sq, xq)
-			if end := v.Now + math.Max(tj, tq); end > ps.horizon || !ps.fitsHold(sh.GPUType, end) {
+			wj := r.remaining(j, c.sj)
+			tj, tq := overlap(wj, c.sj, c.xj, c.wq, c.sq, c.xq)
+			if end := v.Now + math.Max(tj, tq); end > ps.horizon || !ps.fitsHold(c.ti, end) {
 				continue // it would delay the makespan, or a critical job's GPUs
 			}
-			alone := wq / sq
-			consider(option{cost: tj + (tq - alone) + tieShare, gpus: gpus, endJ: v.Now + tj, endR: v.Now + tq,
-				solo: sj, norm: xj, partner: q, pnorm: xq, pdelay: tq - alone})
+			alone := c.wq / c.sq
+			consider(option{cost: tj + (tq - alone) + tieShare, gpus: c.gpus, endJ: v.Now + tj, endR: v.Now + tq,
+				solo: c.sj, norm: c.xj, partner: c.q, pnorm: c.xq, pdelay: tq - alone})
 		}
 	}
-	switch {
-	case math.IsInf(best.cost, 1):
+	if math.IsInf(best.cost, 1) {
 		return best
 	}
 	if ps.chosen != nil {
 		ps.chosen[j.ID] = best
 	}
-	switch {
-	case best.gpus == nil:
-		ps.ahead[best.waitFor] += best.degree
+	if best.gpus == nil {
+		ps.ahead[best.wti] += best.degree
 		if holds {
-			ps.holdFor(best.waitFor, best.start)
+			ps.holdFor(best.wti, best.start)
 		}
 		return best
 	}
-	ps.place(j.ID, best.gpus)
-	end := math.Max(best.endJ, best.endR)
-	for _, g := range best.gpus {
-		ps.freeAt[g] = math.Max(ps.freeAt[g], end)
-		ps.dirty[v.Topology.GPUs[g].Type] = true
-	}
+	ps.place(r, j.ID, best.gpus, best.partner)
+	ps.freeUntil(best.gpus, math.Max(best.endJ, best.endR))
 	return best
 }
 
@@ -566,22 +578,28 @@ const (
 	tieWait  = 2e-6
 )
 
-// waitUntil is the predicted time n GPUs of type t are free for a job
+// waitUntil is the predicted time n GPUs of type ti are free for a job
 // behind the GPUs the jobs ahead of it wait for.
-func (ps *planState) waitUntil(t string, n int) (float64, bool) {
-	if ps.dirty[t] {
-		var ts []float64
-		for _, ni := range ps.v.Topology.NodesOf(t) {
+func (ps *planState) waitUntil(ti, n int) (float64, bool) {
+	if ps.dirty[ti] {
+		ts := ps.byType[ti][:0]
+		for _, ni := range ps.v.Topology.NodesOf(ps.types[ti]) {
 			for _, g := range ps.v.Topology.Nodes[ni].GPUs {
 				ts = append(ts, ps.freeAt[g])
 			}
 		}
 		slices.Sort(ts)
-		ps.byType[t] = ts
-		ps.dirty[t] = false
+		ps.byType[ti] = ts
+		ps.dirty[ti] = false
+		if ps.base != nil && !ps.placed {
+			if ps.base.sorted == nil {
+				ps.base.sorted = make([][]float64, len(ps.types))
+			}
+			ps.base.sorted[ti] = slices.Clone(ts)
+		}
 	}
-	ts := ps.byType[t]
-	k := ps.ahead[t] + n
+	ts := ps.byType[ti]
+	k := ps.ahead[ti] + n
 	if n > len(ts) {
 		return 0, false
 	}
@@ -594,24 +612,42 @@ func (ps *planState) waitUntil(t string, n int) (float64, bool) {
 	return ts[k-1], true
 }
 
-// freeGPUs returns free GPUs of type t for j: on one node when one has
-// room, else spread when j may spread; d of them. The searches are
-// remembered until the plan changes (placed).
-func (ps *planState) freeGPUs(j *sim.Job, t string, d int) ([]int, bool) {
-	p, v := ps.p, ps.v
-	if p.FreeOf(t) < d {
+// freeGPUs returns free GPUs of type ti for j: on one node when one has
+// room (and j may run on one node), else spread when j may spread; d of
+// them. The searches are remembered until the plan changes (placed).
+func (ps *planState) freeGPUs(j *sim.Job, ti, d int) ([]int, bool) {
+	v := ps.v
+	if ps.free[ti] < d {
 		return nil, false
 	}
-	k := freeKey{t, d}
+	if ps.plain {
+		t := ps.types[ti]
+		onNode := v.CanRun(j.Workload, sim.Shape{GPUType: t, GPUs: d})
+		spread := d > 1 && v.CanRun(j.Workload, sim.Shape{GPUType: t, GPUs: d, Spread: true})
+		return ps.freeFor(ti, d, onNode, spread)
+	}
+	ss := ps.rule.shapes(v, j, d)
+	return ps.freeFor(ti, d, ss.onNode[ti], ss.spread[ti])
+}
+
+// freeFor is freeGPUs for a workload that may run on one node of type ti
+// at degree d (onNode) or spread over nodes (spread).
+func (ps *planState) freeFor(ti, d int, onNode, spread bool) ([]int, bool) {
+	p := ps.p
+	if ps.free[ti] < d {
+		return nil, false
+	}
+	t := ps.types[ti]
+	k := freeKey{ti, d}
 	on, ok := ps.onNode[k]
 	if !ok {
 		on.gpus, on.ok = sim.FreeOnNode(p, t, d)
 		ps.onNode[k] = on
 	}
-	if on.ok && v.CanRun(j.Workload, sim.Shape{GPUType: t, GPUs: d}) {
+	if on.ok && onNode {
 		return on.gpus, true
 	}
-	if d > 1 && v.CanRun(j.Workload, sim.Shape{GPUType: t, GPUs: d, Spread: true}) {
+	if spread {
 		sp, ok := ps.spread[k]
 		if !ok {
 			sp.gpus, sp.ok = sim.FreeSpread(p, t, d)
@@ -622,37 +658,74 @@ func (ps *planState) freeGPUs(j *sim.Job, t string, d int) ([]int, bool) {
 	return nil, false
 }
 
-// partners returns the jobs other than j running alone on d GPUs, from a
-// list kept until the plan changes; whether j may share with one is the
-// caller's question (pairOf answers no for a pair the simulator refuses).
-func (ps *planState) partners(j *sim.Job, d int) []int {
+// loneAt returns the jobs running alone on d GPUs, from a list kept
+// until the plan changes.
+func (ps *planState) loneAt(d int) []int {
 	lone, ok := ps.lone[d]
 	if !ok {
 		lone = sim.Lone(ps.p, d)
 		ps.lone[d] = lone
 	}
-	var out []int
-	for _, q := range lone {
-		qj := ps.v.Job(q)
-		if qj == nil || q == j.ID {
-			continue
-		}
-		out = append(out, q)
-	}
-	return out
+	return lone
 }
 
-// place puts job id on gpus in the plan and forgets the searches.
-func (ps *planState) place(id int, gpus []int) {
+// place puts job id on gpus in the plan, sharing them with partner (-1:
+// none, the GPUs were free), and forgets the searches that the change
+// may answer differently.
+func (ps *planState) place(r *Rule, id int, gpus []int, partner int) {
+	moved := len(ps.p.GPUsOf(id)) > 0
 	ps.p.Place(id, gpus...)
+	ps.placed = true
+	for i, t := range ps.types {
+		ps.free[i] = ps.p.FreeOf(t)
+	}
 	clear(ps.onNode)
 	clear(ps.spread)
 	clear(ps.lone)
+	ps.reviseLones(r, id, gpus, partner, moved)
+	ps.reviseShares(r, id, gpus, partner, moved)
+}
+
+// freeUntil records that gpus are busy until at least end, keeping the
+// sorted free times of their type in order.
+func (ps *planState) freeUntil(gpus []int, end float64) {
+	for _, g := range gpus {
+		was := ps.freeAt[g]
+		now := math.Max(was, end)
+		if now == was {
+			continue
+		}
+		ps.freeAt[g] = now
+		ti := ps.typeOf(g)
+		if ps.dirty[ti] || ps.plain {
+			ps.dirty[ti] = true
+			continue
+		}
+		ts := ps.byType[ti]
+		i, found := slices.BinarySearch(ts, was)
+		if !found {
+			ps.dirty[ti] = true // not the list it should be: sort it again
+			continue
+		}
+		ts = slices.Delete(ts, i, i+1)
+		k, _ := slices.BinarySearch(ts, now)
+		ps.byType[ti] = slices.Insert(ts, k, now)
+	}
+}
+
+// typeOf returns the index of GPU g's type.
+func (ps *planState) typeOf(g int) int {
+	t := ps.v.Topology.GPUs[g].Type
+	for i, x := range ps.types {
+		if x == t {
+			return i
+		}
+	}
+	return -1
 }
 
 type freeKey struct {
-	t string
-	d int
+	ti, d int
 }
 
 type found struct {
@@ -686,33 +759,4 @@ func anyFree(v *sim.View) bool {
 		}
 	}
 	return false
-}
-
-// queue returns the waiting jobs in the order they choose: arrival order,
-// or with ShortestFirst the shortest predicted remaining solo time on
-// their best GPU type first (arrival order on ties).
-func (r *Rule) queue(v *sim.View) []*sim.Job {
-	if !r.shortestFirst {
-		return v.Waiting
-	}
-	type keyed struct {
-		j *sim.Job
-		t float64
-	}
-	ks := make([]keyed, len(v.Waiting))
-	for i, j := range v.Waiting {
-		best := math.Inf(1)
-		for _, t := range v.Topology.Types() {
-			if s := r.soloOn(j, sim.Shape{GPUType: t, GPUs: j.Scale}); s > 0 {
-				best = math.Min(best, r.remaining(j, s)/s*float64(j.Scale))
-			}
-		}
-		ks[i] = keyed{j, best}
-	}
-	slices.SortStableFunc(ks, func(a, b keyed) int { return cmp.Compare(a.t, b.t) })
-	out := make([]*sim.Job, len(ks))
-	for i, k := range ks {
-		out[i] = k.j
-	}
-	return out
 }

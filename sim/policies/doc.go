@@ -72,6 +72,21 @@
 //     (the type's GPUs freed in turns as long as the current one), so
 //     they are optimistic when the held job is long.
 //
+// What the rule remembers, so that a scheduling point costs little per
+// waiting job (classes.go, queue.go): with known durations the queue is
+// kept in order between calls (a waiting job's remaining work does not
+// change while it waits: started jobs leave, new ones are merged in);
+// the GPU types, shapes and solo rates of each workload at each degree;
+// the jobs running alone and, per workload and degree, the ones it may
+// share with (the pair's rates remembered by workloads and shape),
+// revised as each placement changes the plan rather than found anew;
+// the sorted free times of each type's GPUs, revised likewise; and what
+// the first plan of a call found before it placed anything, which the
+// makespan guard's second plan starts from. None of this changes a
+// decision: a test replays generated traces with all of it and with
+// every question asked anew (Rule.plain) and wants every job's start,
+// finish and GPUs equal.
+//
 // What the rule leaves out, by design of a first-order rule: the delay
 // sharing or taking GPUs causes to jobs queued behind, and future
 // arrivals. coloc decides with the measured solo rates (what profiling

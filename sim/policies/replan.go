@@ -1,7 +1,6 @@
 package policies
 
 import (
-	"math"
 	"slices"
 
 	"github.com/coloc-dev/coloc/sim"
@@ -21,6 +20,9 @@ func (r *Rule) replan(ps *planState) {
 	v, p := ps.v, ps.p
 	pen := v.RestartPenalty()
 	for range v.Running {
+		if !slices.ContainsFunc(ps.free, func(n int) bool { return n > 0 }) {
+			return // no free GPU to move to
+		}
 		bestGain, bestJob := 0.0, -1
 		var bestGPUs []int
 		var bestEnd float64
@@ -30,8 +32,8 @@ func (r *Rule) replan(ps *planState) {
 				continue // stopped or moved in this plan
 			}
 			anyFree := false
-			for _, t := range v.Topology.Types() {
-				anyFree = anyFree || p.FreeOf(t) >= j.Degrees[0]
+			for _, n := range ps.free {
+				anyFree = anyFree || n >= j.Degrees[0]
 			}
 			if !anyFree {
 				continue
@@ -41,8 +43,8 @@ func (r *Rule) replan(ps *planState) {
 				continue
 			}
 			for _, d := range r.degreesOf(j) {
-				for _, t := range v.Topology.Types() {
-					gpus, ok := ps.freeGPUs(j, t, d)
+				for ti := range ps.types {
+					gpus, ok := ps.freeGPUs(j, ti, d)
 					if !ok {
 						continue
 					}
@@ -52,7 +54,7 @@ func (r *Rule) replan(ps *planState) {
 						continue
 					}
 					move := pen + r.remaining(j, s)/s
-					if !ps.fitsHold(t, v.Now+move) {
+					if !ps.fitsHold(ti, v.Now+move) {
 						continue // the GPUs are held for a critical job
 					}
 					if gain := stay - move + partnerGain; gain > bestGain {
@@ -64,11 +66,8 @@ func (r *Rule) replan(ps *planState) {
 		if bestJob < 0 {
 			return
 		}
-		ps.place(bestJob, bestGPUs)
-		for _, g := range bestGPUs {
-			ps.freeAt[g] = math.Max(ps.freeAt[g], bestEnd)
-			ps.dirty[v.Topology.GPUs[g].Type] = true
-		}
+		ps.place(r, bestJob, bestGPUs, -1)
+		ps.freeUntil(bestGPUs, bestEnd)
 	}
 }
 
