@@ -23,15 +23,9 @@ func (b *Backfill) Schedule(v *View) (*Plan, error) {
 		return nil, nil
 	}
 	p := v.Plan()
-	for _, j := range v.Waiting {
-		if !p.anyFree() {
+	for j := range p.Untried() {
+		if !p.anyFree() || p.AllMissed() {
 			break
-		}
-		if p.AllMissed() {
-			break
-		}
-		if p.Missed(j) {
-			continue
 		}
 		if gpus, _, ok := BestFree(p, j, b.Est); ok {
 			p.Place(j.ID, gpus...)

@@ -31,12 +31,9 @@ func (g *GreedyPack) Schedule(v *View) (*Plan, error) {
 		return nil, nil
 	}
 	p := v.Plan()
-	for _, j := range v.Waiting {
+	for j := range p.Untried() {
 		if !p.Room() || p.AllMissed() {
 			break
-		}
-		if p.Missed(j) {
-			continue
 		}
 		placed := false
 		if g.PackFirst {

@@ -180,7 +180,7 @@ func (p *Plan) Miss(j *Job) {
 // jobs of it wait.
 func (p *Plan) missedClass(j *Job) {
 	s := p.view.sim
-	if s.classes[[2]int32{s.rules.wid[j.ID], int32(j.Scale)}] == 0 {
+	if s.classWaiting(j) == 0 {
 		return
 	}
 	if p.missGen != p.gen {

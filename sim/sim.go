@@ -60,9 +60,11 @@ type simulation struct {
 	freeOf  []int // GPUs holding no job, by type index
 	busyOf  []int // GPUs holding a job, by type index
 	lone    int   // GPUs holding exactly one job
-	// classes counts the waiting jobs by workload index and size (the
-	// classes Plan.Missed knows), nClasses the classes with any.
-	classes  map[[2]int32]int
+	// queues hold the waiting jobs by class (workload index and size,
+	// the classes Plan.Missed knows), classIdx a class's index in
+	// queues; nClasses counts the classes with waiting jobs (queue.go).
+	queues   []classQueue
+	classIdx map[[2]int32]int
 	nClasses int
 	bufs     []*planBuf
 	nbuf     int    // plan buffers in use in the current Schedule call
@@ -311,28 +313,12 @@ func insertByID(js []*Job, j *Job) []*Job {
 	return slices.Insert(js, i, j)
 }
 
-// classWaits adds n to the waiting jobs of j's class.
-func (s *simulation) classWaits(j *Job, n int) {
-	if s.classes == nil {
-		s.classes = map[[2]int32]int{}
-	}
-	k := [2]int32{s.rules.wid[j.ID], int32(j.Scale)}
-	was := s.classes[k]
-	s.classes[k] = was + n
-	switch {
-	case was == 0 && n > 0:
-		s.nClasses++
-	case was > 0 && was+n == 0:
-		s.nClasses--
-	}
-}
-
 // insertWaiting puts job j back in the waiting list at its arrival place.
 func (s *simulation) insertWaiting(j *Job) {
 	k := s.seq[j.ID]
 	i, _ := slices.BinarySearchFunc(s.waiting, k, func(x *Job, k int) int { return s.seq[x.ID] - k })
 	s.waiting = slices.Insert(s.waiting, i, j)
-	s.classWaits(j, 1)
+	s.classWaits(j, true)
 }
 
 // removeWaiting takes the jobs marked running out of the waiting list:

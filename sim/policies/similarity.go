@@ -176,18 +176,15 @@ func (p *Similarity) fitFor(j *sim.Job) *typeFit {
 // start places waiting jobs in arrival order and returns how many still
 // wait.
 func (p *Similarity) start(pl *sim.Plan, v *sim.View) int {
-	left := 0
-	for i, j := range v.Waiting {
+	left := len(v.Waiting)
+	for j := range pl.Untried() {
 		if !pl.Room() || pl.AllMissed() {
-			return left + len(v.Waiting) - i
+			break
 		}
-		if pl.Missed(j) {
-			left++
-			continue
-		}
-		if !p.place(pl, v, j) {
+		if p.place(pl, v, j) {
+			left--
+		} else {
 			pl.Miss(j)
-			left++
 		}
 	}
 	return left

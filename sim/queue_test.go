@@ -1,0 +1,148 @@
+package sim
+
+import (
+	"slices"
+	"testing"
+)
+
+// queueChecked runs a policy and, before each of its Schedule calls,
+// checks the waiting jobs kept by class against a scan of the waiting
+// list, and that Plan.Untried tries the same jobs as a walk of the
+// waiting list that skips the jobs Missed reports, under a rule that
+// places some jobs, misses others and leaves some undecided.
+type queueChecked struct {
+	Policy
+	t      *testing.T
+	est    Rates
+	checks int
+}
+
+func (c *queueChecked) Schedule(v *View) (*Plan, error) {
+	s := v.sim
+	want := map[[2]int32][]int{}
+	for _, j := range v.Waiting {
+		k := [2]int32{s.rules.wid[j.ID], int32(j.Scale)}
+		want[k] = append(want[k], j.ID)
+	}
+	n := 0
+	for k, c2 := range s.classIdx {
+		var got []int
+		for _, j := range s.queues[c2].jobs {
+			got = append(got, j.ID)
+		}
+		if !slices.Equal(got, want[k]) {
+			c.t.Fatalf("t=%g class %v: queue %v, the waiting list has %v", v.Now, k, got, want[k])
+		}
+		if len(got) > 0 {
+			n++
+		}
+	}
+	if n != len(want) || n != s.nClasses {
+		c.t.Fatalf("t=%g: %d classes wait, %d queued, nClasses %d", v.Now, len(want), n, s.nClasses)
+	}
+	walk := c.tried(v, func(p *Plan, yield func(*Job) bool) {
+		for _, j := range v.Waiting {
+			if p.Missed(j) {
+				continue
+			}
+			if !yield(j) {
+				return
+			}
+		}
+	})
+	merged := c.tried(v, func(p *Plan, yield func(*Job) bool) {
+		for j := range p.Untried() {
+			if !yield(j) {
+				return
+			}
+		}
+	})
+	if !slices.Equal(walk, merged) {
+		c.t.Fatalf("t=%g: Untried tried %v, the walk %v", v.Now, merged, walk)
+	}
+	c.checks += len(walk)
+	return c.Policy.Schedule(v)
+}
+
+// tried applies the test's rule to the jobs each gives, on a plan of its
+// own, and returns their IDs in order.
+func (c *queueChecked) tried(v *View, each func(*Plan, func(*Job) bool)) []int {
+	p := v.Plan()
+	var ids []int
+	each(p, func(j *Job) bool {
+		ids = append(ids, j.ID)
+		switch {
+		case j.ID%7 == 0: // undecided: neither placed nor missed
+		case j.ID%3 == 0:
+			p.Miss(j)
+		default:
+			if gpus, _, ok := BestFree(p, j, c.est); ok {
+				p.Place(j.ID, gpus...)
+			} else if ps := Partners(p, j); len(ps) > 0 {
+				p.Place(j.ID, p.GPUsOf(ps[0])...)
+			} else {
+				p.Miss(j)
+			}
+		}
+		return len(ids) < 400
+	})
+	return ids
+}
+
+func TestUntriedMatchesWalk(t *testing.T) {
+	types := []string{"v100", "k80"}
+	truth := fakeRates{solo: map[string]float64{}, co: map[string]float64{}}
+	ws := []string{"a", "b", "c", "d"}
+	for i, w := range ws {
+		for k, typ := range types {
+			truth.solo[w+"|"+typ] = float64(10 + i + 5*k)
+			truth.solo[w+"|"+typ+"|spread"] = float64(5 + i + 5*k)
+			for _, o := range ws[:3] {
+				truth.co[w+"|"+o+"|"+typ] = float64(4 + i + k)
+			}
+		}
+	}
+	jobs, err := Generate(GenOptions{Jobs: 600, Seed: 4, Workloads: ws, Rates: truth, RefType: "v100", MeanGap: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	scales := map[int]bool{}
+	for _, j := range jobs {
+		scales[j.Scale] = true
+	}
+	if len(scales) < 2 {
+		t.Fatalf("the trace has one job size %v: the classes are not exercised", scales)
+	}
+	tp := topo(t, "v v100 4 4", "k k80 4 4")
+	o := DefaultOptions
+	o.Round = 600 // the round policy stops and restarts jobs: they wait again
+	for _, p := range []Policy{NewGreedyPack(truth), NewBackfill(truth), &stopper{GreedyPack: NewGreedyPack(truth)}} {
+		t.Run(p.Name(), func(t *testing.T) {
+			c := &queueChecked{Policy: p, t: t, est: truth}
+			if r := run(t, tp, jobs, truth, c, o); c.checks < 5000 || r == nil {
+				t.Fatalf("%d jobs tried: the trace did not exercise the queues", c.checks)
+			}
+		})
+	}
+}
+
+// stopper is greedy-pack that, at each round, stops the running job with
+// the lowest ID when another runs, so jobs go back to the waiting list,
+// and else places waiting jobs.
+type stopper struct{ *GreedyPack }
+
+func (s *stopper) Name() string { return "stopper" }
+
+func (s *stopper) Schedule(v *View) (*Plan, error) {
+	if v.Events&Round == 0 {
+		return s.GreedyPack.Schedule(v)
+	}
+	if len(v.Running) > 1 {
+		p := v.Plan()
+		p.Stop(v.Running[0].ID)
+		return p, nil
+	}
+	w := *v
+	w.Events |= Arrived
+	return s.GreedyPack.Schedule(&w)
+}
