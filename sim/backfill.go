@@ -27,6 +27,10 @@ func (b *Backfill) Schedule(v *View) (*Plan, error) {
 		if !p.anyFree() || p.AllMissed() {
 			break
 		}
+		if _, ok := p.PlacedOnFreeSince(j); ok {
+			p.Miss(j) // free GPUs only went since its class found none
+			continue
+		}
 		if gpus, _, ok := BestFree(p, j, b.Est); ok {
 			p.Place(j.ID, gpus...)
 		} else {

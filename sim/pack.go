@@ -35,6 +35,10 @@ func (g *GreedyPack) Schedule(v *View) (*Plan, error) {
 		if !p.Room() || p.AllMissed() {
 			break
 		}
+		if news, ok := p.PlacedOnFreeSince(j); ok && !anyPartner(p, j, news) {
+			p.Miss(j) // no room then, and no new partner since
+			continue
+		}
 		placed := false
 		if g.PackFirst {
 			placed = g.pack(p, j) || g.free(p, j)
@@ -46,6 +50,25 @@ func (g *GreedyPack) Schedule(v *View) (*Plan, error) {
 		}
 	}
 	return p, nil
+}
+
+// anyPartner reports whether one of ids is a partner for j: a job alone on
+// j.Scale GPUs that j may share.
+func anyPartner(p *Plan, j *Job, ids []int) bool {
+	if p.view.MaxPerGPU() < 2 {
+		return false
+	}
+	s := p.view.sim
+	for _, r := range ids {
+		gs := p.GPUsOf(r)
+		if len(gs) != j.Scale || r == j.ID || !p.alone(r, gs) {
+			continue
+		}
+		if s.canShareOn(j.ID, r, s.typeOf[gs[0]], len(gs), s.shapeOf(gs).Spread, gs) {
+			return true
+		}
+	}
+	return false
 }
 
 func (g *GreedyPack) free(p *Plan, j *Job) bool {

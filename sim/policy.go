@@ -137,10 +137,16 @@ type Plan struct {
 	loneMemo    map[int]loneAt
 	touched     []int
 	touchedJobs []int
+	// onFree are the jobs placed on GPUs that were all free, in order;
+	// freed counts the changes that took a job off GPUs (Stop, or Place
+	// of a job that had GPUs).
+	onFree []int
+	freed  int
 }
 
-// missAt records that a job of some size found no room at generation gen.
-type missAt struct{ scale, gen int }
+// missAt records that a job of some size found no room at generation gen,
+// when onFree had free entries and freed was freed.
+type missAt struct{ scale, gen, free, freed int }
 
 // Missed reports whether a job of the same workload and size as j found
 // no room in this plan since its last change: it would find none either.
@@ -168,12 +174,35 @@ func (p *Plan) Miss(j *Job) {
 			if m.gen != p.gen {
 				p.missedClass(j)
 			}
-			p.miss[w][i].gen = p.gen
+			p.miss[w][i] = missAt{j.Scale, p.gen, len(p.onFree), p.freed}
 			return
 		}
 	}
-	p.miss[w] = append(p.miss[w], missAt{j.Scale, p.gen})
+	p.miss[w] = append(p.miss[w], missAt{j.Scale, p.gen, len(p.onFree), p.freed})
 	p.missedClass(j)
+}
+
+// PlacedOnFreeSince reports, when a job of j's workload and size found no
+// room in this plan and no job has left GPUs since (Stop, or Place of a
+// job that had GPUs), the jobs placed on free GPUs since then; ok is
+// false otherwise. Changes since then only took free GPUs, made jobs
+// share, or started the returned jobs, each alone on its GPUs: a policy
+// that takes free GPUs or shares with a job running alone finds no room
+// for j either, unless one of those jobs is a partner for it.
+func (p *Plan) PlacedOnFreeSince(j *Job) (ids []int, ok bool) {
+	w := p.view.sim.rules.wid[j.ID]
+	if int(w) >= len(p.miss) {
+		return nil, false
+	}
+	for _, m := range p.miss[w] {
+		if m.scale == j.Scale {
+			if m.freed != p.freed {
+				return nil, false
+			}
+			return p.onFree[m.free:], true
+		}
+	}
+	return nil, false
 }
 
 // missedClass counts j's class as missed at the current generation when
@@ -250,12 +279,24 @@ func (p *Plan) FreeOf(gpuType string) int {
 // GPUs are kept sorted.
 func (p *Plan) Place(id int, gpus ...int) {
 	p.gen++
+	if len(p.GPUsOf(id)) > 0 {
+		p.freed++
+	}
 	p.touch(id, p.GPUsOf(id))
 	p.remove(id)
 	gs := slices.Clone(gpus)
 	slices.Sort(gs)
 	p.touch(-1, gs)
 	p.note(id, gs)
+	onFree := len(gs) > 0
+	for _, g := range gs {
+		if g < 0 || g >= len(p.base) || !p.Free(g) {
+			onFree = false
+		}
+	}
+	if onFree {
+		p.onFree = append(p.onFree, id)
+	}
 	for _, g := range gs {
 		if g >= 0 && g < len(p.base) {
 			p.count(g, -1)
@@ -269,6 +310,7 @@ func (p *Plan) Place(id int, gpus ...int) {
 // Stop takes job id off its GPUs; it waits until placed again.
 func (p *Plan) Stop(id int) {
 	p.gen++
+	p.freed++
 	p.touch(id, p.GPUsOf(id))
 	p.remove(id)
 	p.note(id, nil)

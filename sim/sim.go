@@ -56,6 +56,7 @@ type simulation struct {
 	waiting []*Job
 	running []*Job
 	now     float64
+	minEta  float64 // the earliest finish time of a running job, as of the last rerate
 	typeOf  []int // GPU -> index into topo.Types()
 	freeOf  []int // GPUs holding no job, by type index
 	busyOf  []int // GPUs holding a job, by type index
@@ -166,8 +167,8 @@ func (s *simulation) loop(jobs []TraceJob, order []int) error {
 		if next < len(order) {
 			t = jobs[order[next]].Arrival
 		}
-		for _, j := range s.running {
-			t = math.Min(t, s.st[j.ID].eta)
+		if len(s.running) > 0 {
+			t = math.Min(t, s.minEta)
 		}
 		tick := math.Inf(1)
 		if s.opt.Round > 0 && s.nActive > 0 {
@@ -349,8 +350,12 @@ func (s *simulation) removeWaiting(seqs []int) {
 	s.waiting = s.waiting[:w]
 }
 
-// rerate recomputes every running job's partner, rate and finish time.
+// rerate recomputes every running job's partner, rate and finish time,
+// and the earliest finish time. Finish times change nowhere else: advance
+// without completions and an empty plan leave them, and minEta, as they
+// are.
 func (s *simulation) rerate() error {
+	s.minEta = math.Inf(1)
 	for _, j := range s.running {
 		st := &s.st[j.ID]
 		st.partner = -1
@@ -362,6 +367,7 @@ func (s *simulation) rerate() error {
 		if st.rated && st.ratedPartner == st.partner && st.ratedShape == st.shape {
 			// Same placement and partner as at the last rating: same rate.
 			st.eta = math.Max(s.now, st.restore) + (float64(j.Steps)-j.Done)/st.rate
+			s.minEta = math.Min(s.minEta, st.eta)
 			continue
 		}
 		var ok bool
@@ -388,6 +394,7 @@ func (s *simulation) rerate() error {
 		}
 		st.rated, st.ratedPartner, st.ratedShape = true, st.partner, st.shape
 		st.eta = math.Max(s.now, st.restore) + (float64(j.Steps)-j.Done)/st.rate
+		s.minEta = math.Min(s.minEta, st.eta)
 	}
 	return nil
 }

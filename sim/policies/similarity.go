@@ -181,6 +181,10 @@ func (p *Similarity) start(pl *sim.Plan, v *sim.View) int {
 		if !pl.Room() || pl.AllMissed() {
 			break
 		}
+		if news, ok := pl.PlacedOnFreeSince(j); ok && !p.newPartner(pl, v, j, news) {
+			pl.Miss(j) // no room then, and no new partner since
+			continue
+		}
 		if p.place(pl, v, j) {
 			left--
 		} else {
@@ -188,6 +192,29 @@ func (p *Similarity) start(pl *sim.Plan, v *sim.View) int {
 		}
 	}
 	return left
+}
+
+// newPartner reports whether one of ids, jobs placed on free GPUs, may be
+// a partner for j in place: both small models, the job alone on j.Scale
+// GPUs. It may say yes where place finds no partner, never the reverse.
+func (p *Similarity) newPartner(pl *sim.Plan, v *sim.View, j *sim.Job, ids []int) bool {
+	if !p.fitFor(j).w.small || v.MaxPerGPU() < 2 {
+		return false
+	}
+	for _, r := range ids {
+		gs, rj := pl.GPUsOf(r), v.Job(r)
+		if rj == nil || len(gs) != j.Scale || r == j.ID || !p.fitFor(rj).w.small {
+			continue
+		}
+		alone := true
+		for _, g := range gs {
+			alone = alone && len(pl.JobsOn(g)) == 1
+		}
+		if alone {
+			return true
+		}
+	}
+	return false
 }
 
 // place starts job j on free GPUs of its best-ranked type with room or,
@@ -206,7 +233,7 @@ func (p *Similarity) place(pl *sim.Plan, v *sim.View, j *sim.Job) bool {
 	best, bestRate := -1, 0.0
 	for _, r := range sim.Partners(pl, j) {
 		rj := v.Job(r)
-		if rj == nil || !p.s.describe(rj.Workload).small {
+		if rj == nil || !p.fitFor(rj).w.small {
 			continue
 		}
 		typ := v.Topology.GPUs[pl.GPUsOf(r)[0]].Type
