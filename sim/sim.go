@@ -57,10 +57,10 @@ type simulation struct {
 	running []*Job
 	now     float64
 	minEta  float64 // the earliest finish time of a running job, as of the last rerate
-	typeOf  []int // GPU -> index into topo.Types()
-	freeOf  []int // GPUs holding no job, by type index
-	busyOf  []int // GPUs holding a job, by type index
-	lone    int   // GPUs holding exactly one job
+	typeOf  []int   // GPU -> index into topo.Types()
+	freeOf  []int   // GPUs holding no job, by type index
+	busyOf  []int   // GPUs holding a job, by type index
+	lone    int     // GPUs holding exactly one job
 	// queues hold the waiting jobs by class (workload index and size,
 	// the classes Plan.Missed knows), classIdx a class's index in
 	// queues; nClasses counts the classes with waiting jobs (queue.go).
