@@ -35,8 +35,12 @@ func (g *GreedyPack) Schedule(v *View) (*Plan, error) {
 		if !p.Room() || p.AllMissed() {
 			break
 		}
-		if news, ok := p.PlacedOnFreeSince(j); ok && !anyPartner(p, j, news) {
-			p.Miss(j) // no room then, and no new partner since
+		if news, ok := p.PlacedOnFreeSince(j); ok {
+			// No room then: no free GPUs now, and only a job placed
+			// since may be a partner.
+			if !g.packAmong(p, j, PartnersAmong(p, j, news)) {
+				p.Miss(j)
+			}
 			continue
 		}
 		placed := false
@@ -52,25 +56,6 @@ func (g *GreedyPack) Schedule(v *View) (*Plan, error) {
 	return p, nil
 }
 
-// anyPartner reports whether one of ids is a partner for j: a job alone on
-// j.Scale GPUs that j may share.
-func anyPartner(p *Plan, j *Job, ids []int) bool {
-	if p.view.MaxPerGPU() < 2 {
-		return false
-	}
-	s := p.view.sim
-	for _, r := range ids {
-		gs := p.GPUsOf(r)
-		if len(gs) != j.Scale || r == j.ID || !p.alone(r, gs) {
-			continue
-		}
-		if s.canShareOn(j.ID, r, s.typeOf[gs[0]], len(gs), s.shapeOf(gs).Spread, gs) {
-			return true
-		}
-	}
-	return false
-}
-
 func (g *GreedyPack) free(p *Plan, j *Job) bool {
 	gpus, _, ok := BestFree(p, j, g.Est)
 	if ok {
@@ -79,9 +64,13 @@ func (g *GreedyPack) free(p *Plan, j *Job) bool {
 	return ok
 }
 
-func (g *GreedyPack) pack(p *Plan, j *Job) bool {
+func (g *GreedyPack) pack(p *Plan, j *Job) bool { return g.packAmong(p, j, Partners(p, j)) }
+
+// packAmong places j next to the partner of ps, as Partners orders them,
+// where est gives j the highest solo rate, the first on ties.
+func (g *GreedyPack) packAmong(p *Plan, j *Job, ps []int) bool {
 	best, bestRate := -1, 0.0
-	for _, r := range Partners(p, j) {
+	for _, r := range ps {
 		sh := p.view.sim.shapeOf(p.GPUsOf(r))
 		if rate, ok := g.Est.Solo(j.Workload, sh); ok && (best < 0 || rate > bestRate) {
 			best, bestRate = r, rate

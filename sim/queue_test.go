@@ -9,12 +9,17 @@ import (
 // checks the waiting jobs kept by class against a scan of the waiting
 // list, and that Plan.Untried tries the same jobs as a walk of the
 // waiting list that skips the jobs Missed reports, under a rule that
-// places some jobs, misses others and leaves some undecided.
+// places the jobs that fit, misses the others, leaves some undecided and
+// now and then stops a running job;
+// and, for each job whose class found no room earlier in the plan
+// (PlacedOnFreeSince), that no GPUs are free for it and that the jobs
+// placed since are all its possible partners.
 type queueChecked struct {
 	Policy
 	t      *testing.T
 	est    Rates
 	checks int
+	since  int // jobs whose class PlacedOnFreeSince answered
 }
 
 func (c *queueChecked) Schedule(v *View) (*Plan, error) {
@@ -71,10 +76,23 @@ func (c *queueChecked) tried(v *View, each func(*Plan, func(*Job) bool)) []int {
 	var ids []int
 	each(p, func(j *Job) bool {
 		ids = append(ids, j.ID)
+		if news, ok := p.PlacedOnFreeSince(j); ok {
+			// The class found no room since the plan last freed GPUs:
+			// none is free now, and only jobs placed since may be
+			// partners.
+			if _, _, free := BestFree(p, j, c.est); free {
+				c.t.Fatalf("t=%g job %d: free GPUs after its class found none", v.Now, j.ID)
+			}
+			if got, want := PartnersAmong(p, j, news), Partners(p, j); !slices.Equal(got, want) {
+				c.t.Fatalf("t=%g job %d: partners among %v are %v, of all %v", v.Now, j.ID, news, got, want)
+			}
+			c.since++
+		}
+		if k := len(ids); k%11 == 0 && k/11 <= len(v.Running) {
+			p.Stop(v.Running[k/11-1].ID) // free some GPUs
+		}
 		switch {
 		case j.ID%7 == 0: // undecided: neither placed nor missed
-		case j.ID%3 == 0:
-			p.Miss(j)
 		default:
 			if gpus, _, ok := BestFree(p, j, c.est); ok {
 				p.Place(j.ID, gpus...)
@@ -119,8 +137,8 @@ func TestUntriedMatchesWalk(t *testing.T) {
 	for _, p := range []Policy{NewGreedyPack(truth), NewBackfill(truth), &stopper{GreedyPack: NewGreedyPack(truth)}} {
 		t.Run(p.Name(), func(t *testing.T) {
 			c := &queueChecked{Policy: p, t: t, est: truth}
-			if r := run(t, tp, jobs, truth, c, o); c.checks < 5000 || r == nil {
-				t.Fatalf("%d jobs tried: the trace did not exercise the queues", c.checks)
+			if r := run(t, tp, jobs, truth, c, o); c.checks < 5000 || c.since < 500 || r == nil {
+				t.Fatalf("%d jobs tried, %d after their class found no room: the trace did not exercise the queues", c.checks, c.since)
 			}
 		})
 	}

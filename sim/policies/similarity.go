@@ -181,40 +181,21 @@ func (p *Similarity) start(pl *sim.Plan, v *sim.View) int {
 		if !pl.Room() || pl.AllMissed() {
 			break
 		}
-		if news, ok := pl.PlacedOnFreeSince(j); ok && !p.newPartner(pl, v, j, news) {
-			pl.Miss(j) // no room then, and no new partner since
-			continue
+		placed := false
+		if news, ok := pl.PlacedOnFreeSince(j); ok {
+			// No room then: no free GPUs now, and only a job placed
+			// since may be a partner.
+			placed = p.fitFor(j).w.small && p.share(pl, v, j, sim.PartnersAmong(pl, j, news))
+		} else {
+			placed = p.place(pl, v, j)
 		}
-		if p.place(pl, v, j) {
+		if placed {
 			left--
 		} else {
 			pl.Miss(j)
 		}
 	}
 	return left
-}
-
-// newPartner reports whether one of ids, jobs placed on free GPUs, may be
-// a partner for j in place: both small models, the job alone on j.Scale
-// GPUs. It may say yes where place finds no partner, never the reverse.
-func (p *Similarity) newPartner(pl *sim.Plan, v *sim.View, j *sim.Job, ids []int) bool {
-	if !p.fitFor(j).w.small || v.MaxPerGPU() < 2 {
-		return false
-	}
-	for _, r := range ids {
-		gs, rj := pl.GPUsOf(r), v.Job(r)
-		if rj == nil || len(gs) != j.Scale || r == j.ID || !p.fitFor(rj).w.small {
-			continue
-		}
-		alone := true
-		for _, g := range gs {
-			alone = alone && len(pl.JobsOn(g)) == 1
-		}
-		if alone {
-			return true
-		}
-	}
-	return false
 }
 
 // place starts job j on free GPUs of its best-ranked type with room or,
@@ -230,8 +211,19 @@ func (p *Similarity) place(pl *sim.Plan, v *sim.View, j *sim.Job) bool {
 	if !f.w.small {
 		return false
 	}
+	return p.share(pl, v, j, sim.Partners(pl, j))
+}
+
+// share places small-model job j next to the small-model job of partners
+// (sim.Partners' order) where its estimated rate is highest, the first on
+// ties.
+func (p *Similarity) share(pl *sim.Plan, v *sim.View, j *sim.Job, partners []int) bool {
+	f := p.fitFor(j)
+	if !f.w.small {
+		return false
+	}
 	best, bestRate := -1, 0.0
-	for _, r := range sim.Partners(pl, j) {
+	for _, r := range partners {
 		rj := v.Job(r)
 		if rj == nil || !p.fitFor(rj).w.small {
 			continue
