@@ -102,7 +102,40 @@ func (v *View) Plan() *Plan {
 	b := s.bufs[s.nbuf]
 	s.nbuf++
 	s.epoch++
-	return &Plan{view: v, buf: b, epoch: s.epoch, base: s.on, moved: map[int][]int{}, free: slices.Clone(s.freeOf), lone: s.lone}
+	p := &Plan{view: v, buf: b, epoch: s.epoch, base: s.on, moved: map[int][]int{}, free: slices.Clone(s.freeOf), lone: s.lone}
+	if c := s.carry; c != nil {
+		// What the last committed plan learned still holds: no job has
+		// finished since. Its classes are tried again (generation -1 is
+		// no generation of this plan) against the jobs it placed on free
+		// GPUs since they found no room.
+		p.miss = make([][]missAt, len(c.miss))
+		for w, ms := range c.miss {
+			p.miss[w] = slices.Clone(ms)
+		}
+		p.onFree = slices.Clone(c.onFree)
+	}
+	return p
+}
+
+// missCarry is the miss table (generation -1, freed 0) and the jobs placed
+// on free GPUs of the last committed plan, kept while only arrivals
+// happen: they change no placement.
+type missCarry struct {
+	miss   [][]missAt
+	onFree []int
+}
+
+// carryFrom keeps what committed plan p learned for the next plans.
+func (s *simulation) carryFrom(p *Plan) {
+	c := &missCarry{miss: make([][]missAt, len(p.miss)), onFree: slices.Clone(p.onFree)}
+	for w, ms := range p.miss {
+		for _, m := range ms {
+			if m.freed == p.freed {
+				c.miss[w] = append(c.miss[w], missAt{m.scale, -1, m.free, 0})
+			}
+		}
+	}
+	s.carry = c
 }
 
 // planBuf holds the GPUs a plan changed: the occupancy of GPU g is

@@ -80,6 +80,9 @@ type simulation struct {
 	touched     []int
 	touchedJobs []int
 	loneMemo    map[int]loneAt
+	// carry is what the last committed plan learned about classes that
+	// found no room (Plan.PlacedOnFreeSince), while no job finished.
+	carry *missCarry
 }
 
 // Run replays jobs on the cluster under policy p, with truth as the rates
@@ -219,6 +222,7 @@ func (s *simulation) schedule(ev Events) error {
 		return err
 	}
 	s.commit(plan)
+	s.carryFrom(plan)
 	return s.rerate()
 }
 
@@ -268,6 +272,8 @@ func (s *simulation) advance(t float64) (bool, error) {
 	if len(finished) == 0 {
 		return false, nil
 	}
+	s.carry = nil // GPUs were freed and partners left alone
+
 	return true, s.rerate()
 }
 
