@@ -6,8 +6,8 @@ import (
 )
 
 // queueChecked runs a policy and, before each of its Schedule calls,
-// checks the waiting jobs kept by class against a scan of the waiting
-// list, and that Plan.Untried tries the same jobs as a walk of the
+// checks the waiting list against a scan of all jobs, the waiting jobs
+// kept by class against a scan of the waiting list, and that Plan.Untried tries the same jobs as a walk of the
 // waiting list that skips the jobs Missed reports, under a rule that
 // places the jobs that fit, misses the others, leaves some undecided and
 // now and then stops a running job;
@@ -25,6 +25,16 @@ type queueChecked struct {
 
 func (c *queueChecked) Schedule(v *View) (*Plan, error) {
 	s := v.sim
+	var inQueue []*Job
+	for _, j := range s.jobs {
+		if s.st[j.ID].status == waiting {
+			inQueue = append(inQueue, j)
+		}
+	}
+	slices.SortFunc(inQueue, func(a, b *Job) int { return s.seq[a.ID] - s.seq[b.ID] })
+	if !slices.Equal(inQueue, v.Waiting) {
+		c.t.Fatalf("t=%g: the waiting list has %d jobs, %d jobs wait", v.Now, len(v.Waiting), len(inQueue))
+	}
 	want := map[[2]int32][]int{}
 	for _, j := range v.Waiting {
 		k := [2]int32{s.rules.wid[j.ID], int32(j.Scale)}

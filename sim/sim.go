@@ -80,6 +80,7 @@ type simulation struct {
 	touched     []int
 	touchedJobs []int
 	loneMemo    map[int]loneAt
+	removeAt    []int // removeWaiting's buffer
 	// carry is what the last committed plan learned about classes that
 	// found no room (Plan.PlacedOnFreeSince), while no job finished.
 	carry *missCarry
@@ -329,27 +330,47 @@ func (s *simulation) insertWaiting(j *Job) {
 }
 
 // removeWaiting takes the jobs marked running out of the waiting list:
-// given their admission numbers, ascending, it moves only what lies
-// after the first of them (nothing when they are the list's head).
+// given their admission numbers, ascending, it finds each by binary
+// search and moves the runs of jobs between them down, touching only what
+// lies after the first of them (nothing when they are the list's head).
 func (s *simulation) removeWaiting(seqs []int) {
 	if len(seqs) == 0 {
 		return
 	}
-	pos := func(k int) int {
-		i, _ := slices.BinarySearchFunc(s.waiting, k, func(x *Job, k int) int { return s.seq[x.ID] - k })
-		return i
+	pos := func(k int) (int, bool) {
+		return slices.BinarySearchFunc(s.waiting, k, func(x *Job, k int) int { return s.seq[x.ID] - k })
 	}
-	first := pos(seqs[0])
+	first, _ := pos(seqs[0])
 	if first == 0 && len(seqs) <= len(s.waiting) && s.seq[s.waiting[len(seqs)-1].ID] == seqs[len(seqs)-1] {
 		clear(s.waiting[:len(seqs)])
 		s.waiting = s.waiting[len(seqs):] // the head started
 		return
 	}
+	at := s.removeAt[:0]
+	for _, k := range seqs {
+		i, found := pos(k)
+		if !found {
+			at = nil // not in the list: a bug; fall back to the scan
+			break
+		}
+		at = append(at, i)
+	}
+	s.removeAt = at
 	w := first
-	for r := first; r < len(s.waiting); r++ {
-		if s.st[s.waiting[r].ID].status != running {
-			s.waiting[w] = s.waiting[r]
-			w++
+	if at == nil {
+		for r := first; r < len(s.waiting); r++ {
+			if s.st[s.waiting[r].ID].status != running {
+				s.waiting[w] = s.waiting[r]
+				w++
+			}
+		}
+	} else {
+		for n, i := range at {
+			end := len(s.waiting)
+			if n+1 < len(at) {
+				end = at[n+1]
+			}
+			w += copy(s.waiting[w:], s.waiting[i+1:end])
 		}
 	}
 	clear(s.waiting[w:])
