@@ -103,7 +103,9 @@
 // no room. And while a plan only takes free GPUs and pairs jobs, free
 // GPUs only go, and the only jobs that come to run alone are those it
 // starts on free GPUs: a class that found no room needs to be tried only
-// against those (Plan.PlacedOnFreeSince, PartnersAmong). Both give the
+// against those (Plan.PlacedOnFreeSince, PartnersAmong); what the
+// committed plan learned so holds for the next plans until a job
+// finishes, since arrivals change no placement. Both give the
 // same decisions as trying every job in turn; tests check them against
 // the walk and the scan after every scheduling call of random runs.
 package sim
