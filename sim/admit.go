@@ -17,7 +17,7 @@ func (s *simulation) admit(id int) bool {
 	s.seq[id] = s.nextSeq
 	s.nextSeq++
 	s.waiting = append(s.waiting, j)
-	s.classWaits(j, 1)
+	s.classWaits(j, true)
 	s.nActive++
 	return true
 }

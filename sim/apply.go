@@ -102,7 +102,7 @@ func (s *simulation) commit(p *Plan) {
 		st.status = running
 		if !wasRunning {
 			started = append(started, s.seq[id])
-			s.classWaits(j, -1)
+			s.classWaits(j, false)
 			s.running = insertByID(s.running, j)
 		}
 		j.Starts++

@@ -23,14 +23,12 @@ func (b *Backfill) Schedule(v *View) (*Plan, error) {
 		return nil, nil
 	}
 	p := v.Plan()
-	for _, j := range v.Waiting {
-		if !p.anyFree() {
+	for j := range p.Untried() {
+		if !p.anyFree() || p.AllMissed() {
 			break
 		}
-		if p.AllMissed() {
-			break
-		}
-		if p.Missed(j) {
+		if _, ok := p.PlacedOnFreeSince(j); ok {
+			p.Miss(j) // free GPUs only went since its class found none
 			continue
 		}
 		if gpus, _, ok := BestFree(p, j, b.Est); ok {

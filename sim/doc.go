@@ -91,4 +91,21 @@
 // The simulator is deterministic: it iterates in job, GPU and type order
 // and draws no random numbers; a randomised policy draws from a generator
 // seeded with Env.Seed.
+//
+// # Trying waiting jobs
+//
+// A policy that tries the waiting jobs in arrival order and lets a job that
+// does not fit leave the rest to the others (backfill, greedy-pack,
+// similarity) need not try a job whose workload and size already found
+// no room in its plan (Plan.Miss, Plan.Missed, Plan.AllMissed). The
+// simulator keeps the waiting jobs by that class, so Plan.Untried gives
+// the next job to try without walking past the jobs of classes that found
+// no room. And while a plan only takes free GPUs and pairs jobs, free
+// GPUs only go, and the only jobs that come to run alone are those it
+// starts on free GPUs: a class that found no room needs to be tried only
+// against those (Plan.PlacedOnFreeSince, PartnersAmong); what the
+// committed plan learned so holds for the next plans until a job
+// finishes, since arrivals change no placement. Both give the
+// same decisions as trying every job in turn; tests check them against
+// the walk and the scan after every scheduling call of random runs.
 package sim

@@ -123,6 +123,32 @@ func PartnersAt(p *Plan, j *Job, n int) []int {
 	return out
 }
 
+// PartnersAmong returns the jobs of ids that Partners(p, j) returns, in
+// the same order: for a policy that knows the others cannot be partners
+// (Plan.PlacedOnFreeSince).
+func PartnersAmong(p *Plan, j *Job, ids []int) []int {
+	if p.view.MaxPerGPU() < 2 {
+		return nil
+	}
+	s := p.view.sim
+	var out []loneJob
+	for _, r := range ids {
+		gs := p.GPUsOf(r)
+		if len(gs) != j.Scale || r == j.ID || gs[0] < 0 || gs[0] >= len(p.base) {
+			continue
+		}
+		if l, ok := p.loneAtGPU(gs[0], j.Scale); ok && l.job == r && s.canShareOn(j.ID, r, l.typ, j.Scale, l.spread, l.gpus) {
+			out = append(out, l)
+		}
+	}
+	slices.SortFunc(out, func(a, b loneJob) int { return a.first - b.first })
+	ps := make([]int, len(out))
+	for i, l := range out {
+		ps[i] = l.job
+	}
+	return ps
+}
+
 // Lone returns the jobs the plan runs alone on a set of n GPUs, each by
 // the first GPU of its set, in GPU order: the jobs a waiting job of n
 // GPUs might share with. Empty when the cluster allows one job per GPU.

@@ -31,11 +31,16 @@ func (g *GreedyPack) Schedule(v *View) (*Plan, error) {
 		return nil, nil
 	}
 	p := v.Plan()
-	for _, j := range v.Waiting {
+	for j := range p.Untried() {
 		if !p.Room() || p.AllMissed() {
 			break
 		}
-		if p.Missed(j) {
+		if news, ok := p.PlacedOnFreeSince(j); ok {
+			// No room then: no free GPUs now, and only a job placed
+			// since may be a partner.
+			if !g.packAmong(p, j, PartnersAmong(p, j, news)) {
+				p.Miss(j)
+			}
 			continue
 		}
 		placed := false
@@ -59,9 +64,13 @@ func (g *GreedyPack) free(p *Plan, j *Job) bool {
 	return ok
 }
 
-func (g *GreedyPack) pack(p *Plan, j *Job) bool {
+func (g *GreedyPack) pack(p *Plan, j *Job) bool { return g.packAmong(p, j, Partners(p, j)) }
+
+// packAmong places j next to the partner of ps, as Partners orders them,
+// where est gives j the highest solo rate, the first on ties.
+func (g *GreedyPack) packAmong(p *Plan, j *Job, ps []int) bool {
 	best, bestRate := -1, 0.0
-	for _, r := range Partners(p, j) {
+	for _, r := range ps {
 		sh := p.view.sim.shapeOf(p.GPUsOf(r))
 		if rate, ok := g.Est.Solo(j.Workload, sh); ok && (best < 0 || rate > bestRate) {
 			best, bestRate = r, rate

@@ -102,7 +102,40 @@ func (v *View) Plan() *Plan {
 	b := s.bufs[s.nbuf]
 	s.nbuf++
 	s.epoch++
-	return &Plan{view: v, buf: b, epoch: s.epoch, base: s.on, moved: map[int][]int{}, free: slices.Clone(s.freeOf), lone: s.lone}
+	p := &Plan{view: v, buf: b, epoch: s.epoch, base: s.on, moved: map[int][]int{}, free: slices.Clone(s.freeOf), lone: s.lone}
+	if c := s.carry; c != nil {
+		// What the last committed plan learned still holds: no job has
+		// finished since. Its classes are tried again (generation -1 is
+		// no generation of this plan) against the jobs it placed on free
+		// GPUs since they found no room.
+		p.miss = make([][]missAt, len(c.miss))
+		for w, ms := range c.miss {
+			p.miss[w] = slices.Clone(ms)
+		}
+		p.onFree = slices.Clone(c.onFree)
+	}
+	return p
+}
+
+// missCarry is the miss table (generation -1, freed 0) and the jobs placed
+// on free GPUs of the last committed plan, kept while only arrivals
+// happen: they change no placement.
+type missCarry struct {
+	miss   [][]missAt
+	onFree []int
+}
+
+// carryFrom keeps what committed plan p learned for the next plans.
+func (s *simulation) carryFrom(p *Plan) {
+	c := &missCarry{miss: make([][]missAt, len(p.miss)), onFree: slices.Clone(p.onFree)}
+	for w, ms := range p.miss {
+		for _, m := range ms {
+			if m.freed == p.freed {
+				c.miss[w] = append(c.miss[w], missAt{m.scale, -1, m.free, 0})
+			}
+		}
+	}
+	s.carry = c
 }
 
 // planBuf holds the GPUs a plan changed: the occupancy of GPU g is
@@ -137,10 +170,16 @@ type Plan struct {
 	loneMemo    map[int]loneAt
 	touched     []int
 	touchedJobs []int
+	// onFree are the jobs placed on GPUs that were all free, in order;
+	// freed counts the changes that took a job off GPUs (Stop, or Place
+	// of a job that had GPUs).
+	onFree []int
+	freed  int
 }
 
-// missAt records that a job of some size found no room at generation gen.
-type missAt struct{ scale, gen int }
+// missAt records that a job of some size found no room at generation gen,
+// when onFree had free entries and freed was freed.
+type missAt struct{ scale, gen, free, freed int }
 
 // Missed reports whether a job of the same workload and size as j found
 // no room in this plan since its last change: it would find none either.
@@ -168,19 +207,42 @@ func (p *Plan) Miss(j *Job) {
 			if m.gen != p.gen {
 				p.missedClass(j)
 			}
-			p.miss[w][i].gen = p.gen
+			p.miss[w][i] = missAt{j.Scale, p.gen, len(p.onFree), p.freed}
 			return
 		}
 	}
-	p.miss[w] = append(p.miss[w], missAt{j.Scale, p.gen})
+	p.miss[w] = append(p.miss[w], missAt{j.Scale, p.gen, len(p.onFree), p.freed})
 	p.missedClass(j)
+}
+
+// PlacedOnFreeSince reports, when a job of j's workload and size found no
+// room in this plan and no job has left GPUs since (Stop, or Place of a
+// job that had GPUs), the jobs placed on free GPUs since then; ok is
+// false otherwise. Changes since then only took free GPUs, made jobs
+// share, or started the returned jobs, each alone on its GPUs: a policy
+// that takes free GPUs or shares with a job running alone finds no room
+// for j either, unless one of those jobs is a partner for it.
+func (p *Plan) PlacedOnFreeSince(j *Job) (ids []int, ok bool) {
+	w := p.view.sim.rules.wid[j.ID]
+	if int(w) >= len(p.miss) {
+		return nil, false
+	}
+	for _, m := range p.miss[w] {
+		if m.scale == j.Scale {
+			if m.freed != p.freed {
+				return nil, false
+			}
+			return p.onFree[m.free:], true
+		}
+	}
+	return nil, false
 }
 
 // missedClass counts j's class as missed at the current generation when
 // jobs of it wait.
 func (p *Plan) missedClass(j *Job) {
 	s := p.view.sim
-	if s.classes[[2]int32{s.rules.wid[j.ID], int32(j.Scale)}] == 0 {
+	if s.classWaiting(j) == 0 {
 		return
 	}
 	if p.missGen != p.gen {
@@ -250,12 +312,24 @@ func (p *Plan) FreeOf(gpuType string) int {
 // GPUs are kept sorted.
 func (p *Plan) Place(id int, gpus ...int) {
 	p.gen++
+	if len(p.GPUsOf(id)) > 0 {
+		p.freed++
+	}
 	p.touch(id, p.GPUsOf(id))
 	p.remove(id)
 	gs := slices.Clone(gpus)
 	slices.Sort(gs)
 	p.touch(-1, gs)
 	p.note(id, gs)
+	onFree := len(gs) > 0
+	for _, g := range gs {
+		if g < 0 || g >= len(p.base) || !p.Free(g) {
+			onFree = false
+		}
+	}
+	if onFree {
+		p.onFree = append(p.onFree, id)
+	}
 	for _, g := range gs {
 		if g >= 0 && g < len(p.base) {
 			p.count(g, -1)
@@ -269,6 +343,7 @@ func (p *Plan) Place(id int, gpus ...int) {
 // Stop takes job id off its GPUs; it waits until placed again.
 func (p *Plan) Stop(id int) {
 	p.gen++
+	p.freed++
 	p.touch(id, p.GPUsOf(id))
 	p.remove(id)
 	p.note(id, nil)

@@ -56,13 +56,16 @@ type simulation struct {
 	waiting []*Job
 	running []*Job
 	now     float64
-	typeOf  []int // GPU -> index into topo.Types()
-	freeOf  []int // GPUs holding no job, by type index
-	busyOf  []int // GPUs holding a job, by type index
-	lone    int   // GPUs holding exactly one job
-	// classes counts the waiting jobs by workload index and size (the
-	// classes Plan.Missed knows), nClasses the classes with any.
-	classes  map[[2]int32]int
+	minEta  float64 // the earliest finish time of a running job, as of the last rerate
+	typeOf  []int   // GPU -> index into topo.Types()
+	freeOf  []int   // GPUs holding no job, by type index
+	busyOf  []int   // GPUs holding a job, by type index
+	lone    int     // GPUs holding exactly one job
+	// queues hold the waiting jobs by class (workload index and size,
+	// the classes Plan.Missed knows), classIdx a class's index in
+	// queues; nClasses counts the classes with waiting jobs (queue.go).
+	queues   []classQueue
+	classIdx map[[2]int32]int
 	nClasses int
 	bufs     []*planBuf
 	nbuf     int    // plan buffers in use in the current Schedule call
@@ -77,6 +80,10 @@ type simulation struct {
 	touched     []int
 	touchedJobs []int
 	loneMemo    map[int]loneAt
+	removeAt    []int // removeWaiting's buffer
+	// carry is what the last committed plan learned about classes that
+	// found no room (Plan.PlacedOnFreeSince), while no job finished.
+	carry *missCarry
 }
 
 // Run replays jobs on the cluster under policy p, with truth as the rates
@@ -164,8 +171,8 @@ func (s *simulation) loop(jobs []TraceJob, order []int) error {
 		if next < len(order) {
 			t = jobs[order[next]].Arrival
 		}
-		for _, j := range s.running {
-			t = math.Min(t, s.st[j.ID].eta)
+		if len(s.running) > 0 {
+			t = math.Min(t, s.minEta)
 		}
 		tick := math.Inf(1)
 		if s.opt.Round > 0 && s.nActive > 0 {
@@ -216,6 +223,7 @@ func (s *simulation) schedule(ev Events) error {
 		return err
 	}
 	s.commit(plan)
+	s.carryFrom(plan)
 	return s.rerate()
 }
 
@@ -265,6 +273,8 @@ func (s *simulation) advance(t float64) (bool, error) {
 	if len(finished) == 0 {
 		return false, nil
 	}
+	s.carry = nil // GPUs were freed and partners left alone
+
 	return true, s.rerate()
 }
 
@@ -311,60 +321,68 @@ func insertByID(js []*Job, j *Job) []*Job {
 	return slices.Insert(js, i, j)
 }
 
-// classWaits adds n to the waiting jobs of j's class.
-func (s *simulation) classWaits(j *Job, n int) {
-	if s.classes == nil {
-		s.classes = map[[2]int32]int{}
-	}
-	k := [2]int32{s.rules.wid[j.ID], int32(j.Scale)}
-	was := s.classes[k]
-	s.classes[k] = was + n
-	switch {
-	case was == 0 && n > 0:
-		s.nClasses++
-	case was > 0 && was+n == 0:
-		s.nClasses--
-	}
-}
-
 // insertWaiting puts job j back in the waiting list at its arrival place.
 func (s *simulation) insertWaiting(j *Job) {
 	k := s.seq[j.ID]
 	i, _ := slices.BinarySearchFunc(s.waiting, k, func(x *Job, k int) int { return s.seq[x.ID] - k })
 	s.waiting = slices.Insert(s.waiting, i, j)
-	s.classWaits(j, 1)
+	s.classWaits(j, true)
 }
 
 // removeWaiting takes the jobs marked running out of the waiting list:
-// given their admission numbers, ascending, it moves only what lies
-// after the first of them (nothing when they are the list's head).
+// given their admission numbers, ascending, it finds each by binary
+// search and moves the runs of jobs between them down, touching only what
+// lies after the first of them (nothing when they are the list's head).
 func (s *simulation) removeWaiting(seqs []int) {
 	if len(seqs) == 0 {
 		return
 	}
-	pos := func(k int) int {
-		i, _ := slices.BinarySearchFunc(s.waiting, k, func(x *Job, k int) int { return s.seq[x.ID] - k })
-		return i
+	pos := func(k int) (int, bool) {
+		return slices.BinarySearchFunc(s.waiting, k, func(x *Job, k int) int { return s.seq[x.ID] - k })
 	}
-	first := pos(seqs[0])
+	first, _ := pos(seqs[0])
 	if first == 0 && len(seqs) <= len(s.waiting) && s.seq[s.waiting[len(seqs)-1].ID] == seqs[len(seqs)-1] {
 		clear(s.waiting[:len(seqs)])
 		s.waiting = s.waiting[len(seqs):] // the head started
 		return
 	}
+	at := s.removeAt[:0]
+	for _, k := range seqs {
+		i, found := pos(k)
+		if !found {
+			at = nil // not in the list: a bug; fall back to the scan
+			break
+		}
+		at = append(at, i)
+	}
+	s.removeAt = at
 	w := first
-	for r := first; r < len(s.waiting); r++ {
-		if s.st[s.waiting[r].ID].status != running {
-			s.waiting[w] = s.waiting[r]
-			w++
+	if at == nil {
+		for r := first; r < len(s.waiting); r++ {
+			if s.st[s.waiting[r].ID].status != running {
+				s.waiting[w] = s.waiting[r]
+				w++
+			}
+		}
+	} else {
+		for n, i := range at {
+			end := len(s.waiting)
+			if n+1 < len(at) {
+				end = at[n+1]
+			}
+			w += copy(s.waiting[w:], s.waiting[i+1:end])
 		}
 	}
 	clear(s.waiting[w:])
 	s.waiting = s.waiting[:w]
 }
 
-// rerate recomputes every running job's partner, rate and finish time.
+// rerate recomputes every running job's partner, rate and finish time,
+// and the earliest finish time. Finish times change nowhere else: advance
+// without completions and an empty plan leave them, and minEta, as they
+// are.
 func (s *simulation) rerate() error {
+	s.minEta = math.Inf(1)
 	for _, j := range s.running {
 		st := &s.st[j.ID]
 		st.partner = -1
@@ -376,6 +394,7 @@ func (s *simulation) rerate() error {
 		if st.rated && st.ratedPartner == st.partner && st.ratedShape == st.shape {
 			// Same placement and partner as at the last rating: same rate.
 			st.eta = math.Max(s.now, st.restore) + (float64(j.Steps)-j.Done)/st.rate
+			s.minEta = math.Min(s.minEta, st.eta)
 			continue
 		}
 		var ok bool
@@ -402,6 +421,7 @@ func (s *simulation) rerate() error {
 		}
 		st.rated, st.ratedPartner, st.ratedShape = true, st.partner, st.shape
 		st.eta = math.Max(s.now, st.restore) + (float64(j.Steps)-j.Done)/st.rate
+		s.minEta = math.Min(s.minEta, st.eta)
 	}
 	return nil
 }

@@ -176,18 +176,23 @@ func (p *Similarity) fitFor(j *sim.Job) *typeFit {
 // start places waiting jobs in arrival order and returns how many still
 // wait.
 func (p *Similarity) start(pl *sim.Plan, v *sim.View) int {
-	left := 0
-	for i, j := range v.Waiting {
+	left := len(v.Waiting)
+	for j := range pl.Untried() {
 		if !pl.Room() || pl.AllMissed() {
-			return left + len(v.Waiting) - i
+			break
 		}
-		if pl.Missed(j) {
-			left++
-			continue
+		placed := false
+		if news, ok := pl.PlacedOnFreeSince(j); ok {
+			// No room then: no free GPUs now, and only a job placed
+			// since may be a partner.
+			placed = p.fitFor(j).w.small && p.share(pl, v, j, sim.PartnersAmong(pl, j, news))
+		} else {
+			placed = p.place(pl, v, j)
 		}
-		if !p.place(pl, v, j) {
+		if placed {
+			left--
+		} else {
 			pl.Miss(j)
-			left++
 		}
 	}
 	return left
@@ -206,10 +211,21 @@ func (p *Similarity) place(pl *sim.Plan, v *sim.View, j *sim.Job) bool {
 	if !f.w.small {
 		return false
 	}
+	return p.share(pl, v, j, sim.Partners(pl, j))
+}
+
+// share places small-model job j next to the small-model job of partners
+// (sim.Partners' order) where its estimated rate is highest, the first on
+// ties.
+func (p *Similarity) share(pl *sim.Plan, v *sim.View, j *sim.Job, partners []int) bool {
+	f := p.fitFor(j)
+	if !f.w.small {
+		return false
+	}
 	best, bestRate := -1, 0.0
-	for _, r := range sim.Partners(pl, j) {
+	for _, r := range partners {
 		rj := v.Job(r)
-		if rj == nil || !p.s.describe(rj.Workload).small {
+		if rj == nil || !p.fitFor(rj).w.small {
 			continue
 		}
 		typ := v.Topology.GPUs[pl.GPUsOf(r)[0]].Type
