@@ -130,6 +130,10 @@ type Rule struct {
 	// allow, when set, narrows a job's degrees (by job ID) to those its
 	// job list allows (the export).
 	allow map[int][]int
+	// fast holds each job's highest solo rate by job ID, -1 none, 0 not
+	// yet known (replan.go).
+	fast      []float64
+	fastTypes []string
 }
 
 // degreesOf returns the degrees j may run on: its own, narrowed by
