@@ -12,8 +12,9 @@ import (
 
 // TestRuleIndexesMatchScan replays an overloaded generated Gavel trace
 // under the oracle rule twice, with its remembered shapes, partner
-// lists, free times and queue order and replan's bound on a move's
-// gain, and asking every question anew (Rule.plain: the
+// lists, free times and queue order (the first plan's lists shared with
+// the guard's second plan until one changes them) and replan's bound on
+// a move's gain, and asking every question anew (Rule.plain: the
 // partners from the lone list, the queue sorted whole, every running
 // job's moves searched), and wants the same result for every job:
 // start, finish, GPUs and partner. Known and attained durations,
