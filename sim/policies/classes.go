@@ -106,6 +106,9 @@ type shareCand struct {
 type shareList struct {
 	rep *sim.Job
 	cs  []shareCand
+	// shared: cs is also the first plan's copy (baseLists), to be copied
+	// before it is changed.
+	shared bool
 }
 
 // sharesOf returns the jobs running alone on d GPUs that j's workload may
@@ -133,11 +136,17 @@ func (ps *planState) sharesOf(r *Rule, j *sim.Job, d int) []shareCand {
 			_, ok := r.pairing(ps, j, k.wid, li)
 			return ok
 		}) {
+			// Gathered in a buffer kept by the rule, then copied at its
+			// size: one allocation per list instead of a growing one.
+			buf := r.candBuf[:0]
 			for _, li := range ls {
 				if c, ok := r.pairing(ps, j, k.wid, li); ok {
-					l.cs = append(l.cs, c)
+					buf = append(buf, c)
 				}
 			}
+			l.cs = append(l.cs, buf...)
+			clear(buf)
+			r.candBuf = buf[:0]
 		}
 	}
 	if ps.shares == nil {
@@ -148,7 +157,8 @@ func (ps *planState) sharesOf(r *Rule, j *sim.Job, d int) []shareCand {
 		if ps.base.shares == nil {
 			ps.base.shares = map[shareKey]*shareList{}
 		}
-		ps.base.shares[k] = &shareList{rep: j, cs: slices.Clone(l.cs)}
+		ps.base.shares[k] = &shareList{rep: j, cs: slices.Clip(l.cs)}
+		l.shared = true
 	}
 	return l.cs
 }
@@ -170,27 +180,55 @@ func (ps *planState) lonesOf(r *Rule, d int) []loneInfo {
 	if ls, ok := ps.loneInfo[d]; ok {
 		return ls
 	}
-	ls := []loneInfo{}
-	for _, q := range ps.loneAt(d) {
+	lone := ps.loneAt(d)
+	ls := make([]loneInfo, 0, len(lone))
+	for _, q := range lone {
 		if li, ok := ps.loneOf(r, q); ok {
 			ls = append(ls, li)
 		}
 	}
 	var kinds []loneInfo
+	r.kindGen++
 	for _, li := range ls {
-		kinds = addKind(kinds, li)
+		if r.newKind(li) {
+			kinds = append(kinds, li)
+		}
 	}
 	if ps.loneInfo == nil {
 		ps.loneInfo, ps.loneKinds = map[int][]loneInfo{}, map[int][]loneInfo{}
 	}
 	ps.loneInfo[d], ps.loneKinds[d] = ls, kinds
+	delete(ps.loneShared, d)
 	if ps.base != nil && !ps.placed {
 		if ps.base.lones == nil {
 			ps.base.lones, ps.base.kinds = map[int][]loneInfo{}, map[int][]loneInfo{}
 		}
-		ps.base.lones[d], ps.base.kinds[d] = slices.Clone(ls), slices.Clone(kinds)
+		ps.base.lones[d], ps.base.kinds[d] = slices.Clip(ls), slices.Clip(kinds)
+		ps.loneInfo[d], ps.loneKinds[d] = ps.base.lones[d], ps.base.kinds[d]
+		ps.shareLones(d)
 	}
 	return ls
+}
+
+// newKind reports whether li is the first job of its workload and shape
+// that lonesOf has seen since it last advanced Rule.kindGen: the kinds
+// seen are marked in a table by workload and shape slot, instead of
+// comparing each lone job with every kind found.
+func (r *Rule) newKind(li loneInfo) bool {
+	w, sl := int(li.wid), li.slot
+	for len(r.kindSeen) <= w {
+		r.kindSeen = append(r.kindSeen, nil)
+	}
+	row := r.kindSeen[w]
+	for len(row) <= sl {
+		row = append(row, 0)
+	}
+	r.kindSeen[w] = row
+	if row[sl] == r.kindGen {
+		return false
+	}
+	row[sl] = r.kindGen
+	return true
 }
 
 // addKind adds li to kinds unless a job of its workload and shape is
@@ -233,6 +271,10 @@ func (ps *planState) reviseLones(r *Rule, id int, gpus []int, partner int, moved
 	if !ok {
 		return
 	}
+	if ps.loneShared[len(gpus)] {
+		ls = slices.Clone(ls)
+		delete(ps.loneShared, len(gpus))
+	}
 	if partner >= 0 {
 		ps.loneInfo[len(gpus)] = slices.DeleteFunc(ls, func(l loneInfo) bool { return l.q == partner })
 		return
@@ -262,17 +304,31 @@ func (ps *planState) startFrom(b baseLists) {
 	}
 	for ti, ts := range b.sorted {
 		if ts != nil {
-			ps.byType[ti], ps.dirty[ti] = slices.Clone(ts), false
+			ps.byType[ti], ps.dirty[ti], ps.sortedShared[ti] = ts, false, true
 		}
 	}
 	ps.loneInfo, ps.loneKinds = map[int][]loneInfo{}, map[int][]loneInfo{}
+	clear(ps.loneShared)
 	for d, ls := range b.lones {
-		ps.loneInfo[d], ps.loneKinds[d] = slices.Clone(ls), slices.Clone(b.kinds[d])
+		ps.loneInfo[d], ps.loneKinds[d] = ls, b.kinds[d]
+		ps.shareLones(d)
 	}
 	ps.shares = map[shareKey]*shareList{}
 	for k, l := range b.shares {
-		ps.shares[k] = &shareList{rep: l.rep, cs: slices.Clone(l.cs)}
+		ps.shares[k] = &shareList{rep: l.rep, cs: l.cs, shared: true}
 	}
+}
+
+// shareLones marks the lone jobs of degree d as the first plan's copy
+// (baseLists), which reviseLones copies before changing: the lists are
+// shared, not copied, with the base and by startFrom, as most plans
+// change none of them. The base's lists have no spare capacity, so
+// appending to one (loneKinds) never writes into the base's array.
+func (ps *planState) shareLones(d int) {
+	if ps.loneShared == nil {
+		ps.loneShared = map[int]bool{}
+	}
+	ps.loneShared[d] = true
 }
 
 // pairStatic is what shareWith finds for a pair of workloads on a shape,
@@ -353,6 +409,9 @@ func (ps *planState) reviseShares(r *Rule, id int, gpus []int, partner int, move
 	for k, l := range ps.shares {
 		if k.d != len(gpus) {
 			continue
+		}
+		if l.shared {
+			l.cs, l.shared = slices.Clone(l.cs), false
 		}
 		if partner >= 0 {
 			l.cs = slices.DeleteFunc(l.cs, func(c shareCand) bool { return c.q == partner })

@@ -130,6 +130,15 @@ type Rule struct {
 	// allow, when set, narrows a job's degrees (by job ID) to those its
 	// job list allows (the export).
 	allow map[int][]int
+	// fast holds each job's highest solo rate by job ID, -1 none, 0 not
+	// yet known (replan.go).
+	fast      []float64
+	fastTypes []string
+	// kindSeen marks, by workload index and shape slot, the kinds of
+	// lone jobs lonesOf has found in its pass numbered kindGen.
+	kindSeen [][]uint64
+	kindGen  uint64
+	candBuf  []shareCand // sharesOf's scratch list
 }
 
 // degreesOf returns the degrees j may run on: its own, narrowed by
@@ -177,16 +186,22 @@ type planState struct {
 	types  []string
 	freeAt []float64   // by GPU
 	byType [][]float64 // the free times of each type's GPUs, sorted
-	dirty  []bool
-	ahead  []int // GPUs of each type the jobs ahead wait for
-	free   []int // GPUs of each type the plan leaves free
-	onNode map[freeKey]found
-	spread map[freeKey]found
-	lone   map[int][]int // by degree
+	// sortedShared: by type, byType is also the first plan's copy
+	// (baseLists), to be copied before it is changed.
+	sortedShared []bool
+	dirty        []bool
+	ahead        []int // GPUs of each type the jobs ahead wait for
+	free         []int // GPUs of each type the plan leaves free
+	onNode       map[freeKey]found
+	spread       map[freeKey]found
+	lone         map[int][]int // by degree
 	// shares remembers the partners a workload may share with at a
 	// degree, revised as the plan changes (classes.go).
 	shares   map[shareKey]*shareList
 	loneInfo map[int][]loneInfo // by degree, revised as the plan changes
+	// loneShared: by degree, loneInfo is also the first plan's copy
+	// (baseLists), to be copied before it is changed.
+	loneShared map[int]bool
 	// loneKinds holds one job of each workload and shape of loneInfo.
 	loneKinds map[int][]loneInfo
 	// The makespan guard (critical.go).
@@ -245,7 +260,7 @@ func (r *Rule) Schedule(v *sim.View) (*sim.Plan, error) {
 func (r *Rule) newPlan(v *sim.View, freeAt []float64) *planState {
 	types := v.Topology.Types()
 	nt := len(types)
-	ps := &planState{v: v, p: v.Plan(), types: types, byType: make([][]float64, nt), dirty: make([]bool, nt), ahead: make([]int, nt), free: make([]int, nt),
+	ps := &planState{v: v, p: v.Plan(), types: types, byType: make([][]float64, nt), sortedShared: make([]bool, nt), dirty: make([]bool, nt), ahead: make([]int, nt), free: make([]int, nt),
 		onNode: map[freeKey]found{}, spread: map[freeKey]found{}, lone: map[int][]int{}, held: make([]float64, nt), isHeld: make([]bool, nt), plain: r.plain, rule: r}
 	if r.keep {
 		ps.chosen = map[int]option{}
@@ -583,6 +598,12 @@ const (
 func (ps *planState) waitUntil(ti, n int) (float64, bool) {
 	if ps.dirty[ti] {
 		ts := ps.byType[ti][:0]
+		if ps.sortedShared[ti] {
+			ts, ps.sortedShared[ti] = nil, false // the base's: not to be overwritten
+		}
+		if ts == nil {
+			ts = make([]float64, 0, ps.v.Topology.Count(ps.types[ti]))
+		}
 		for _, ni := range ps.v.Topology.NodesOf(ps.types[ti]) {
 			for _, g := range ps.v.Topology.Nodes[ni].GPUs {
 				ts = append(ts, ps.freeAt[g])
@@ -595,7 +616,8 @@ func (ps *planState) waitUntil(ti, n int) (float64, bool) {
 			if ps.base.sorted == nil {
 				ps.base.sorted = make([][]float64, len(ps.types))
 			}
-			ps.base.sorted[ti] = slices.Clone(ts)
+			ps.base.sorted[ti] = slices.Clip(ts)
+			ps.byType[ti], ps.sortedShared[ti] = ps.base.sorted[ti], true
 		}
 	}
 	ts := ps.byType[ti]
@@ -702,6 +724,9 @@ func (ps *planState) freeUntil(gpus []int, end float64) {
 			continue
 		}
 		ts := ps.byType[ti]
+		if ps.sortedShared[ti] {
+			ts, ps.sortedShared[ti] = slices.Clone(ts), false
+		}
 		i, found := slices.BinarySearch(ts, was)
 		if !found {
 			ps.dirty[ti] = true // not the list it should be: sort it again

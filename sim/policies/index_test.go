@@ -12,12 +12,14 @@ import (
 
 // TestRuleIndexesMatchScan replays an overloaded generated Gavel trace
 // under the oracle rule twice, with its remembered shapes, partner
-// lists, free times and queue order, and asking every question anew
-// (Rule.plain: the partners from the lone list, the queue sorted whole),
-// and wants the same result for every job: start, finish, GPUs and
-// partner. Known and attained durations, shortest-first and arrival
-// order, trace and policy degrees, with and without assumed multi-GPU
-// pairs.
+// lists, free times and queue order (the first plan's lists shared with
+// the guard's second plan until one changes them) and replan's bound on
+// a move's gain, and asking every question anew (Rule.plain: the
+// partners from the lone list, the queue sorted whole, every running
+// job's moves searched), and wants the same result for every job:
+// start, finish, GPUs and partner. Known and attained durations,
+// shortest-first and arrival order, trace and policy degrees, with and
+// without assumed multi-GPU pairs; every case moves some job.
 func TestRuleIndexesMatchScan(t *testing.T) {
 	ds, err := datasets.Open(filepath.Join("..", "..", "datasets", "reference", "gavel"))
 	if err != nil {
@@ -67,6 +69,9 @@ func TestRuleIndexesMatchScan(t *testing.T) {
 			fast, plain := run(false), run(true)
 			if fast.Shared < c.minShare {
 				t.Errorf("%d jobs shared, want at least %d: the case does not exercise the partner lists", fast.Shared, c.minShare)
+			}
+			if fast.Restarts < 1 {
+				t.Errorf("no job moved: the case does not exercise replan's bound")
 			}
 			if fast.AvgJCT < 10*3600 {
 				t.Errorf("average JCT %.0f s: the queue is too short to exercise the queue order", fast.AvgJCT)

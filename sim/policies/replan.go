@@ -42,6 +42,9 @@ func (r *Rule) replan(ps *planState) {
 			if !ok {
 				continue
 			}
+			if !ps.plain && !r.mayGain(ps.types, j, stay, partnerGain, pen, bestGain) {
+				continue // no free GPUs make the move pay more than the best
+			}
 			for _, d := range r.degreesOf(j) {
 				for ti := range ps.types {
 					gpus, ok := ps.freeGPUs(j, ti, d)
@@ -102,4 +105,58 @@ func (r *Rule) stay(v *sim.View, p *sim.Plan, j *sim.Job, gpus []int) (float64, 
 		return tj, tq - wq/sq, true
 	}
 	return w / s, 0, true
+}
+
+// mayGain reports whether moving j could save more than best: whether
+// the gain with the shortest run time j could have anywhere (its
+// fastest solo rate over every type, allowed degree and spread) exceeds
+// best. A move's run time is at least that one, so a job for which the
+// bound fails cannot be the best move, and replan skips searching free
+// GPUs for it. The bound's run time is lowered by a relative 1e-9 so
+// that rounding in the remaining-time estimate (which multiplies and
+// divides by the rate) cannot make it exceed a real move's.
+func (r *Rule) mayGain(types []string, j *sim.Job, stay, partnerGain, pen, best float64) bool {
+	s := r.fastest(types, j)
+	if s == 0 {
+		return false // no shape has a rate: every move is skipped
+	}
+	lb := r.remaining(j, s) / s * (1 - 1e-9)
+	gain := stay - (pen + lb) + partnerGain
+	return !(gain <= best)
+}
+
+// fastest returns j's highest solo rate over the GPU types, its allowed
+// degrees and both spreads, 0 when none is known, remembered by job ID:
+// the rates of a job's shapes do not change (the memory is dropped if
+// the GPU types do).
+func (r *Rule) fastest(types []string, j *sim.Job) float64 {
+	if !slices.Equal(types, r.fastTypes) {
+		r.fast, r.fastTypes = nil, slices.Clone(types)
+	}
+	if j.ID >= 0 && j.ID < len(r.fast) && r.fast[j.ID] != 0 {
+		return max(r.fast[j.ID], 0)
+	}
+	best := 0.0
+	for _, d := range r.degreesOf(j) {
+		for _, t := range types {
+			for _, spread := range []bool{false, true} {
+				if spread && d < 2 {
+					continue
+				}
+				if s := r.soloOn(j, sim.Shape{GPUType: t, GPUs: d, Spread: spread}); s > best {
+					best = s
+				}
+			}
+		}
+	}
+	if j.ID >= 0 {
+		if j.ID >= len(r.fast) {
+			r.fast = append(r.fast, make([]float64, j.ID+1-len(r.fast))...)
+		}
+		r.fast[j.ID] = best
+		if best == 0 {
+			r.fast[j.ID] = -1
+		}
+	}
+	return best
 }
