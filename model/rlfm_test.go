@@ -74,16 +74,7 @@ func TestRLFMPredictsUnseenJobsFromFeatures(t *testing.T) {
 // unrelated to the interaction) rlfm is still a factorisation: it recovers
 // a latent low-rank structure as pmf does.
 func TestRLFMRecoversLowRankWithoutFeatures(t *testing.T) {
-	const n = 24
-	sp, _ := synthetic(t, n, 12)
-	r := rand.New(rand.NewPCG(9, 9))
-	u, v := make([][2]float64, n), make([][2]float64, n)
-	for j := range u {
-		u[j] = [2]float64{r.NormFloat64(), r.NormFloat64()}
-		v[j] = [2]float64{r.NormFloat64(), r.NormFloat64()}
-	}
-	f := func(a, b int) float64 { return 0.7 + 0.08*(u[a][0]*v[b][0]+u[a][1]*v[b][1]) }
-	train, test := allPairs(n, 0.6, 8, f)
+	sp, train, test := lowRankPairs(t)
 	bias := fitMAE(t, "bias", sp, train, test)
 	pmf := fitMAE(t, "pmf", sp, train, test)
 	got := fitMAE(t, "rlfm", sp, train, test)

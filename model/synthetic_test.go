@@ -100,9 +100,10 @@ func TestModelsRecoverAdditiveStructure(t *testing.T) {
 	}
 }
 
-// A latent low-rank interaction that no feature explains: the
-// factorization models (pmf, iasp) must recover it; the bias model cannot.
-func TestFactorModelsRecoverLowRank(t *testing.T) {
+// lowRankPairs draws a rank-2 interaction of 24 jobs that the synthetic
+// space's features do not explain, split 60/40 into training and test pairs.
+func lowRankPairs(t *testing.T) (*Space, []Obs, []Obs) {
+	t.Helper()
 	const n = 24
 	sp, _ := synthetic(t, n, 12)
 	r := rand.New(rand.NewPCG(9, 9))
@@ -113,6 +114,13 @@ func TestFactorModelsRecoverLowRank(t *testing.T) {
 	}
 	f := func(a, b int) float64 { return 0.7 + 0.08*(u[a][0]*v[b][0]+u[a][1]*v[b][1]) }
 	train, test := allPairs(n, 0.6, 8, f)
+	return sp, train, test
+}
+
+// A latent low-rank interaction that no feature explains: the
+// factorization models (pmf, iasp) must recover it; the bias model cannot.
+func TestFactorModelsRecoverLowRank(t *testing.T) {
+	sp, train, test := lowRankPairs(t)
 	bias := fitMAE(t, "bias", sp, train, test)
 	for _, name := range []string{"pmf", "iasp"} {
 		if got := fitMAE(t, name, sp, train, test); got > 0.6*bias {
