@@ -25,6 +25,15 @@ import (
 //	go test ./cmd/coloc -run '^TestDocResults$' -args -results
 var updateResults = flag.Bool("results", false, "regenerate the result blocks of docs/*.md")
 
+// skipResults names the blocks a -results run leaves as they are: those whose
+// command matches this regular expression. Two runs with complementary sets
+// (-results-skip X and -results-only X) regenerate the blocks at once.
+var skipResults = flag.String("results-skip", "", "with -results, leave the blocks whose command matches this regular expression")
+
+// onlyResults, when set, limits a -results run to the blocks whose command
+// matches this regular expression.
+var onlyResults = flag.String("results-only", "", "with -results, regenerate only the blocks whose command matches this regular expression")
+
 // A result block of a document is the output of one coloc command, between
 //
 //	<!-- results[ code][ full]: coloc ARGS -->
@@ -202,6 +211,9 @@ func TestDocResults(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: coloc %s: %v", doc, b.cmd, err)
 			}
+			if *updateResults && !selectedBlock(t, b.cmd) {
+				continue
+			}
 			if *updateResults {
 				start := time.Now()
 				out, _ := mustRun(t, strings.Fields(b.cmd)...)
@@ -235,6 +247,27 @@ func TestDocResults(t *testing.T) {
 	if !*updateResults && full == 0 {
 		t.Error("no result block is marked full: the hashes are never checked against real output")
 	}
+}
+
+// selectedBlock says whether a -results run regenerates the block of cmd
+// under -results-skip and -results-only.
+func selectedBlock(t *testing.T, cmd string) bool {
+	for _, f := range []struct {
+		expr string
+		want bool
+	}{{*skipResults, false}, {*onlyResults, true}} {
+		if f.expr == "" {
+			continue
+		}
+		re, err := regexp.Compile(f.expr)
+		if err != nil {
+			t.Fatalf("results flag %q: %v", f.expr, err)
+		}
+		if re.MatchString(cmd) != f.want {
+			return false
+		}
+	}
+	return true
 }
 
 // TestResultBlocksParse: markers, flags, the inputs line and the rendered
