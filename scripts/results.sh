@@ -3,9 +3,9 @@
 # tables of docs/models.md) by running the coloc command written in each
 # block's marker, in process, and recording the hash of its inputs (see
 # cmd/coloc/results_test.go). TestDocResults, part of `make test`, fails
-# when a block is stale. The new-job evaluation dominates the run: 55 of its
-# 69 minutes on 2026-12-01, on two cores shared with other work; the other
-# blocks but cross-device (22 minutes) took 3.2 minutes on two quiet cores.
+# when a block is stale. The new-job and cross-device evaluations dominate
+# the run: of its 65 minutes on 2026-12-01 (two cores shared with other
+# work), new-job took 41 and cross-device 22, the four other blocks 2.
 # To share the work between two checkouts of the same commit, pass flags to
 # the test: RESULTS_FLAGS="-results-only new-job" in one and
 # RESULTS_FLAGS="-results-skip new-job" in the other, then take each one's
