@@ -71,16 +71,7 @@ func TestExportMarksAssumedPairs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("fits IASP, IAPP and the similarity model (seconds)")
 	}
-	const gavel = "../../datasets/reference/gavel"
-	dir := fitGavel(t, "iasp", "iapp", "similarity")
-	models, err := place.LoadModels(dir, place.DefaultModelNames)
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, err := place.LoadData([]string{gavel})
-	if err != nil {
-		t.Fatal(err)
-	}
+	models, data := gavelPlaceInputs(t)
 	spec := &cluster.Spec{Version: 1, Name: "hand", Groups: []cluster.NodeGroup{
 		{Name: "v", GPUType: "v100", GPUs: 2, MemoryGB: 16, Link: "nvlink", LinkGBs: 100, NetworkGB: 10}}}
 	list := &jobs.List{Version: jobs.Version, Jobs: []jobs.Job{

@@ -44,15 +44,7 @@ func TestExportTakesTheOnlineRulesDecisions(t *testing.T) {
 		t.Skip("fits IASP, IAPP and the similarity model (seconds)")
 	}
 	const gavel = "../../datasets/reference/gavel"
-	dir := fitGavel(t, "iasp", "iapp", "similarity")
-	models, err := place.LoadModels(dir, place.DefaultModelNames)
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, err := place.LoadData([]string{gavel})
-	if err != nil {
-		t.Fatal(err)
-	}
+	models, data := gavelPlaceInputs(t)
 	spec := &cluster.Spec{Version: 1, Name: "hand", Groups: []cluster.NodeGroup{
 		{Name: "v", GPUType: "v100", GPUs: 2, MemoryGB: 16, Link: "nvlink", LinkGBs: 100, NetworkGB: 10},
 		{Name: "k", GPUType: "k80", GPUs: 2, MemoryGB: 12, Link: "pcie", LinkGBs: 10, NetworkGB: 10}}}

@@ -9,6 +9,7 @@ import (
 	"github.com/coloc-dev/coloc/datasets"
 	"github.com/coloc-dev/coloc/features"
 	"github.com/coloc-dev/coloc/model"
+	"github.com/coloc-dev/coloc/place"
 	"github.com/coloc-dev/coloc/place/cluster"
 	"github.com/coloc-dev/coloc/sim"
 )
@@ -205,4 +206,20 @@ func fitGavel(t testing.TB, names ...string) string {
 		t.Fatal(err)
 	}
 	return dir
+}
+
+// gavelPlaceInputs fits IASP, IAPP and the similarity model on the shipped
+// Gavel data and loads them and the data as the placement engine reads
+// them: what an export test hands place.Export.
+func gavelPlaceInputs(t testing.TB) (*place.Models, *place.Data) {
+	t.Helper()
+	models, err := place.LoadModels(fitGavel(t, "iasp", "iapp", "similarity"), place.DefaultModelNames)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := place.LoadData([]string{filepath.Join("..", "..", "datasets", "reference", "gavel")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return models, data
 }
