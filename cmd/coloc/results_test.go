@@ -211,8 +211,14 @@ func TestDocResults(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: coloc %s: %v", doc, b.cmd, err)
 			}
-			if *updateResults && !selectedBlock(t, b.cmd) {
-				continue
+			if *updateResults {
+				sel, err := selectedBlock(*skipResults, *onlyResults, b.cmd)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !sel {
+					continue
+				}
 			}
 			if *updateResults {
 				start := time.Now()
@@ -249,25 +255,54 @@ func TestDocResults(t *testing.T) {
 	}
 }
 
-// selectedBlock says whether a -results run regenerates the block of cmd
-// under -results-skip and -results-only.
-func selectedBlock(t *testing.T, cmd string) bool {
+// selectedBlock says whether a -results run regenerates the block of cmd:
+// not when cmd matches skip, and only when it matches only (an empty
+// expression sets no condition).
+func selectedBlock(skip, only, cmd string) (bool, error) {
 	for _, f := range []struct {
 		expr string
 		want bool
-	}{{*skipResults, false}, {*onlyResults, true}} {
+	}{{skip, false}, {only, true}} {
 		if f.expr == "" {
 			continue
 		}
 		re, err := regexp.Compile(f.expr)
 		if err != nil {
-			t.Fatalf("results flag %q: %v", f.expr, err)
+			return false, fmt.Errorf("results flag %q: %v", f.expr, err)
 		}
 		if re.MatchString(cmd) != f.want {
-			return false
+			return false, nil
 		}
 	}
-	return true
+	return true, nil
+}
+
+// TestSelectedBlock: -results-skip and -results-only split the blocks
+// between two runs, each block to exactly one of them.
+func TestSelectedBlock(t *testing.T) {
+	cmds := []string{"eval --protocol new-job --seeds 3", "eval --protocol cross-device", "eval --seeds 5"}
+	for _, c := range cmds {
+		a, err := selectedBlock("new-job", "", c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := selectedBlock("", "new-job", c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a == b {
+			t.Errorf("%q: skip run %v, only run %v: want exactly one", c, a, b)
+		}
+		if all, _ := selectedBlock("", "", c); !all {
+			t.Errorf("%q: not selected without flags", c)
+		}
+	}
+	if sel, _ := selectedBlock("seeds", "new-job", cmds[0]); sel {
+		t.Error("a block matching both flags is selected")
+	}
+	if _, err := selectedBlock("(", "", cmds[0]); err == nil {
+		t.Error("a bad expression is accepted")
+	}
 }
 
 // TestResultBlocksParse: markers, flags, the inputs line and the rendered
