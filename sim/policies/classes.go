@@ -94,6 +94,7 @@ type shareKey struct {
 // work.
 type shareCand struct {
 	q      int
+	qj     *sim.Job
 	gpus   []int
 	ti     int
 	sj, sq float64
@@ -120,6 +121,9 @@ func (ps *planState) sharesOf(r *Rule, j *sim.Job, d int) []shareCand {
 	k := shareKey{r.widOf(j), d}
 	if l, ok := ps.shares[k]; ok && !r.plain {
 		return l.cs
+	}
+	if cs, ok := r.carry.plan(ps, r, j, k); ok {
+		return cs
 	}
 	l := &shareList{rep: j, cs: []shareCand{}}
 	if r.plain {
@@ -172,6 +176,9 @@ type loneInfo struct {
 	ti   int
 	slot int // of its shape: (GPUs, spread, type)
 	wid  int32
+	// born is the carried generation in which the job was found alone
+	// there (carried.gen; 0 in a plan's own lists).
+	born uint64
 }
 
 // lonesOf returns the jobs running alone on d GPUs with their shapes,
@@ -202,6 +209,9 @@ func (ps *planState) lonesOf(r *Rule, d int) []loneInfo {
 	if ps.base != nil && !ps.placed {
 		if ps.base.lones == nil {
 			ps.base.lones, ps.base.kinds = map[int][]loneInfo{}, map[int][]loneInfo{}
+		}
+		if !r.plain {
+			r.carry.found(r, d, ls, kinds)
 		}
 		ps.base.lones[d], ps.base.kinds[d] = slices.Clip(ls), slices.Clip(kinds)
 		ps.loneInfo[d], ps.loneKinds[d] = ps.base.lones[d], ps.base.kinds[d]
@@ -369,7 +379,7 @@ func (r *Rule) pairing(ps *planState, j *sim.Job, wj int32, li loneInfo) (shareC
 	if !st.ok {
 		return shareCand{}, false
 	}
-	return shareCand{q: li.q, gpus: li.gpus, ti: li.ti, sj: st.sj, sq: st.sq, xj: st.xj, xq: st.xq, wq: r.remaining(li.qj, st.sq)}, true
+	return shareCand{q: li.q, qj: li.qj, gpus: li.gpus, ti: li.ti, sj: st.sj, sq: st.sq, xj: st.xj, xq: st.xq, wq: r.remaining(li.qj, st.sq)}, true
 }
 
 // shareWith returns job q, running alone, as a partner of j's workload,
@@ -392,7 +402,7 @@ func (ps *planState) shareWith(r *Rule, j *sim.Job, q int) (shareCand, bool) {
 	if !ok1 || !ok2 || !(xj > 0) || !(xq > 0) || xj < r.floor || xq < r.floor {
 		return shareCand{}, false
 	}
-	return shareCand{q: q, gpus: gpus, ti: ps.typeOf(gpus[0]), sj: sj, sq: sq, xj: xj, xq: xq, wq: r.remaining(qj, sq)}, true
+	return shareCand{q: q, qj: qj, gpus: gpus, ti: ps.typeOf(gpus[0]), sj: sj, sq: sq, xj: xj, xq: xq, wq: r.remaining(qj, sq)}, true
 }
 
 // reviseShares brings the remembered partners up to date after job id

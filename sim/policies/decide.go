@@ -139,6 +139,9 @@ type Rule struct {
 	kindSeen [][]uint64
 	kindGen  uint64
 	candBuf  []shareCand // sharesOf's scratch list
+	// carry holds lone jobs and partner lists from call to call
+	// (classes.go).
+	carry carried
 }
 
 // degreesOf returns the degrees j may run on: its own, narrowed by
@@ -212,6 +215,9 @@ type planState struct {
 	plain   bool // Rule.plain
 	rule    *Rule
 	placed  bool // the plan has changed the placement
+	// log lists the plan's placements in order, for partner lists
+	// found after some (carried.plan).
+	log []placement
 	// base, when set, keeps a copy of the partner lists found before
 	// any change, for the next plan of the same call (startFrom).
 	base *baseLists
@@ -232,6 +238,7 @@ func (r *Rule) Schedule(v *sim.View) (*sim.Plan, error) {
 		freeAt := slices.Clone(ps.freeAt)
 		r.base = baseLists{}
 		ps.base = &r.base
+		r.carryOver(ps)
 		m1, s1, last := r.pass(ps, q, -1)
 		if last >= 0 {
 			// The job predicted to end last waits: plan again with it
@@ -698,6 +705,7 @@ func (ps *planState) place(r *Rule, id int, gpus []int, partner int) {
 	moved := len(ps.p.GPUsOf(id)) > 0
 	ps.p.Place(id, gpus...)
 	ps.placed = true
+	ps.log = append(ps.log, placement{id, gpus, partner, moved})
 	for i, t := range ps.types {
 		ps.free[i] = ps.p.FreeOf(t)
 	}
