@@ -195,7 +195,7 @@ func (c *carried) partners(ps *planState, r *Rule, j *sim.Job, k shareKey, cl *c
 		// The lone jobs are those it was made from: only their remaining
 		// work changed. No plan of this call has read the list yet.
 		for i := range s.cs {
-			s.cs[i].wq = r.remaining(s.cs[i].qj, s.cs[i].sq)
+			s.cs[i].wq = r.remaining(ps.v.Job(s.cs[i].q), s.cs[i].sq)
 		}
 	default:
 		s.cs = r.revisePartners(ps, s, cl.ls)
@@ -212,11 +212,11 @@ func (r *Rule) revisePartners(ps *planState, s *carriedShares, now []loneInfo) [
 	cs, k := s.cs, 0
 	wid := r.widOf(s.rep)
 	for _, li := range now {
-		for k < len(cs) && cs[k].gpus[0] < li.gpus[0] {
+		for k < len(cs) && cs[k].first < li.gpus[0] {
 			k++ // no longer alone
 		}
 		if li.born > s.gen {
-			if k < len(cs) && cs[k].gpus[0] == li.gpus[0] {
+			if k < len(cs) && cs[k].first == li.gpus[0] {
 				k++ // the partner that was alone there
 			}
 			if c, ok := r.pairing(ps, s.rep, wid, li); ok {
@@ -226,7 +226,7 @@ func (r *Rule) revisePartners(ps *planState, s *carriedShares, now []loneInfo) [
 		}
 		if k < len(cs) && cs[k].q == li.q {
 			c := cs[k]
-			c.wq = r.remaining(c.qj, c.sq)
+			c.wq = r.remaining(ps.v.Job(c.q), c.sq)
 			out = append(out, c)
 			k++
 		}
@@ -264,7 +264,7 @@ func (ps *planState) replay(r *Rule, rep *sim.Job, base []shareCand, d int) ([]s
 		if !ok {
 			continue
 		}
-		i, _ := slices.BinarySearchFunc(cs, c.gpus[0], func(x shareCand, g int) int { return x.gpus[0] - g })
+		i, _ := slices.BinarySearchFunc(cs, c.first, func(x shareCand, g int) int { return x.first - g })
 		cs = slices.Insert(cs, i, c)
 	}
 	return cs, true

@@ -94,8 +94,7 @@ type shareKey struct {
 // work.
 type shareCand struct {
 	q      int
-	qj     *sim.Job
-	gpus   []int
+	first  int // its lowest GPU (its GPUs: the plan's, Plan.GPUsOf)
 	ti     int
 	sj, sq float64
 	xj, xq float64
@@ -379,7 +378,7 @@ func (r *Rule) pairing(ps *planState, j *sim.Job, wj int32, li loneInfo) (shareC
 	if !st.ok {
 		return shareCand{}, false
 	}
-	return shareCand{q: li.q, qj: li.qj, gpus: li.gpus, ti: li.ti, sj: st.sj, sq: st.sq, xj: st.xj, xq: st.xq, wq: r.remaining(li.qj, st.sq)}, true
+	return shareCand{q: li.q, first: li.gpus[0], ti: li.ti, sj: st.sj, sq: st.sq, xj: st.xj, xq: st.xq, wq: r.remaining(li.qj, st.sq)}, true
 }
 
 // shareWith returns job q, running alone, as a partner of j's workload,
@@ -402,7 +401,7 @@ func (ps *planState) shareWith(r *Rule, j *sim.Job, q int) (shareCand, bool) {
 	if !ok1 || !ok2 || !(xj > 0) || !(xq > 0) || xj < r.floor || xq < r.floor {
 		return shareCand{}, false
 	}
-	return shareCand{q: q, qj: qj, gpus: gpus, ti: ps.typeOf(gpus[0]), sj: sj, sq: sq, xj: xj, xq: xq, wq: r.remaining(qj, sq)}, true
+	return shareCand{q: q, first: gpus[0], ti: ps.typeOf(gpus[0]), sj: sj, sq: sq, xj: xj, xq: xq, wq: r.remaining(qj, sq)}, true
 }
 
 // reviseShares brings the remembered partners up to date after job id
@@ -431,7 +430,7 @@ func (ps *planState) reviseShares(r *Rule, id int, gpus []int, partner int, move
 		if !ok {
 			continue
 		}
-		i, _ := slices.BinarySearchFunc(l.cs, c.gpus[0], func(x shareCand, g int) int { return x.gpus[0] - g })
+		i, _ := slices.BinarySearchFunc(l.cs, c.first, func(x shareCand, g int) int { return x.first - g })
 		l.cs = slices.Insert(l.cs, i, c)
 	}
 }

@@ -571,12 +571,16 @@ func (r *Rule) decide(ps *planState, j *sim.Job, holds bool) option {
 				continue // it would delay the makespan, or a critical job's GPUs
 			}
 			alone := c.wq / c.sq
-			consider(option{cost: tj + (tq - alone) + tieShare, gpus: c.gpus, endJ: v.Now + tj, endR: v.Now + tq,
+			// The GPUs are the partner's, asked of the plan once chosen.
+			consider(option{cost: tj + (tq - alone) + tieShare, endJ: v.Now + tj, endR: v.Now + tq,
 				solo: c.sj, norm: c.xj, partner: c.q, pnorm: c.xq, pdelay: tq - alone})
 		}
 	}
 	if math.IsInf(best.cost, 1) {
 		return best
+	}
+	if best.partner >= 0 {
+		best.gpus = ps.p.GPUsOf(best.partner)
 	}
 	if ps.chosen != nil {
 		ps.chosen[j.ID] = best
