@@ -35,7 +35,7 @@ type carried struct {
 	gen    uint64 // advanced whenever a lone list changes
 	call   uint64 // the scheduling calls that placed waiting jobs
 	lones  map[int]*carriedLones
-	shares map[shareKey]*carriedShares
+	shares byKey[*carriedShares]
 }
 
 // carriedLones is the lone list of one degree: current for call.
@@ -153,24 +153,18 @@ func (c *carried) plan(ps *planState, r *Rule, j *sim.Job, k shareKey) ([]shareC
 		return nil, false
 	}
 	base := c.partners(ps, r, j, k, cl)
-	cs, ok := ps.replay(r, c.shares[k].rep, base, k.d)
+	cs, ok := ps.replay(r, c.shares.at(k).rep, base, k.d)
 	if !ok {
 		return nil, false
 	}
-	if ps.shares == nil {
-		ps.shares = map[shareKey]*shareList{}
-	}
-	ps.shares[k] = &shareList{rep: c.shares[k].rep, cs: cs, shared: len(cs) > 0 && len(base) > 0 && &cs[0] == &base[0]}
+	ps.shares.put(k, &shareList{rep: c.shares.at(k).rep, cs: cs, shared: len(cs) > 0 && len(base) > 0 && &cs[0] == &base[0]})
 	return cs, true
 }
 
 // partners returns the carried partner list of k, brought up to date
 // with the lone list cl of this call (made when nothing was carried).
 func (c *carried) partners(ps *planState, r *Rule, j *sim.Job, k shareKey, cl *carriedLones) []shareCand {
-	if c.shares == nil {
-		c.shares = map[shareKey]*carriedShares{}
-	}
-	s := c.shares[k]
+	s := c.shares.at(k)
 	switch {
 	case s == nil:
 		s = &carriedShares{rep: j}
@@ -188,7 +182,7 @@ func (c *carried) partners(ps *planState, r *Rule, j *sim.Job, k shareKey, cl *c
 		s.cs = slices.Clone(buf)
 		clear(buf)
 		r.candBuf = buf[:0]
-		c.shares[k] = s
+		c.shares.put(k, s)
 	case s.call == c.call:
 		return s.cs
 	case s.gen == cl.gen:

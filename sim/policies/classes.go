@@ -101,6 +101,33 @@ type shareCand struct {
 	wq     float64
 }
 
+// byKey is a table by degree, then workload index: the partner lists
+// of a plan (and their first plan's copies), asked at every decision.
+type byKey[T any] [][]T
+
+// at returns the entry of k, the zero value when none.
+func (t byKey[T]) at(k shareKey) T {
+	if k.d < len(t) && int(k.wid) < len(t[k.d]) {
+		return t[k.d][k.wid]
+	}
+	var zero T
+	return zero
+}
+
+// put sets the entry of k.
+func (t *byKey[T]) put(k shareKey, v T) {
+	for len(*t) <= k.d {
+		*t = append(*t, nil)
+	}
+	row := (*t)[k.d]
+	for len(row) <= int(k.wid) {
+		var zero T
+		row = append(row, zero)
+	}
+	row[k.wid] = v
+	(*t)[k.d] = row
+}
+
 // shareList is what sharesOf remembers for a workload at a degree: a job
 // of the workload (to ask its rates) and its partners.
 type shareList struct {
@@ -118,7 +145,7 @@ type shareList struct {
 // (reviseShares). It may hold j itself, which the caller skips.
 func (ps *planState) sharesOf(r *Rule, j *sim.Job, d int) []shareCand {
 	k := shareKey{r.widOf(j), d}
-	if l, ok := ps.shares[k]; ok && !r.plain {
+	if l := ps.shares.at(k); l != nil && !r.plain {
 		return l.cs
 	}
 	if cs, ok := r.carry.plan(ps, r, j, k); ok {
@@ -152,15 +179,9 @@ func (ps *planState) sharesOf(r *Rule, j *sim.Job, d int) []shareCand {
 			r.candBuf = buf[:0]
 		}
 	}
-	if ps.shares == nil {
-		ps.shares = map[shareKey]*shareList{}
-	}
-	ps.shares[k] = l
+	ps.shares.put(k, l)
 	if ps.base != nil && !ps.placed {
-		if ps.base.shares == nil {
-			ps.base.shares = map[shareKey]*shareList{}
-		}
-		ps.base.shares[k] = &shareList{rep: j, cs: slices.Clip(l.cs)}
+		ps.base.shares.put(k, &shareList{rep: j, cs: slices.Clip(l.cs)})
 		l.shared = true
 	}
 	return l.cs
@@ -303,7 +324,7 @@ type baseLists struct {
 	sorted [][]float64 // planState.byType
 	lones  map[int][]loneInfo
 	kinds  map[int][]loneInfo
-	shares map[shareKey]*shareList
+	shares byKey[*shareList]
 }
 
 // startFrom gives a new plan copies of the lists of b.
@@ -322,9 +343,13 @@ func (ps *planState) startFrom(b baseLists) {
 		ps.loneInfo[d], ps.loneKinds[d] = ls, b.kinds[d]
 		ps.shareLones(d)
 	}
-	ps.shares = map[shareKey]*shareList{}
-	for k, l := range b.shares {
-		ps.shares[k] = &shareList{rep: l.rep, cs: l.cs, shared: true}
+	ps.shares = nil
+	for d, row := range b.shares {
+		for w, l := range row {
+			if l != nil {
+				ps.shares.put(shareKey{int32(w), d}, &shareList{rep: l.rep, cs: l.cs, shared: true})
+			}
+		}
 	}
 }
 
@@ -412,11 +437,14 @@ func (ps *planState) shareWith(r *Rule, j *sim.Job, q int) (shareCand, bool) {
 // then all is forgotten.
 func (ps *planState) reviseShares(r *Rule, id int, gpus []int, partner int, moved bool) {
 	if moved {
-		clear(ps.shares)
+		ps.shares = nil
 		return
 	}
-	for k, l := range ps.shares {
-		if k.d != len(gpus) {
+	if len(gpus) >= len(ps.shares) {
+		return
+	}
+	for _, l := range ps.shares[len(gpus)] {
+		if l == nil {
 			continue
 		}
 		if l.shared {

@@ -200,7 +200,7 @@ type planState struct {
 	lone         map[int][]int // by degree
 	// shares remembers the partners a workload may share with at a
 	// degree, revised as the plan changes (classes.go).
-	shares   map[shareKey]*shareList
+	shares   byKey[*shareList]
 	loneInfo map[int][]loneInfo // by degree, revised as the plan changes
 	// loneShared: by degree, loneInfo is also the first plan's copy
 	// (baseLists), to be copied before it is changed.
