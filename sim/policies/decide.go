@@ -280,7 +280,7 @@ func (r *Rule) newPlan(v *sim.View, freeAt []float64) *planState {
 	for _, j := range v.Running {
 		end := v.Now + r.runTime(v, j, ps.p)
 		for _, g := range j.GPUs {
-			ps.freeAt[g] = math.Max(ps.freeAt[g], end)
+			ps.freeAt[g] = max(ps.freeAt[g], end)
 		}
 	}
 	return ps
@@ -324,9 +324,9 @@ func (r *Rule) pass(ps *planState, q []*sim.Job, first int) (float64, float64, i
 	}
 	latest := ps.v.Now
 	for _, t := range ps.freeAt {
-		latest = math.Max(latest, t)
+		latest = max(latest, t)
 	}
-	m := math.Max(latest, endMax)
+	m := max(latest, endMax)
 	if endID >= 0 && endMax > latest {
 		return m, sum, endID
 	}
@@ -363,14 +363,14 @@ func (r *Rule) observe(v *sim.View) {
 // solo rate s on its reference placement.
 func (r *Rule) remaining(j *sim.Job, s float64) float64 {
 	if r.durations == Known {
-		return math.Max(float64(j.Steps)-j.Done, 0)
+		return max(float64(j.Steps)-j.Done, 0)
 	}
 	attained := j.Done / s
 	prior := PriorS
 	if r.doneJobs > 0 {
 		prior = r.sumDone / float64(r.doneJobs)
 	}
-	return math.Max(attained, prior) * s
+	return max(attained, prior) * s
 }
 
 // rates returns the solo rate of j on sh and, when it shares with q, its
@@ -560,7 +560,7 @@ func (r *Rule) decide(ps *planState, j *sim.Job, holds bool) option {
 			}
 			wj := r.remaining(j, c.sj)
 			tj, tq := overlap(wj, c.sj, c.xj, c.wq, c.sq, c.xq)
-			if end := v.Now + math.Max(tj, tq); end > ps.horizon || !ps.fitsHold(c.ti, end) {
+			if end := v.Now + max(tj, tq); end > ps.horizon || !ps.fitsHold(c.ti, end) {
 				continue // it would delay the makespan, or a critical job's GPUs
 			}
 			alone := c.wq / c.sq
@@ -582,7 +582,7 @@ func (r *Rule) decide(ps *planState, j *sim.Job, holds bool) option {
 		return best
 	}
 	ps.place(r, j.ID, best.gpus, best.partner)
-	ps.freeUntil(best.gpus, math.Max(best.endJ, best.endR))
+	ps.freeUntil(best.gpus, max(best.endJ, best.endR))
 	return best
 }
 
@@ -713,7 +713,7 @@ func (ps *planState) place(r *Rule, id int, gpus []int, partner int) {
 func (ps *planState) freeUntil(gpus []int, end float64) {
 	for _, g := range gpus {
 		was := ps.freeAt[g]
-		now := math.Max(was, end)
+		now := max(was, end)
 		if now == was {
 			continue
 		}
