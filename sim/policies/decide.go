@@ -139,6 +139,8 @@ type Rule struct {
 	kindSeen [][]uint64
 	kindGen  uint64
 	candBuf  []shareCand // sharesOf's scratch list
+	runs     []runShape  // by job ID (runShapeOf)
+	freeBuf  []float64   // newPlan's free times
 }
 
 // degreesOf returns the degrees j may run on: its own, narrowed by
@@ -273,7 +275,10 @@ func (r *Rule) newPlan(v *sim.View, freeAt []float64) *planState {
 		ps.freeAt = slices.Clone(freeAt)
 		return ps
 	}
-	ps.freeAt = make([]float64, len(v.Topology.GPUs))
+	// The plans of one call are done with when it returns: the buffer
+	// serves the first plan of every call.
+	r.freeBuf = slices.Grow(r.freeBuf[:0], len(v.Topology.GPUs))[:len(v.Topology.GPUs)]
+	ps.freeAt = r.freeBuf
 	for i := range ps.freeAt {
 		ps.freeAt[i] = v.Now
 	}
@@ -284,6 +289,39 @@ func (r *Rule) newPlan(v *sim.View, freeAt []float64) *planState {
 		}
 	}
 	return ps
+}
+
+// runShape is the shape of a running job's GPUs and its solo rate there,
+// remembered by job ID while the job keeps its GPUs: at is the first
+// element of the job's GPU slice when it was taken (the simulator gives a
+// job a new slice whenever it places it, and never changes one).
+type runShape struct {
+	at *int
+	n  int
+	sh sim.Shape
+	s  float64
+}
+
+// runShapeOf returns the shape of j's GPUs and its solo rate there (0:
+// none), ok false when it holds no GPU: shapeOf and soloOn of j.GPUs,
+// remembered (Rule.plain: asked anew).
+func (r *Rule) runShapeOf(v *sim.View, j *sim.Job) (sim.Shape, float64, bool) {
+	if len(j.GPUs) == 0 {
+		return sim.Shape{}, 0, false
+	}
+	if r.plain || j.ID < 0 {
+		sh, _ := shapeOf(v, j.GPUs)
+		return sh, r.soloOn(j, sh), true
+	}
+	if j.ID >= len(r.runs) {
+		r.runs = append(r.runs, make([]runShape, j.ID+1-len(r.runs))...)
+	}
+	m := &r.runs[j.ID]
+	if m.at != &j.GPUs[0] || m.n != len(j.GPUs) {
+		sh, _ := shapeOf(v, j.GPUs)
+		*m = runShape{at: &j.GPUs[0], n: len(j.GPUs), sh: sh, s: r.soloOn(j, sh)}
+	}
+	return m.sh, m.s, true
 }
 
 // pass lets the waiting jobs of q choose in turn, job first (when >= 0)
@@ -459,12 +497,8 @@ func (r *Rule) typeIndex(t string) int16 {
 // runTime is the predicted time until running job j finishes, from the
 // plan's occupancy.
 func (r *Rule) runTime(v *sim.View, j *sim.Job, p *sim.Plan) float64 {
-	sh, ok := shapeOf(v, j.GPUs)
-	if !ok {
-		return 0
-	}
-	s := r.soloOn(j, sh)
-	if s == 0 {
+	sh, s, ok := r.runShapeOf(v, j)
+	if !ok || s == 0 {
 		return 0
 	}
 	w := r.remaining(j, s)

@@ -77,11 +77,17 @@ func (r *Rule) replan(ps *planState) {
 // stay returns the predicted time job j needs where it runs, and the time
 // its partner (if any) would save were j to leave.
 func (r *Rule) stay(v *sim.View, p *sim.Plan, j *sim.Job, gpus []int) (float64, float64, bool) {
-	sh, ok := shapeOf(v, gpus)
-	if !ok {
+	if len(gpus) == 0 {
 		return 0, 0, false
 	}
-	s := r.soloOn(j, sh)
+	var sh sim.Shape
+	var s float64
+	if len(j.GPUs) > 0 && &gpus[0] == &j.GPUs[0] && len(gpus) == len(j.GPUs) {
+		sh, s, _ = r.runShapeOf(v, j) // where the simulator runs it
+	} else {
+		sh, _ = shapeOf(v, gpus)
+		s = r.soloOn(j, sh)
+	}
 	if s == 0 {
 		return 0, 0, false
 	}
