@@ -134,6 +134,7 @@ type Rule struct {
 	// yet known (replan.go).
 	fast      []float64
 	fastTypes []string
+	fastOf    []string // the types slice last compared with fastTypes
 	// kindSeen marks, by workload index and shape slot, the kinds of
 	// lone jobs lonesOf has found in its pass numbered kindGen.
 	kindSeen [][]uint64
@@ -213,7 +214,8 @@ type planState struct {
 	isHeld  []bool
 	plain   bool // Rule.plain
 	rule    *Rule
-	placed  bool // the plan has changed the placement
+	placed  bool  // the plan has changed the placement
+	moved   []int // the jobs the plan took off GPUs they held, in order
 	// base, when set, keeps a copy of the partner lists found before
 	// any change, for the next plan of the same call (startFrom).
 	base *baseLists
@@ -730,6 +732,9 @@ func (ps *planState) loneAt(d int) []int {
 // may answer differently.
 func (ps *planState) place(r *Rule, id int, gpus []int, partner int) {
 	moved := len(ps.p.GPUsOf(id)) > 0
+	if moved {
+		ps.moved = append(ps.moved, id)
+	}
 	ps.p.Place(id, gpus...)
 	ps.placed = true
 	for i, t := range ps.types {
