@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sort"
 
 	"github.com/coloc-dev/coloc/sim"
 )
@@ -141,7 +142,11 @@ type Rule struct {
 	kindGen  uint64
 	candBuf  []shareCand // sharesOf's scratch list
 	runs     []runShape  // by job ID (runShapeOf)
-	freeBuf  []float64   // newPlan's free times
+	// freeOrd holds, by type index, the type's GPUs in the order of
+	// their free times at the last sort (sortFree), for freeTopo.
+	freeOrd  [][]int
+	freeTopo *sim.Topology
+	freeBuf  []float64 // newPlan's free times
 }
 
 // degreesOf returns the degrees j may run on: its own, narrowed by
@@ -640,12 +645,16 @@ func (ps *planState) waitUntil(ti, n int) (float64, bool) {
 		if ts == nil {
 			ts = make([]float64, 0, ps.v.Topology.Count(ps.types[ti]))
 		}
-		for _, ni := range ps.v.Topology.NodesOf(ps.types[ti]) {
-			for _, g := range ps.v.Topology.Nodes[ni].GPUs {
-				ts = append(ts, ps.freeAt[g])
+		if ps.plain {
+			for _, ni := range ps.v.Topology.NodesOf(ps.types[ti]) {
+				for _, g := range ps.v.Topology.Nodes[ni].GPUs {
+					ts = append(ts, ps.freeAt[g])
+				}
 			}
+			slices.Sort(ts)
+		} else {
+			ts = ps.rule.sortFree(ps.v.Topology, ti, ps.types[ti], ps.freeAt, ts)
 		}
-		slices.Sort(ts)
 		ps.byType[ti] = ts
 		ps.dirty[ti] = false
 		if ps.base != nil && !ps.placed {
@@ -668,6 +677,58 @@ func (ps *planState) waitUntil(ti, n int) (float64, bool) {
 		return ts[(k-1)%len(ts)] + turns*(ts[len(ts)-1]-ps.v.Now), true
 	}
 	return ts[k-1], true
+}
+
+// sortFree appends the free times of the GPUs of type t (index ti) to ts
+// and sorts them. The predicted free times keep mostly the same order
+// from one call to the next (the GPUs a change touched move), so they
+// are taken in the order the last sort left them (Rule.freeOrd) and put
+// in order by insertion: the cost is the GPUs' count and the distance
+// the moved ones travel, not a full sort's. Sorted floats are the same
+// whatever the sort when no two of them compare equal with different
+// bits (+0 and -0) and none is NaN: a list that holds a zero or a NaN is
+// sorted by slices.Sort as given.
+func (r *Rule) sortFree(topo *sim.Topology, ti int, t string, freeAt, ts []float64) []float64 {
+	if r.freeTopo != topo || len(r.freeOrd) != len(topo.Types()) {
+		r.freeTopo, r.freeOrd = topo, make([][]int, len(topo.Types()))
+	}
+	ord := r.freeOrd[ti]
+	if ord == nil {
+		for _, ni := range topo.NodesOf(t) {
+			ord = append(ord, topo.Nodes[ni].GPUs...)
+		}
+		r.freeOrd[ti] = ord
+	}
+	odd := false // a zero or a NaN
+	for _, g := range ord {
+		x := freeAt[g]
+		odd = odd || x == 0 || x != x
+		ts = append(ts, x)
+	}
+	if odd {
+		slices.Sort(ts)
+		return ts
+	}
+	for i := 1; i < len(ts); i++ {
+		x := ts[i]
+		if !(x < ts[i-1]) {
+			continue
+		}
+		// Its place among the sorted ts[:i]: after the last that is not
+		// above it, looked for near i first.
+		k := i - 1
+		for k > 0 && i-k < 8 && x < ts[k-1] {
+			k--
+		}
+		if k > 0 && x < ts[k-1] {
+			k = sort.Search(k, func(m int) bool { return x < ts[m] })
+		}
+		g := ord[i]
+		copy(ts[k+1:i+1], ts[k:i])
+		copy(ord[k+1:i+1], ord[k:i])
+		ts[k], ord[k] = x, g
+	}
+	return ts
 }
 
 // freeGPUs returns free GPUs of type ti for j: on one node when one has
