@@ -40,21 +40,21 @@ func (r *Rule) horizon(ps *planState) {
 	n := float64(len(ps.freeAt))
 	latest, work := v.Now, 0.0
 	for _, t := range ps.freeAt {
-		latest = math.Max(latest, t)
+		latest = max(latest, t)
 		work += t - v.Now
 	}
 	for _, j := range v.Waiting {
 		least := math.Inf(1)
 		for _, d := range r.degreesOf(j) {
 			for _, s := range r.shapes(v, j, d).least {
-				least = math.Min(least, r.remaining(j, s)/s*float64(d))
+				least = min(least, r.remaining(j, s)/s*float64(d))
 			}
 		}
 		if !math.IsInf(least, 1) {
 			work += least
 		}
 	}
-	ps.horizon = math.Max(latest, v.Now+work/n)
+	ps.horizon = max(latest, v.Now+work/n)
 }
 
 // holdFor records that the first job waits for GPUs of type t (its index

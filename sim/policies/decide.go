@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sort"
 
 	"github.com/coloc-dev/coloc/sim"
 )
@@ -134,6 +135,7 @@ type Rule struct {
 	// yet known (replan.go).
 	fast      []float64
 	fastTypes []string
+	fastOf    []string // the types slice last compared with fastTypes
 	// kindSeen marks, by workload index and shape slot, the kinds of
 	// lone jobs lonesOf has found in its pass numbered kindGen.
 	kindSeen [][]uint64
@@ -142,6 +144,12 @@ type Rule struct {
 	// carry holds lone jobs and partner lists from call to call
 	// (classes.go).
 	carry carried
+	runs  []runShape // by job ID (runShapeOf)
+	// freeOrd holds, by type index, the type's GPUs in the order of
+	// their free times at the last sort (sortFree), for freeTopo.
+	freeOrd  [][]int
+	freeTopo *sim.Topology
+	freeBuf  []float64 // newPlan's free times
 }
 
 // degreesOf returns the degrees j may run on: its own, narrowed by
@@ -214,7 +222,8 @@ type planState struct {
 	isHeld  []bool
 	plain   bool // Rule.plain
 	rule    *Rule
-	placed  bool // the plan has changed the placement
+	placed  bool  // the plan has changed the placement
+	moved   []int // the jobs the plan took off GPUs they held, in order
 	// log lists the plan's placements in order, for partner lists
 	// found after some (carried.plan).
 	log []placement
@@ -280,17 +289,53 @@ func (r *Rule) newPlan(v *sim.View, freeAt []float64) *planState {
 		ps.freeAt = slices.Clone(freeAt)
 		return ps
 	}
-	ps.freeAt = make([]float64, len(v.Topology.GPUs))
+	// The plans of one call are done with when it returns: the buffer
+	// serves the first plan of every call.
+	r.freeBuf = slices.Grow(r.freeBuf[:0], len(v.Topology.GPUs))[:len(v.Topology.GPUs)]
+	ps.freeAt = r.freeBuf
 	for i := range ps.freeAt {
 		ps.freeAt[i] = v.Now
 	}
 	for _, j := range v.Running {
 		end := v.Now + r.runTime(v, j, ps.p)
 		for _, g := range j.GPUs {
-			ps.freeAt[g] = math.Max(ps.freeAt[g], end)
+			ps.freeAt[g] = max(ps.freeAt[g], end)
 		}
 	}
 	return ps
+}
+
+// runShape is the shape of a running job's GPUs and its solo rate there,
+// remembered by job ID while the job keeps its GPUs: at is the first
+// element of the job's GPU slice when it was taken (the simulator gives a
+// job a new slice whenever it places it, and never changes one).
+type runShape struct {
+	at *int
+	n  int
+	sh sim.Shape
+	s  float64
+}
+
+// runShapeOf returns the shape of j's GPUs and its solo rate there (0:
+// none), ok false when it holds no GPU: shapeOf and soloOn of j.GPUs,
+// remembered (Rule.plain: asked anew).
+func (r *Rule) runShapeOf(v *sim.View, j *sim.Job) (sim.Shape, float64, bool) {
+	if len(j.GPUs) == 0 {
+		return sim.Shape{}, 0, false
+	}
+	if r.plain || j.ID < 0 {
+		sh, _ := shapeOf(v, j.GPUs)
+		return sh, r.soloOn(j, sh), true
+	}
+	if j.ID >= len(r.runs) {
+		r.runs = append(r.runs, make([]runShape, j.ID+1-len(r.runs))...)
+	}
+	m := &r.runs[j.ID]
+	if m.at != &j.GPUs[0] || m.n != len(j.GPUs) {
+		sh, _ := shapeOf(v, j.GPUs)
+		*m = runShape{at: &j.GPUs[0], n: len(j.GPUs), sh: sh, s: r.soloOn(j, sh)}
+	}
+	return m.sh, m.s, true
 }
 
 // pass lets the waiting jobs of q choose in turn, job first (when >= 0)
@@ -331,9 +376,9 @@ func (r *Rule) pass(ps *planState, q []*sim.Job, first int) (float64, float64, i
 	}
 	latest := ps.v.Now
 	for _, t := range ps.freeAt {
-		latest = math.Max(latest, t)
+		latest = max(latest, t)
 	}
-	m := math.Max(latest, endMax)
+	m := max(latest, endMax)
 	if endID >= 0 && endMax > latest {
 		return m, sum, endID
 	}
@@ -370,14 +415,14 @@ func (r *Rule) observe(v *sim.View) {
 // solo rate s on its reference placement.
 func (r *Rule) remaining(j *sim.Job, s float64) float64 {
 	if r.durations == Known {
-		return math.Max(float64(j.Steps)-j.Done, 0)
+		return max(float64(j.Steps)-j.Done, 0)
 	}
 	attained := j.Done / s
 	prior := PriorS
 	if r.doneJobs > 0 {
 		prior = r.sumDone / float64(r.doneJobs)
 	}
-	return math.Max(attained, prior) * s
+	return max(attained, prior) * s
 }
 
 // rates returns the solo rate of j on sh and, when it shares with q, its
@@ -466,12 +511,8 @@ func (r *Rule) typeIndex(t string) int16 {
 // runTime is the predicted time until running job j finishes, from the
 // plan's occupancy.
 func (r *Rule) runTime(v *sim.View, j *sim.Job, p *sim.Plan) float64 {
-	sh, ok := shapeOf(v, j.GPUs)
-	if !ok {
-		return 0
-	}
-	s := r.soloOn(j, sh)
-	if s == 0 {
+	sh, s, ok := r.runShapeOf(v, j)
+	if !ok || s == 0 {
 		return 0
 	}
 	w := r.remaining(j, s)
@@ -567,7 +608,7 @@ func (r *Rule) decide(ps *planState, j *sim.Job, holds bool) option {
 			}
 			wj := r.remaining(j, c.sj)
 			tj, tq := overlap(wj, c.sj, c.xj, c.wq, c.sq, c.xq)
-			if end := v.Now + math.Max(tj, tq); end > ps.horizon || !ps.fitsHold(c.ti, end) {
+			if end := v.Now + max(tj, tq); end > ps.horizon || !ps.fitsHold(c.ti, end) {
 				continue // it would delay the makespan, or a critical job's GPUs
 			}
 			alone := c.wq / c.sq
@@ -593,7 +634,7 @@ func (r *Rule) decide(ps *planState, j *sim.Job, holds bool) option {
 		return best
 	}
 	ps.place(r, j.ID, best.gpus, best.partner)
-	ps.freeUntil(best.gpus, math.Max(best.endJ, best.endR))
+	ps.freeUntil(best.gpus, max(best.endJ, best.endR))
 	return best
 }
 
@@ -615,12 +656,16 @@ func (ps *planState) waitUntil(ti, n int) (float64, bool) {
 		if ts == nil {
 			ts = make([]float64, 0, ps.v.Topology.Count(ps.types[ti]))
 		}
-		for _, ni := range ps.v.Topology.NodesOf(ps.types[ti]) {
-			for _, g := range ps.v.Topology.Nodes[ni].GPUs {
-				ts = append(ts, ps.freeAt[g])
+		if ps.plain {
+			for _, ni := range ps.v.Topology.NodesOf(ps.types[ti]) {
+				for _, g := range ps.v.Topology.Nodes[ni].GPUs {
+					ts = append(ts, ps.freeAt[g])
+				}
 			}
+			slices.Sort(ts)
+		} else {
+			ts = ps.rule.sortFree(ps.v.Topology, ti, ps.types[ti], ps.freeAt, ts)
 		}
-		slices.Sort(ts)
 		ps.byType[ti] = ts
 		ps.dirty[ti] = false
 		if ps.base != nil && !ps.placed {
@@ -643,6 +688,58 @@ func (ps *planState) waitUntil(ti, n int) (float64, bool) {
 		return ts[(k-1)%len(ts)] + turns*(ts[len(ts)-1]-ps.v.Now), true
 	}
 	return ts[k-1], true
+}
+
+// sortFree appends the free times of the GPUs of type t (index ti) to ts
+// and sorts them. The predicted free times keep mostly the same order
+// from one call to the next (the GPUs a change touched move), so they
+// are taken in the order the last sort left them (Rule.freeOrd) and put
+// in order by insertion: the cost is the GPUs' count and the distance
+// the moved ones travel, not a full sort's. Sorted floats are the same
+// whatever the sort when no two of them compare equal with different
+// bits (+0 and -0) and none is NaN: a list that holds a zero or a NaN is
+// sorted by slices.Sort as given.
+func (r *Rule) sortFree(topo *sim.Topology, ti int, t string, freeAt, ts []float64) []float64 {
+	if r.freeTopo != topo || len(r.freeOrd) != len(topo.Types()) {
+		r.freeTopo, r.freeOrd = topo, make([][]int, len(topo.Types()))
+	}
+	ord := r.freeOrd[ti]
+	if ord == nil {
+		for _, ni := range topo.NodesOf(t) {
+			ord = append(ord, topo.Nodes[ni].GPUs...)
+		}
+		r.freeOrd[ti] = ord
+	}
+	odd := false // a zero or a NaN
+	for _, g := range ord {
+		x := freeAt[g]
+		odd = odd || x == 0 || x != x
+		ts = append(ts, x)
+	}
+	if odd {
+		slices.Sort(ts)
+		return ts
+	}
+	for i := 1; i < len(ts); i++ {
+		x := ts[i]
+		if !(x < ts[i-1]) {
+			continue
+		}
+		// Its place among the sorted ts[:i]: after the last that is not
+		// above it, looked for near i first.
+		k := i - 1
+		for k > 0 && i-k < 8 && x < ts[k-1] {
+			k--
+		}
+		if k > 0 && x < ts[k-1] {
+			k = sort.Search(k, func(m int) bool { return x < ts[m] })
+		}
+		g := ord[i]
+		copy(ts[k+1:i+1], ts[k:i])
+		copy(ord[k+1:i+1], ord[k:i])
+		ts[k], ord[k] = x, g
+	}
+	return ts
 }
 
 // freeGPUs returns free GPUs of type ti for j: on one node when one has
@@ -707,6 +804,9 @@ func (ps *planState) loneAt(d int) []int {
 // may answer differently.
 func (ps *planState) place(r *Rule, id int, gpus []int, partner int) {
 	moved := len(ps.p.GPUsOf(id)) > 0
+	if moved {
+		ps.moved = append(ps.moved, id)
+	}
 	ps.p.Place(id, gpus...)
 	ps.placed = true
 	ps.log = append(ps.log, placement{id, gpus, partner, moved})
@@ -725,7 +825,7 @@ func (ps *planState) place(r *Rule, id int, gpus []int, partner int) {
 func (ps *planState) freeUntil(gpus []int, end float64) {
 	for _, g := range gpus {
 		was := ps.freeAt[g]
-		now := math.Max(was, end)
+		now := max(was, end)
 		if now == was {
 			continue
 		}

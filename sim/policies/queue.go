@@ -42,7 +42,7 @@ func (r *Rule) queueKey(v *sim.View, j *sim.Job) float64 {
 	best := math.Inf(1)
 	for _, t := range v.Topology.Types() {
 		if s := r.soloOn(j, sim.Shape{GPUType: t, GPUs: j.Scale}); s > 0 {
-			best = math.Min(best, r.remaining(j, s)/s*float64(j.Scale))
+			best = min(best, r.remaining(j, s)/s*float64(j.Scale))
 		}
 	}
 	return best
