@@ -189,13 +189,12 @@ func (ps *planState) sharesOf(r *Rule, j *sim.Job, d int) []shareCand {
 
 // loneInfo is a job running alone, with what sharesOf asks of it.
 type loneInfo struct {
-	q    int
-	qj   *sim.Job
-	gpus []int
-	sh   sim.Shape
-	ti   int
-	slot int // of its shape: (GPUs, spread, type)
-	wid  int32
+	gpus   []int
+	q      int
+	ti     int32
+	slot   int32 // of its shape: (GPUs, spread, type)
+	wid    int32
+	spread bool // its GPUs span nodes
 	// born is the carried generation in which the job was found alone
 	// there (carried.gen; 0 in a plan's own lists).
 	born uint64
@@ -250,7 +249,7 @@ func (r *Rule) newKind(li loneInfo) bool {
 		r.kindSeen = append(r.kindSeen, nil)
 	}
 	row := r.kindSeen[w]
-	for len(row) <= sl {
+	for len(row) <= int(sl) {
 		row = append(row, 0)
 	}
 	r.kindSeen[w] = row
@@ -285,7 +284,7 @@ func (ps *planState) loneOf(r *Rule, q int) (loneInfo, bool) {
 	if sh.Spread {
 		sl++
 	}
-	return loneInfo{q: q, qj: qj, gpus: gpus, sh: sh, ti: ti, slot: sl*len(ps.types) + ti, wid: r.widOf(qj)}, true
+	return loneInfo{q: q, gpus: gpus, spread: sh.Spread, ti: int32(ti), slot: int32(sl*len(ps.types) + ti), wid: r.widOf(qj)}, true
 }
 
 // reviseLones brings the lone jobs of lonesOf up to date after job id
@@ -385,17 +384,18 @@ func (r *Rule) pairing(ps *planState, j *sim.Job, wj int32, li loneInfo) (shareC
 	}
 	r.pairTab[wj] = row
 	cell := row[li.wid]
-	for len(cell) <= li.slot {
+	for len(cell) <= int(li.slot) {
 		cell = append(cell, pairStatic{})
 	}
 	row[li.wid] = cell
 	st := &cell[li.slot]
 	if !st.set {
 		st.set = true
-		st.sj, st.sq = r.soloOn(j, li.sh), r.soloOn(li.qj, li.sh)
+		qj, sh := ps.v.Job(li.q), ps.shapeOfLone(li)
+		st.sj, st.sq = r.soloOn(j, sh), r.soloOn(qj, sh)
 		if st.sj != 0 && st.sq != 0 {
-			xj, ok1 := r.pairOf(ps.v, j, li.qj, li.sh)
-			xq, ok2 := r.pairOf(ps.v, li.qj, j, li.sh)
+			xj, ok1 := r.pairOf(ps.v, j, qj, sh)
+			xq, ok2 := r.pairOf(ps.v, qj, j, sh)
 			st.xj, st.xq = xj, xq
 			st.ok = ok1 && ok2 && xj > 0 && xq > 0 && xj >= r.floor && xq >= r.floor
 		}
@@ -403,7 +403,12 @@ func (r *Rule) pairing(ps *planState, j *sim.Job, wj int32, li loneInfo) (shareC
 	if !st.ok {
 		return shareCand{}, false
 	}
-	return shareCand{q: li.q, first: li.gpus[0], ti: li.ti, sj: st.sj, sq: st.sq, xj: st.xj, xq: st.xq, wq: r.remaining(li.qj, st.sq)}, true
+	return shareCand{q: li.q, first: li.gpus[0], ti: int(li.ti), sj: st.sj, sq: st.sq, xj: st.xj, xq: st.xq, wq: r.remaining(ps.v.Job(li.q), st.sq)}, true
+}
+
+// shapeOfLone returns the shape of the lone job li.
+func (ps *planState) shapeOfLone(li loneInfo) sim.Shape {
+	return sim.Shape{GPUType: ps.types[li.ti], GPUs: len(li.gpus), Spread: li.spread}
 }
 
 // shareWith returns job q, running alone, as a partner of j's workload,
