@@ -153,7 +153,9 @@ type Rule struct {
 	stamp     uint64
 	callStamp uint64
 	stampView *sim.View
-	freeBuf   []float64 // newPlan's free times
+	least     []leastAt // by job ID (leastWork)
+	// newPlan's free times, from the running jobs and given.
+	freeBuf, freeBuf2 []float64
 }
 
 // degreesOf returns the degrees j may run on: its own, narrowed by
@@ -286,12 +288,14 @@ func (r *Rule) newPlan(v *sim.View, freeAt []float64) *planState {
 		ps.dirty[i] = true
 		ps.free[i] = ps.p.FreeOf(t)
 	}
+	// The plans of one call are done with when it returns: one buffer
+	// serves the plan a call starts from the running jobs, the other
+	// the one it starts from given free times.
 	if freeAt != nil {
-		ps.freeAt = slices.Clone(freeAt)
+		r.freeBuf2 = append(r.freeBuf2[:0], freeAt...)
+		ps.freeAt = r.freeBuf2
 		return ps
 	}
-	// The plans of one call are done with when it returns: the buffer
-	// serves the first plan of every call.
 	r.freeBuf = slices.Grow(r.freeBuf[:0], len(v.Topology.GPUs))[:len(v.Topology.GPUs)]
 	ps.freeAt = r.freeBuf
 	for i := range ps.freeAt {
