@@ -149,7 +149,16 @@ type Rule struct {
 	// their free times at the last sort (sortFree), for freeTopo.
 	freeOrd  [][]int
 	freeTopo *sim.Topology
-	freeBuf  []float64 // newPlan's free times
+	// The searches of plans (freeFor, loneAt), by type index and
+	// degree, or by degree, each for the plan stamp it holds.
+	freeTab   [][]freeFound
+	loneTab   []loneFound
+	stamp     uint64
+	callStamp uint64
+	stampView *sim.View
+	least     []leastAt // by job ID (leastWork)
+	// newPlan's free times, from the running jobs and given.
+	freeBuf, freeBuf2 []float64
 }
 
 // degreesOf returns the degrees j may run on: its own, narrowed by
@@ -203,9 +212,9 @@ type planState struct {
 	dirty        []bool
 	ahead        []int // GPUs of each type the jobs ahead wait for
 	free         []int // GPUs of each type the plan leaves free
-	onNode       map[freeKey]found
-	spread       map[freeKey]found
-	lone         map[int][]int // by degree
+	// stamp names the plan's occupancy for the searches Rule remembers
+	// (stampPlan).
+	stamp uint64
 	// shares remembers the partners a workload may share with at a
 	// degree, revised as the plan changes (classes.go).
 	shares   byKey[*shareList]
@@ -277,7 +286,8 @@ func (r *Rule) newPlan(v *sim.View, freeAt []float64) *planState {
 	types := v.Topology.Types()
 	nt := len(types)
 	ps := &planState{v: v, p: v.Plan(), types: types, byType: make([][]float64, nt), sortedShared: make([]bool, nt), dirty: make([]bool, nt), ahead: make([]int, nt), free: make([]int, nt),
-		onNode: map[freeKey]found{}, spread: map[freeKey]found{}, lone: map[int][]int{}, held: make([]float64, nt), isHeld: make([]bool, nt), plain: r.plain, rule: r}
+		held: make([]float64, nt), isHeld: make([]bool, nt), plain: r.plain, rule: r}
+	r.stampPlan(ps)
 	if r.keep {
 		ps.chosen = map[int]option{}
 	}
@@ -285,12 +295,14 @@ func (r *Rule) newPlan(v *sim.View, freeAt []float64) *planState {
 		ps.dirty[i] = true
 		ps.free[i] = ps.p.FreeOf(t)
 	}
+	// The plans of one call are done with when it returns: one buffer
+	// serves the plan a call starts from the running jobs, the other
+	// the one it starts from given free times.
 	if freeAt != nil {
-		ps.freeAt = slices.Clone(freeAt)
+		r.freeBuf2 = append(r.freeBuf2[:0], freeAt...)
+		ps.freeAt = r.freeBuf2
 		return ps
 	}
-	// The plans of one call are done with when it returns: the buffer
-	// serves the first plan of every call.
 	r.freeBuf = slices.Grow(r.freeBuf[:0], len(v.Topology.GPUs))[:len(v.Topology.GPUs)]
 	ps.freeAt = r.freeBuf
 	for i := range ps.freeAt {
@@ -761,42 +773,95 @@ func (ps *planState) freeGPUs(j *sim.Job, ti, d int) ([]int, bool) {
 }
 
 // freeFor is freeGPUs for a workload that may run on one node of type ti
-// at degree d (onNode) or spread over nodes (spread).
+// at degree d (onNode) or spread over nodes (spread). The searches are
+// remembered by the plan's stamp (Rule.freeTab); Rule.plain searches
+// anew.
 func (ps *planState) freeFor(ti, d int, onNode, spread bool) ([]int, bool) {
 	p := ps.p
 	if ps.free[ti] < d {
 		return nil, false
 	}
 	t := ps.types[ti]
-	k := freeKey{ti, d}
-	on, ok := ps.onNode[k]
-	if !ok {
-		on.gpus, on.ok = sim.FreeOnNode(p, t, d)
-		ps.onNode[k] = on
+	if ps.plain {
+		if gpus, ok := sim.FreeOnNode(p, t, d); ok && onNode {
+			return gpus, true
+		}
+		if spread {
+			return sim.FreeSpread(p, t, d)
+		}
+		return nil, false
 	}
-	if on.ok && onNode {
-		return on.gpus, true
+	f := ps.rule.freeFound(ti, d)
+	if f.onAt != ps.stamp {
+		f.on.gpus, f.on.ok = sim.FreeOnNode(p, t, d)
+		f.onAt = ps.stamp
+	}
+	if f.on.ok && onNode {
+		return f.on.gpus, true
 	}
 	if spread {
-		sp, ok := ps.spread[k]
-		if !ok {
-			sp.gpus, sp.ok = sim.FreeSpread(p, t, d)
-			ps.spread[k] = sp
+		if f.spAt != ps.stamp {
+			f.sp.gpus, f.sp.ok = sim.FreeSpread(p, t, d)
+			f.spAt = ps.stamp
 		}
-		return sp.gpus, sp.ok
+		return f.sp.gpus, f.sp.ok
 	}
 	return nil, false
 }
 
-// loneAt returns the jobs running alone on d GPUs, from a list kept
-// until the plan changes.
-func (ps *planState) loneAt(d int) []int {
-	lone, ok := ps.lone[d]
-	if !ok {
-		lone = sim.Lone(ps.p, d)
-		ps.lone[d] = lone
+// freeFound is what freeFor found for a GPU type and degree: free GPUs on
+// one node (on) for the plan stamped onAt, spread over nodes (sp) for the
+// one stamped spAt.
+type freeFound struct {
+	onAt, spAt uint64
+	on, sp     found
+}
+
+// freeFound returns the entry of Rule.freeTab for type index ti and
+// degree d.
+func (r *Rule) freeFound(ti, d int) *freeFound {
+	for len(r.freeTab) <= ti {
+		r.freeTab = append(r.freeTab, nil)
 	}
-	return lone
+	if len(r.freeTab[ti]) <= d {
+		r.freeTab[ti] = append(r.freeTab[ti], make([]freeFound, d+1-len(r.freeTab[ti]))...)
+	}
+	return &r.freeTab[ti][d]
+}
+
+// stampPlan gives a new plan of view v its stamp: the searches of freeFor
+// and loneAt depend on the plan's occupancy only, so every plan of one
+// call that has changed nothing (the simulator's occupancy) shares one
+// stamp, and a plan gets a stamp of its own at each change (place).
+// Holding v keeps it from being collected, so a later view cannot have
+// its address.
+func (r *Rule) stampPlan(ps *planState) {
+	if r.stampView != ps.v {
+		r.stampView = ps.v
+		r.stamp++
+		r.callStamp = r.stamp
+	}
+	ps.stamp = r.callStamp
+}
+
+// loneAt returns the jobs running alone on d GPUs, remembered by the
+// plan's stamp (Rule.loneTab).
+func (ps *planState) loneAt(d int) []int {
+	r := ps.rule
+	if len(r.loneTab) <= d {
+		r.loneTab = append(r.loneTab, make([]loneFound, d+1-len(r.loneTab))...)
+	}
+	l := &r.loneTab[d]
+	if l.at != ps.stamp || ps.plain {
+		l.jobs, l.at = sim.Lone(ps.p, d), ps.stamp
+	}
+	return l.jobs
+}
+
+// loneFound is the answer of loneAt for the plan stamped at.
+type loneFound struct {
+	at   uint64
+	jobs []int
 }
 
 // place puts job id on gpus in the plan, sharing them with partner (-1:
@@ -813,9 +878,8 @@ func (ps *planState) place(r *Rule, id int, gpus []int, partner int) {
 	for i, t := range ps.types {
 		ps.free[i] = ps.p.FreeOf(t)
 	}
-	clear(ps.onNode)
-	clear(ps.spread)
-	clear(ps.lone)
+	ps.rule.stamp++
+	ps.stamp = ps.rule.stamp
 	ps.reviseLones(r, id, gpus, partner, moved)
 	ps.reviseShares(r, id, gpus, partner, moved)
 }
@@ -859,10 +923,6 @@ func (ps *planState) typeOf(g int) int {
 		}
 	}
 	return -1
-}
-
-type freeKey struct {
-	ti, d int
 }
 
 type found struct {
