@@ -41,6 +41,7 @@ type carried struct {
 // carriedLones is the lone list of one degree: current for call.
 type carriedLones struct {
 	ls, kinds []loneInfo
+	spare     []loneInfo // the array of an earlier list, to reuse
 	gen, call uint64
 }
 
@@ -84,9 +85,11 @@ func (r *Rule) carryOver(ps *planState) {
 	b := ps.base
 	b.lones, b.kinds = make(map[int][]loneInfo, len(c.lones)), make(map[int][]loneInfo, len(c.lones))
 	for d, cl := range c.lones {
-		if now, changed := ps.reviseLoneList(r, cl.ls, d, c.gen+1); changed {
+		if now, changed := ps.reviseLoneList(r, cl.ls, cl.spare[:0], d, c.gen+1); changed {
 			c.gen++
-			cl.ls, cl.gen = now, c.gen
+			// The list of the last call becomes the next one's buffer:
+			// only the plans of this call will hold now.
+			cl.ls, cl.spare, cl.gen = now, cl.ls, c.gen
 			r.kindGen++
 			var kinds []loneInfo
 			for _, li := range now {
@@ -106,7 +109,7 @@ func (r *Rule) carryOver(ps *planState) {
 // described as lonesOf does, reusing the descriptions of was for the
 // jobs still alone on the same GPUs and marking the others born gen;
 // changed is false when the list is was.
-func (ps *planState) reviseLoneList(r *Rule, was []loneInfo, d int, gen uint64) ([]loneInfo, bool) {
+func (ps *planState) reviseLoneList(r *Rule, was, buf []loneInfo, d int, gen uint64) ([]loneInfo, bool) {
 	ids := ps.loneAt(d)
 	if len(ids) == len(was) {
 		same := true
@@ -120,7 +123,7 @@ func (ps *planState) reviseLoneList(r *Rule, was []loneInfo, d int, gen uint64) 
 			return was, false
 		}
 	}
-	now := make([]loneInfo, 0, len(ids))
+	now := buf[:0]
 	i := 0
 	for _, q := range ids {
 		gpus := ps.p.GPUsOf(q)
@@ -153,11 +156,11 @@ func (c *carried) plan(ps *planState, r *Rule, j *sim.Job, k shareKey) ([]shareC
 		return nil, false
 	}
 	base := c.partners(ps, r, j, k, cl)
-	cs, ok := ps.replay(r, c.shares.at(k).rep, base, k.d)
+	cs, copied, ok := ps.replay(r, c.shares.at(k).rep, base, k.d)
 	if !ok {
 		return nil, false
 	}
-	ps.shares.put(k, &shareList{rep: c.shares.at(k).rep, cs: cs, shared: len(cs) > 0 && len(base) > 0 && &cs[0] == &base[0]})
+	ps.shares.put(k, &shareList{rep: c.shares.at(k).rep, cs: cs, shared: !copied}, len(r.wids))
 	return cs, true
 }
 
@@ -182,7 +185,7 @@ func (c *carried) partners(ps *planState, r *Rule, j *sim.Job, k shareKey, cl *c
 		s.cs = slices.Clone(buf)
 		clear(buf)
 		r.candBuf = buf[:0]
-		c.shares.put(k, s)
+		c.shares.put(k, s, len(r.wids))
 	case s.call == c.call:
 		return s.cs
 	case s.gen == cl.gen:
@@ -225,24 +228,23 @@ func (r *Rule) revisePartners(ps *planState, s *carriedShares, now []loneInfo) [
 			k++
 		}
 	}
-	res := slices.Clone(out)
+	// Into s.cs's own array: no plan of this call has it yet, and the
+	// plans of earlier calls are gone.
+	res := append(s.cs[:0], out...)
 	clear(out)
 	r.candBuf = out[:0]
-	if res == nil {
-		res = []shareCand{}
-	}
 	return res
 }
 
 // replay applies the plan's placements so far to base, a partner list of
 // rep's workload at degree d from before them, as reviseShares would
 // have; ok false after a move. base is returned unchanged (not copied)
-// when no placement was of degree d.
-func (ps *planState) replay(r *Rule, rep *sim.Job, base []shareCand, d int) ([]shareCand, bool) {
-	cs, copied := base, false
+// when no placement was of degree d; copied tells.
+func (ps *planState) replay(r *Rule, rep *sim.Job, base []shareCand, d int) (cs []shareCand, copied, ok bool) {
+	cs = base
 	for _, pl := range ps.log {
 		if pl.moved {
-			return nil, false
+			return nil, false, false
 		}
 		if len(pl.gpus) != d {
 			continue
@@ -261,5 +263,5 @@ func (ps *planState) replay(r *Rule, rep *sim.Job, base []shareCand, d int) ([]s
 		i, _ := slices.BinarySearchFunc(cs, c.first, func(x shareCand, g int) int { return x.first - g })
 		cs = slices.Insert(cs, i, c)
 	}
-	return cs, true
+	return cs, copied, true
 }

@@ -114,15 +114,15 @@ func (t byKey[T]) at(k shareKey) T {
 	return zero
 }
 
-// put sets the entry of k.
-func (t *byKey[T]) put(k shareKey, v T) {
+// put sets the entry of k; hint is the number of workloads known.
+func (t *byKey[T]) put(k shareKey, v T, hint int) {
 	for len(*t) <= k.d {
 		*t = append(*t, nil)
 	}
 	row := (*t)[k.d]
-	for len(row) <= int(k.wid) {
-		var zero T
-		row = append(row, zero)
+	if len(row) <= int(k.wid) {
+		// Room for the workloads known so far (hint) at once.
+		row = append(row, make([]T, max(int(k.wid)+1, hint)-len(row))...)
 	}
 	row[k.wid] = v
 	(*t)[k.d] = row
@@ -179,9 +179,9 @@ func (ps *planState) sharesOf(r *Rule, j *sim.Job, d int) []shareCand {
 			r.candBuf = buf[:0]
 		}
 	}
-	ps.shares.put(k, l)
+	ps.shares.put(k, l, len(r.wids))
 	if ps.base != nil && !ps.placed {
-		ps.base.shares.put(k, &shareList{rep: j, cs: slices.Clip(l.cs)})
+		ps.base.shares.put(k, &shareList{rep: j, cs: slices.Clip(l.cs)}, len(r.wids))
 		l.shared = true
 	}
 	return l.cs
@@ -346,7 +346,7 @@ func (ps *planState) startFrom(b baseLists) {
 	for d, row := range b.shares {
 		for w, l := range row {
 			if l != nil {
-				ps.shares.put(shareKey{int32(w), d}, &shareList{rep: l.rep, cs: l.cs, shared: true})
+				ps.shares.put(shareKey{int32(w), d}, &shareList{rep: l.rep, cs: l.cs, shared: true}, len(row))
 			}
 		}
 	}
