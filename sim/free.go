@@ -17,14 +17,23 @@ func FreeOnNode(p *Plan, t string, n int) (gpus []int, ok bool) {
 		for _, g := range topo.Nodes[ni].GPUs {
 			if p.Free(g) {
 				free++
+				if best >= 0 && free >= bestFree {
+					break // no fewer than the best: it cannot win
+				}
 			}
 		}
 		if free >= n && (best < 0 || free < bestFree) {
 			best, bestFree = ni, free
+			if free == n {
+				break // an exact fit: no later node beats it
+			}
 		}
 	}
 	if best < 0 {
 		return nil, false
+	}
+	if n > 0 {
+		gpus = make([]int, 0, n)
 	}
 	for _, g := range topo.Nodes[best].GPUs {
 		if p.Free(g) && len(gpus) < n {
@@ -41,30 +50,32 @@ func FreeOnNode(p *Plan, t string, n int) (gpus []int, ok bool) {
 func FreeSpread(p *Plan, t string, n int) (gpus []int, ok bool) {
 	topo := p.view.Topology
 	nodes := topo.NodesOf(t)
-	free := make([][]int, len(nodes))
+	free := make([]int, len(nodes)) // free GPUs by node, -1 once taken
 	total := 0
 	for i, ni := range nodes {
 		for _, g := range topo.Nodes[ni].GPUs {
 			if p.Free(g) {
-				free[i] = append(free[i], g)
+				free[i]++
 			}
 		}
-		total += len(free[i])
+		total += free[i]
 	}
 	if total < n {
 		return nil, false
 	}
-	used := make([]bool, len(nodes))
+	if n > 0 {
+		gpus = make([]int, 0, n)
+	}
 	for len(gpus) < n {
 		pick := -1
-		for i := range nodes {
-			if !used[i] && (pick < 0 || len(free[i]) > len(free[pick])) {
+		for i, f := range free {
+			if f >= 0 && (pick < 0 || f > free[pick]) {
 				pick = i
 			}
 		}
-		used[pick] = true
-		for _, g := range free[pick] {
-			if len(gpus) < n {
+		free[pick] = -1
+		for _, g := range topo.Nodes[nodes[pick]].GPUs {
+			if len(gpus) < n && p.Free(g) {
 				gpus = append(gpus, g)
 			}
 		}
