@@ -204,9 +204,7 @@ func (p *Plan) loneOf(n int) []loneJob {
 	own := true
 	switch {
 	case ok && len(p.touched) == m.touched && len(p.touchedJobs) == m.touchedJobs:
-		out = m.jobs // nothing touched since: the same jobs (never changed in place)
-	case !ok && len(p.touched) == 0 && len(p.touchedJobs) == 0:
-		out = v.sim.loneBase(v, n) // the plan changed nothing: the simulator's answer
+		out, own = m.jobs, m.own // nothing touched since: the same jobs
 	case ok && len(p.touched)-m.touched < lim:
 		out = p.reviseLone(n, m.jobs, m.own, p.touched[m.touched:], p.touchedJobs[m.touchedJobs:])
 	case !ok && len(p.touched) == 0 && len(p.touchedJobs) == 0:
