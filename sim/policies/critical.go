@@ -53,6 +53,7 @@ func (r *Rule) horizon(ps *planState) {
 		}
 	}
 	ps.horizon = max(latest, v.Now+work/n)
+	ps.latest, ps.latest0 = latest, latest
 }
 
 // leastWork is the least predicted GPU time of waiting job j over its

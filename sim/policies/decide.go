@@ -225,14 +225,17 @@ type planState struct {
 	// loneKinds holds one job of each workload and shape of loneInfo.
 	loneKinds map[int][]loneInfo
 	// The makespan guard (critical.go).
-	horizon float64        // lower bound of the makespan
-	chosen  map[int]option // by job ID, when the rule keeps its choices
-	held    []float64      // by type: when a critical job waiting for it starts
-	isHeld  []bool
-	plain   bool // Rule.plain
-	rule    *Rule
-	placed  bool  // the plan has changed the placement
-	moved   []int // the jobs the plan took off GPUs they held, in order
+	horizon float64 // lower bound of the makespan
+	// latest is the latest of now and the GPUs' free times, kept as
+	// they change (freeUntil); latest0 as the plan started.
+	latest, latest0 float64
+	chosen          map[int]option // by job ID, when the rule keeps its choices
+	held            []float64      // by type: when a critical job waiting for it starts
+	isHeld          []bool
+	plain           bool // Rule.plain
+	rule            *Rule
+	placed          bool  // the plan has changed the placement
+	moved           []int // the jobs the plan took off GPUs they held, in order
 	// log lists the plan's placements in order, for partner lists
 	// found after some (carried.plan).
 	log []placement
@@ -263,7 +266,7 @@ func (r *Rule) Schedule(v *sim.View) (*sim.Plan, error) {
 			// first, keep that plan if the makespan ends sooner
 			// (critical.go).
 			ps2 := r.newPlan(v, freeAt)
-			ps2.horizon = ps.horizon
+			ps2.horizon, ps2.latest = ps.horizon, ps.latest0
 			ps2.startFrom(r.base)
 			if m2, s2, _ := r.pass(ps2, q, last); m2 < m1 && s2+m2 < s1+m1 {
 				ps, first = ps2, last
@@ -386,9 +389,12 @@ func (r *Rule) pass(ps *planState, q []*sim.Job, first int) (float64, float64, i
 		}
 		try(j)
 	}
-	latest := ps.v.Now
-	for _, t := range ps.freeAt {
-		latest = max(latest, t)
+	latest := ps.latest
+	if ps.plain {
+		latest = ps.v.Now
+		for _, t := range ps.freeAt {
+			latest = max(latest, t)
+		}
 	}
 	m := max(latest, endMax)
 	if endID >= 0 && endMax > latest {
@@ -887,6 +893,11 @@ func (ps *planState) place(r *Rule, id int, gpus []int, partner int) {
 // freeUntil records that gpus are busy until at least end, keeping the
 // sorted free times of their type in order.
 func (ps *planState) freeUntil(gpus []int, end float64) {
+	if len(gpus) > 0 {
+		// A GPU's free time becomes max(its time, end): the latest of
+		// all becomes max(latest, end).
+		ps.latest = max(ps.latest, end)
+	}
 	for _, g := range gpus {
 		was := ps.freeAt[g]
 		now := max(was, end)
