@@ -144,7 +144,10 @@ type Rule struct {
 	// carry holds lone jobs and partner lists from call to call
 	// (classes.go).
 	carry carried
-	runs  []runShape // by job ID (runShapeOf)
+	// passDone, when set, sees every plan at the end of a pass (tests
+	// check what the plan keeps against a scan).
+	passDone func(*planState)
+	runs     []runShape // by job ID (runShapeOf)
 	// freeOrd holds, by type index, the type's GPUs in the order of
 	// their free times at the last sort (sortFree), for freeTopo.
 	freeOrd  [][]int
@@ -388,6 +391,9 @@ func (r *Rule) pass(ps *planState, q []*sim.Job, first int) (float64, float64, i
 			break // no GPU free or shareable: every later job waits
 		}
 		try(j)
+	}
+	if r.passDone != nil {
+		r.passDone(ps)
 	}
 	latest := ps.latest
 	if ps.plain {
