@@ -71,7 +71,9 @@ func (c *carried) found(r *Rule, d int, ls, kinds []loneInfo) {
 	for i := range ls {
 		ls[i].born = c.gen
 	}
-	c.lones[d] = &carriedLones{ls: ls, kinds: kinds, gen: c.gen, call: c.call}
+	// Without spare capacity: plans append to the kinds they are given
+	// (addKind), which must not write into each other's.
+	c.lones[d] = &carriedLones{ls: slices.Clip(ls), kinds: slices.Clip(kinds), gen: c.gen, call: c.call}
 }
 
 // carryOver starts a call: the carried lone lists are brought up to date
