@@ -310,15 +310,18 @@ func (r *Rule) newPlan(v *sim.View, freeAt []float64) *planState {
 	return ps
 }
 
-// runShape is the shape of a running job's GPUs and its solo rate there,
-// remembered by job ID while the job keeps its GPUs: at is the first
-// element of the job's GPU slice when it was taken (the simulator gives a
-// job a new slice whenever it places it, and never changes one).
+// runShape is the shape of a running job's GPUs (type index in
+// Rule.types, spread) and its solo rate there, remembered by job ID for
+// the placement the job had at its start number starts: the simulator
+// counts a job's starts (Job.Starts) and gives it its GPUs only when it
+// starts or moves, which counts as a start. The first GPU and the count
+// are checked too. It holds no pointer, so the collector skips it and it
+// keeps no GPU list alive.
 type runShape struct {
-	at *int
-	n  int
-	sh sim.Shape
-	s  float64
+	starts, first, n int
+	ti               int16
+	spread           bool
+	s                float64
 }
 
 // runShapeOf returns the shape of j's GPUs and its solo rate there (0:
@@ -328,7 +331,7 @@ func (r *Rule) runShapeOf(v *sim.View, j *sim.Job) (sim.Shape, float64, bool) {
 	if len(j.GPUs) == 0 {
 		return sim.Shape{}, 0, false
 	}
-	if r.plain || j.ID < 0 {
+	if r.plain || j.ID < 0 || j.Starts <= 0 {
 		sh, _ := shapeOf(v, j.GPUs)
 		return sh, r.soloOn(j, sh), true
 	}
@@ -336,11 +339,12 @@ func (r *Rule) runShapeOf(v *sim.View, j *sim.Job) (sim.Shape, float64, bool) {
 		r.runs = append(r.runs, make([]runShape, j.ID+1-len(r.runs))...)
 	}
 	m := &r.runs[j.ID]
-	if m.at != &j.GPUs[0] || m.n != len(j.GPUs) {
+	if m.starts != j.Starts || m.first != j.GPUs[0] || m.n != len(j.GPUs) {
 		sh, _ := shapeOf(v, j.GPUs)
-		*m = runShape{at: &j.GPUs[0], n: len(j.GPUs), sh: sh, s: r.soloOn(j, sh)}
+		*m = runShape{starts: j.Starts, first: j.GPUs[0], n: len(j.GPUs), ti: r.typeIndex(sh.GPUType), spread: sh.Spread, s: r.soloOn(j, sh)}
+		return sh, m.s, true
 	}
-	return m.sh, m.s, true
+	return sim.Shape{GPUType: r.types[m.ti], GPUs: m.n, Spread: m.spread}, m.s, true
 }
 
 // pass lets the waiting jobs of q choose in turn, job first (when >= 0)
