@@ -602,7 +602,10 @@ func (r *Rule) decide(ps *planState, j *sim.Job, holds bool) option {
 				}
 			}
 			if tw, ok := ps.waitUntil(so.ti, d); ok {
-				consider(option{cost: tw - v.Now + w/so.s + tieWait, waitFor: so.t, wti: so.ti, degree: d, start: tw, endJ: tw + w/so.s, solo: so.s, norm: 1, partner: -1})
+				// The cost first: most options lose, and need not be built.
+				if cost := tw - v.Now + w/so.s + tieWait; cost < best.cost {
+					consider(option{cost: cost, waitFor: so.t, wti: so.ti, degree: d, start: tw, endJ: tw + w/so.s, solo: so.s, norm: 1, partner: -1})
+				}
 			}
 		}
 	}
@@ -611,18 +614,23 @@ func (r *Rule) decide(ps *planState, j *sim.Job, holds bool) option {
 		if v.MaxPerGPU() < 2 {
 			break
 		}
+		lastS, wj := math.NaN(), 0.0 // j's remaining work at rate lastS
 		for _, c := range ps.sharesOf(r, j, d) {
 			if c.q == j.ID {
 				continue
 			}
-			wj := r.remaining(j, c.sj)
+			if c.sj != lastS {
+				lastS, wj = c.sj, r.remaining(j, c.sj)
+			}
 			tj, tq := overlap(wj, c.sj, c.xj, c.wq, c.sq, c.xq)
 			if end := v.Now + max(tj, tq); end > ps.horizon || !ps.fitsHold(c.ti, end) {
 				continue // it would delay the makespan, or a critical job's GPUs
 			}
 			alone := c.wq / c.sq
-			consider(option{cost: tj + (tq - alone) + tieShare, gpus: c.gpus, endJ: v.Now + tj, endR: v.Now + tq,
-				solo: c.sj, norm: c.xj, partner: c.q, pnorm: c.xq, pdelay: tq - alone})
+			if cost := tj + (tq - alone) + tieShare; cost < best.cost {
+				consider(option{cost: cost, gpus: c.gpus, endJ: v.Now + tj, endR: v.Now + tq,
+					solo: c.sj, norm: c.xj, partner: c.q, pnorm: c.xq, pdelay: tq - alone})
+			}
 		}
 	}
 	if math.IsInf(best.cost, 1) {
