@@ -153,7 +153,11 @@ type Rule struct {
 	stamp     uint64
 	callStamp uint64
 	stampView *sim.View
-	least     []leastAt // by job ID (leastWork)
+	// Buffers for sorted free times, the first sortUsed in use in this
+	// call (sortBuf).
+	sortPool [][]float64
+	sortUsed int
+	least    []leastAt // by job ID (leastWork)
 	// newPlan's free times, from the running jobs and given.
 	freeBuf, freeBuf2 []float64
 }
@@ -667,7 +671,7 @@ func (ps *planState) waitUntil(ti, n int) (float64, bool) {
 			ts, ps.sortedShared[ti] = nil, false // the base's: not to be overwritten
 		}
 		if ts == nil {
-			ts = make([]float64, 0, ps.v.Topology.Count(ps.types[ti]))
+			ts = ps.rule.sortBuf(ps.v.Topology, ps.types[ti])
 		}
 		if ps.plain {
 			for _, ni := range ps.v.Topology.NodesOf(ps.types[ti]) {
@@ -841,8 +845,27 @@ func (r *Rule) stampPlan(ps *planState) {
 		r.stampView = ps.v
 		r.stamp++
 		r.callStamp = r.stamp
+		r.sortUsed = 0 // the last call's plans are gone (sortBuf)
 	}
 	ps.stamp = r.callStamp
+}
+
+// sortBuf returns an empty buffer for the sorted free times of the GPUs
+// of type t, with room for all of them. The buffers serve the plans of
+// one call, each its own, and are handed out again from the first at the
+// next call (stampPlan): a plan and its lists live during one call.
+func (r *Rule) sortBuf(topo *sim.Topology, t string) []float64 {
+	n := topo.Count(t)
+	if r.sortUsed == len(r.sortPool) {
+		r.sortPool = append(r.sortPool, nil)
+	}
+	b := r.sortPool[r.sortUsed]
+	if cap(b) < n {
+		b = make([]float64, 0, n)
+		r.sortPool[r.sortUsed] = b
+	}
+	r.sortUsed++
+	return b[:0]
 }
 
 // loneAt returns the jobs running alone on d GPUs, remembered by the
@@ -901,7 +924,7 @@ func (ps *planState) freeUntil(gpus []int, end float64) {
 		}
 		ts := ps.byType[ti]
 		if ps.sortedShared[ti] {
-			ts, ps.sortedShared[ti] = slices.Clone(ts), false
+			ts, ps.sortedShared[ti] = append(ps.rule.sortBuf(ps.v.Topology, ps.types[ti]), ts...), false
 		}
 		i, found := slices.BinarySearch(ts, was)
 		if !found {
