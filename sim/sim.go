@@ -172,12 +172,12 @@ func (s *simulation) loop(jobs []TraceJob, order []int) error {
 			t = jobs[order[next]].Arrival
 		}
 		if len(s.running) > 0 {
-			t = math.Min(t, s.minEta)
+			t = min(t, s.minEta)
 		}
 		tick := math.Inf(1)
 		if s.opt.Round > 0 && s.nActive > 0 {
 			tick = (math.Floor(s.now/s.opt.Round) + 1) * s.opt.Round
-			t = math.Min(t, tick)
+			t = min(t, tick)
 		}
 		if math.IsInf(t, 1) {
 			return nil
@@ -237,11 +237,11 @@ func (s *simulation) advance(t float64) (bool, error) {
 			s.busy[ti] += dt
 		}
 	}
-	tol := 1e-9 * math.Max(1, t)
+	tol := 1e-9 * max(1, t)
 	var finished []int
 	for _, j := range s.running {
 		st := &s.st[j.ID]
-		eff := t - math.Max(s.now, st.restore)
+		eff := t - max(s.now, st.restore)
 		if eff > 0 {
 			s.eff[s.typeOf[j.GPUs[0]]] += eff * st.norm * float64(len(j.GPUs))
 		}
@@ -393,8 +393,8 @@ func (s *simulation) rerate() error {
 		}
 		if st.rated && st.ratedPartner == st.partner && st.ratedShape == st.shape {
 			// Same placement and partner as at the last rating: same rate.
-			st.eta = math.Max(s.now, st.restore) + (float64(j.Steps)-j.Done)/st.rate
-			s.minEta = math.Min(s.minEta, st.eta)
+			st.eta = max(s.now, st.restore) + (float64(j.Steps)-j.Done)/st.rate
+			s.minEta = min(s.minEta, st.eta)
 			continue
 		}
 		var ok bool
@@ -420,8 +420,8 @@ func (s *simulation) rerate() error {
 			}
 		}
 		st.rated, st.ratedPartner, st.ratedShape = true, st.partner, st.shape
-		st.eta = math.Max(s.now, st.restore) + (float64(j.Steps)-j.Done)/st.rate
-		s.minEta = math.Min(s.minEta, st.eta)
+		st.eta = max(s.now, st.restore) + (float64(j.Steps)-j.Done)/st.rate
+		s.minEta = min(s.minEta, st.eta)
 	}
 	return nil
 }

@@ -159,7 +159,11 @@ type Rule struct {
 	stamp     uint64
 	callStamp uint64
 	stampView *sim.View
-	least     []leastAt // by job ID (leastWork)
+	// Buffers for sorted free times, the first sortUsed in use in this
+	// call (sortBuf).
+	sortPool [][]float64
+	sortUsed int
+	least    []leastAt // by job ID (leastWork)
 	// newPlan's free times, from the running jobs and given.
 	freeBuf, freeBuf2 []float64
 }
@@ -323,15 +327,18 @@ func (r *Rule) newPlan(v *sim.View, freeAt []float64) *planState {
 	return ps
 }
 
-// runShape is the shape of a running job's GPUs and its solo rate there,
-// remembered by job ID while the job keeps its GPUs: at is the first
-// element of the job's GPU slice when it was taken (the simulator gives a
-// job a new slice whenever it places it, and never changes one).
+// runShape is the shape of a running job's GPUs (type index in
+// Rule.types, spread) and its solo rate there, remembered by job ID for
+// the placement the job had at its start number starts: the simulator
+// counts a job's starts (Job.Starts) and gives it its GPUs only when it
+// starts or moves, which counts as a start. The first GPU and the count
+// are checked too. It holds no pointer, so the collector skips it and it
+// keeps no GPU list alive.
 type runShape struct {
-	at *int
-	n  int
-	sh sim.Shape
-	s  float64
+	starts, first, n int
+	ti               int16
+	spread           bool
+	s                float64
 }
 
 // runShapeOf returns the shape of j's GPUs and its solo rate there (0:
@@ -341,7 +348,7 @@ func (r *Rule) runShapeOf(v *sim.View, j *sim.Job) (sim.Shape, float64, bool) {
 	if len(j.GPUs) == 0 {
 		return sim.Shape{}, 0, false
 	}
-	if r.plain || j.ID < 0 {
+	if r.plain || j.ID < 0 || j.Starts <= 0 {
 		sh, _ := shapeOf(v, j.GPUs)
 		return sh, r.soloOn(j, sh), true
 	}
@@ -349,11 +356,12 @@ func (r *Rule) runShapeOf(v *sim.View, j *sim.Job) (sim.Shape, float64, bool) {
 		r.runs = append(r.runs, make([]runShape, j.ID+1-len(r.runs))...)
 	}
 	m := &r.runs[j.ID]
-	if m.at != &j.GPUs[0] || m.n != len(j.GPUs) {
+	if m.starts != j.Starts || m.first != j.GPUs[0] || m.n != len(j.GPUs) {
 		sh, _ := shapeOf(v, j.GPUs)
-		*m = runShape{at: &j.GPUs[0], n: len(j.GPUs), sh: sh, s: r.soloOn(j, sh)}
+		*m = runShape{starts: j.Starts, first: j.GPUs[0], n: len(j.GPUs), ti: r.typeIndex(sh.GPUType), spread: sh.Spread, s: r.soloOn(j, sh)}
+		return sh, m.s, true
 	}
-	return m.sh, m.s, true
+	return sim.Shape{GPUType: r.types[m.ti], GPUs: m.n, Spread: m.spread}, m.s, true
 }
 
 // pass lets the waiting jobs of q choose in turn, job first (when >= 0)
@@ -617,7 +625,10 @@ func (r *Rule) decide(ps *planState, j *sim.Job, holds bool) option {
 				}
 			}
 			if tw, ok := ps.waitUntil(so.ti, d); ok {
-				consider(option{cost: tw - v.Now + w/so.s + tieWait, waitFor: so.t, wti: so.ti, degree: d, start: tw, endJ: tw + w/so.s, solo: so.s, norm: 1, partner: -1})
+				// The cost first: most options lose, and need not be built.
+				if cost := tw - v.Now + w/so.s + tieWait; cost < best.cost {
+					consider(option{cost: cost, waitFor: so.t, wti: so.ti, degree: d, start: tw, endJ: tw + w/so.s, solo: so.s, norm: 1, partner: -1})
+				}
 			}
 		}
 	}
@@ -626,19 +637,24 @@ func (r *Rule) decide(ps *planState, j *sim.Job, holds bool) option {
 		if v.MaxPerGPU() < 2 {
 			break
 		}
+		lastS, wj := math.NaN(), 0.0 // j's remaining work at rate lastS
 		for _, c := range ps.sharesOf(r, j, d) {
 			if c.q == j.ID {
 				continue
 			}
-			wj := r.remaining(j, c.sj)
+			if c.sj != lastS {
+				lastS, wj = c.sj, r.remaining(j, c.sj)
+			}
 			tj, tq := overlap(wj, c.sj, c.xj, c.wq, c.sq, c.xq)
 			if end := v.Now + max(tj, tq); end > ps.horizon || !ps.fitsHold(c.ti, end) {
 				continue // it would delay the makespan, or a critical job's GPUs
 			}
 			alone := c.wq / c.sq
-			// The GPUs are the partner's, asked of the plan once chosen.
-			consider(option{cost: tj + (tq - alone) + tieShare, endJ: v.Now + tj, endR: v.Now + tq,
-				solo: c.sj, norm: c.xj, partner: c.q, pnorm: c.xq, pdelay: tq - alone})
+			if cost := tj + (tq - alone) + tieShare; cost < best.cost {
+				// The GPUs are the partner's, asked of the plan once chosen.
+				consider(option{cost: cost, endJ: v.Now + tj, endR: v.Now + tq,
+					solo: c.sj, norm: c.xj, partner: c.q, pnorm: c.xq, pdelay: tq - alone})
+			}
 		}
 	}
 	if math.IsInf(best.cost, 1) {
@@ -678,7 +694,7 @@ func (ps *planState) waitUntil(ti, n int) (float64, bool) {
 			ts, ps.sortedShared[ti] = nil, false // the base's: not to be overwritten
 		}
 		if ts == nil {
-			ts = make([]float64, 0, ps.v.Topology.Count(ps.types[ti]))
+			ts = ps.rule.sortBuf(ps.v.Topology, ps.types[ti])
 		}
 		if ps.plain {
 			for _, ni := range ps.v.Topology.NodesOf(ps.types[ti]) {
@@ -852,8 +868,27 @@ func (r *Rule) stampPlan(ps *planState) {
 		r.stampView = ps.v
 		r.stamp++
 		r.callStamp = r.stamp
+		r.sortUsed = 0 // the last call's plans are gone (sortBuf)
 	}
 	ps.stamp = r.callStamp
+}
+
+// sortBuf returns an empty buffer for the sorted free times of the GPUs
+// of type t, with room for all of them. The buffers serve the plans of
+// one call, each its own, and are handed out again from the first at the
+// next call (stampPlan): a plan and its lists live during one call.
+func (r *Rule) sortBuf(topo *sim.Topology, t string) []float64 {
+	n := topo.Count(t)
+	if r.sortUsed == len(r.sortPool) {
+		r.sortPool = append(r.sortPool, nil)
+	}
+	b := r.sortPool[r.sortUsed]
+	if cap(b) < n {
+		b = make([]float64, 0, n)
+		r.sortPool[r.sortUsed] = b
+	}
+	r.sortUsed++
+	return b[:0]
 }
 
 // loneAt returns the jobs running alone on d GPUs, remembered by the
@@ -918,7 +953,7 @@ func (ps *planState) freeUntil(gpus []int, end float64) {
 		}
 		ts := ps.byType[ti]
 		if ps.sortedShared[ti] {
-			ts, ps.sortedShared[ti] = slices.Clone(ts), false
+			ts, ps.sortedShared[ti] = append(ps.rule.sortBuf(ps.v.Topology, ps.types[ti]), ts...), false
 		}
 		i, found := slices.BinarySearch(ts, was)
 		if !found {
