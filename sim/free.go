@@ -13,15 +13,7 @@ func FreeOnNode(p *Plan, t string, n int) (gpus []int, ok bool) {
 	topo := p.view.Topology
 	best, bestFree := -1, 0
 	for _, ni := range topo.NodesOf(t) {
-		free := 0
-		for _, g := range topo.Nodes[ni].GPUs {
-			if p.Free(g) {
-				free++
-				if best >= 0 && free >= bestFree {
-					break // no fewer than the best: it cannot win
-				}
-			}
-		}
+		free := p.avail[ni]
 		if free >= n && (best < 0 || free < bestFree) {
 			best, bestFree = ni, free
 			if free == n {
@@ -53,11 +45,7 @@ func FreeSpread(p *Plan, t string, n int) (gpus []int, ok bool) {
 	free := make([]int, len(nodes)) // free GPUs by node, -1 once taken
 	total := 0
 	for i, ni := range nodes {
-		for _, g := range topo.Nodes[ni].GPUs {
-			if p.Free(g) {
-				free[i]++
-			}
-		}
+		free[i] = p.avail[ni]
 		total += free[i]
 	}
 	if total < n {

@@ -59,6 +59,7 @@ type simulation struct {
 	minEta  float64 // the earliest finish time of a running job, as of the last rerate
 	typeOf  []int   // GPU -> index into topo.Types()
 	freeOf  []int   // GPUs holding no job, by type index
+	avail   []int   // GPUs holding no job, by node index
 	busyOf  []int   // GPUs holding a job, by type index
 	lone    int     // GPUs holding exactly one job
 	// queues hold the waiting jobs by class (workload index and size,
@@ -131,9 +132,11 @@ func newSimulation(topo *Topology, jobs []TraceJob, truth Rates, p Policy, opt O
 	s.typeOf = make([]int, len(topo.GPUs))
 	s.freeOf = make([]int, len(types))
 	s.busyOf = make([]int, len(types))
+	s.avail = make([]int, len(topo.Nodes))
 	for i, g := range topo.GPUs {
 		s.typeOf[i] = slices.Index(types, g.Type)
 		s.freeOf[s.typeOf[i]]++
+		s.avail[g.Node]++
 	}
 	return s
 }
@@ -299,6 +302,7 @@ func (s *simulation) countGPU(g, sign int) {
 	switch len(s.on[g]) {
 	case 0:
 		s.freeOf[s.typeOf[g]] += sign
+		s.avail[s.topo.GPUs[g].Node] += sign
 		return
 	case 1:
 		s.lone += sign

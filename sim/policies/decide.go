@@ -730,15 +730,16 @@ func (ps *planState) waitUntil(ti, n int) (float64, bool) {
 	return ts[k-1], true
 }
 
-// sortFree appends the free times of the GPUs of type t (index ti) to ts
-// and sorts them. The predicted free times keep mostly the same order
+// sortFree puts the free times of the GPUs of type t (index ti) in ts's
+// array, sorted, and returns them. The predicted free times keep mostly the same order
 // from one call to the next (the GPUs a change touched move), so they
 // are taken in the order the last sort left them (Rule.freeOrd) and put
 // in order by insertion: the cost is the GPUs' count and the distance
 // the moved ones travel, not a full sort's. Sorted floats are the same
 // whatever the sort when no two of them compare equal with different
 // bits (+0 and -0) and none is NaN: a list that holds a zero or a NaN is
-// sorted by slices.Sort as given.
+// taken in topology order and sorted by slices.Sort, as a plain sort
+// does.
 func (r *Rule) sortFree(topo *sim.Topology, ti int, t string, freeAt, ts []float64) []float64 {
 	if r.freeTopo != topo || len(r.freeOrd) != len(topo.Types()) {
 		r.freeTopo, r.freeOrd = topo, make([][]int, len(topo.Types()))
@@ -750,6 +751,7 @@ func (r *Rule) sortFree(topo *sim.Topology, ti int, t string, freeAt, ts []float
 		}
 		r.freeOrd[ti] = ord
 	}
+	ts = ts[:0]
 	odd := false // a zero or a NaN
 	for _, g := range ord {
 		x := freeAt[g]
@@ -757,6 +759,13 @@ func (r *Rule) sortFree(topo *sim.Topology, ti int, t string, freeAt, ts []float
 		ts = append(ts, x)
 	}
 	if odd {
+		// As the GPUs come in the topology, as a plain sort takes them.
+		ts = ts[:0]
+		for _, ni := range topo.NodesOf(t) {
+			for _, g := range topo.Nodes[ni].GPUs {
+				ts = append(ts, freeAt[g])
+			}
+		}
 		slices.Sort(ts)
 		return ts
 	}
