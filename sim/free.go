@@ -13,18 +13,19 @@ func FreeOnNode(p *Plan, t string, n int) (gpus []int, ok bool) {
 	topo := p.view.Topology
 	best, bestFree := -1, 0
 	for _, ni := range topo.NodesOf(t) {
-		free := 0
-		for _, g := range topo.Nodes[ni].GPUs {
-			if p.Free(g) {
-				free++
-			}
-		}
+		free := p.avail[ni]
 		if free >= n && (best < 0 || free < bestFree) {
 			best, bestFree = ni, free
+			if free == n {
+				break // an exact fit: no later node beats it
+			}
 		}
 	}
 	if best < 0 {
 		return nil, false
+	}
+	if n > 0 {
+		gpus = make([]int, 0, n)
 	}
 	for _, g := range topo.Nodes[best].GPUs {
 		if p.Free(g) && len(gpus) < n {
@@ -41,30 +42,28 @@ func FreeOnNode(p *Plan, t string, n int) (gpus []int, ok bool) {
 func FreeSpread(p *Plan, t string, n int) (gpus []int, ok bool) {
 	topo := p.view.Topology
 	nodes := topo.NodesOf(t)
-	free := make([][]int, len(nodes))
+	free := make([]int, len(nodes)) // free GPUs by node, -1 once taken
 	total := 0
 	for i, ni := range nodes {
-		for _, g := range topo.Nodes[ni].GPUs {
-			if p.Free(g) {
-				free[i] = append(free[i], g)
-			}
-		}
-		total += len(free[i])
+		free[i] = p.avail[ni]
+		total += free[i]
 	}
 	if total < n {
 		return nil, false
 	}
-	used := make([]bool, len(nodes))
+	if n > 0 {
+		gpus = make([]int, 0, n)
+	}
 	for len(gpus) < n {
 		pick := -1
-		for i := range nodes {
-			if !used[i] && (pick < 0 || len(free[i]) > len(free[pick])) {
+		for i, f := range free {
+			if f >= 0 && (pick < 0 || f > free[pick]) {
 				pick = i
 			}
 		}
-		used[pick] = true
-		for _, g := range free[pick] {
-			if len(gpus) < n {
+		free[pick] = -1
+		for _, g := range topo.Nodes[nodes[pick]].GPUs {
+			if len(gpus) < n && p.Free(g) {
 				gpus = append(gpus, g)
 			}
 		}
@@ -190,18 +189,25 @@ func (p *Plan) loneOf(n int) []loneJob {
 	}
 	lim := len(p.base) / 8
 	var out []loneJob
+	own := true
 	switch {
+	case ok && len(p.touched) == m.touched && len(p.touchedJobs) == m.touchedJobs:
+		out, own = m.jobs, m.own // nothing touched since: the same jobs
 	case ok && len(p.touched)-m.touched < lim:
-		out = p.reviseLone(n, m.jobs, p.touched[m.touched:], p.touchedJobs[m.touchedJobs:])
+		out = p.reviseLone(n, m.jobs, m.own, p.touched[m.touched:], p.touchedJobs[m.touchedJobs:])
+	case !ok && len(p.touched) == 0 && len(p.touchedJobs) == 0:
+		// Nothing changed: the simulator's answer, shared until the
+		// plan changes (then revised into an array of the plan's own).
+		out, own = v.sim.loneBase(v, n), false
 	case !ok && len(p.touched) < lim:
-		out = p.reviseLone(n, v.sim.loneBase(v, n), p.touched, p.touchedJobs)
+		out = p.reviseLone(n, v.sim.loneBase(v, n), false, p.touched, p.touchedJobs)
 	default:
 		out = p.scanLone(n)
 	}
 	if p.loneMemo == nil {
 		p.loneMemo = map[int]loneAt{}
 	}
-	p.loneMemo[n] = loneAt{p.gen, len(p.touched), len(p.touchedJobs), out}
+	p.loneMemo[n] = loneAt{p.gen, len(p.touched), len(p.touchedJobs), out, own}
 	return out
 }
 
@@ -214,16 +220,19 @@ func (s *simulation) loneBase(v *View, n int) []loneJob {
 	if ok && m.touched == len(s.touched) && m.touchedJobs == len(s.touchedJobs) {
 		return m.jobs
 	}
+	// The last answer is revised in place: the plans that read it were
+	// those of earlier calls, gone now (a plan lives during one call,
+	// and the simulator's placement changes only between calls).
 	var out []loneJob
 	if ok && len(s.touched)-m.touched < len(s.on)/8 {
-		out = bp.reviseLone(n, m.jobs, s.touched[m.touched:], s.touchedJobs[m.touchedJobs:])
+		out = bp.reviseLone(n, m.jobs, true, s.touched[m.touched:], s.touchedJobs[m.touchedJobs:])
 	} else {
 		out = bp.scanLone(n)
 	}
 	if s.loneMemo == nil {
 		s.loneMemo = map[int]loneAt{}
 	}
-	s.loneMemo[n] = loneAt{0, len(s.touched), len(s.touchedJobs), out}
+	s.loneMemo[n] = loneAt{0, len(s.touched), len(s.touchedJobs), out, true}
 	return out
 }
 
@@ -259,8 +268,10 @@ func (p *Plan) loneAtGPU(g, n int) (loneJob, bool) {
 // reviseLone brings was, loneOf's answer for size n before changes that
 // touched gpus and moved jobs, up to date: it drops the jobs moved or on
 // those GPUs, finds which of them are lone now, and keeps the answer
-// ordered by lowest GPU, as a scan of the GPUs gives it.
-func (p *Plan) reviseLone(n int, was []loneJob, gpus, jobs []int) []loneJob {
+// ordered by lowest GPU, as a scan of the GPUs gives it. When own, was
+// is the caller's to overwrite: the answer is revised in its array
+// (only the kept jobs after a dropped one move), else in a new one.
+func (p *Plan) reviseLone(n int, was []loneJob, own bool, gpus, jobs []int) []loneJob {
 	cand := append([]int(nil), jobs...)
 	for _, g := range gpus {
 		cand = append(cand, p.jobsOn(g)...)
@@ -278,18 +289,54 @@ func (p *Plan) reviseLone(n int, was []loneJob, gpus, jobs []int) []loneJob {
 		}
 	}
 	slices.SortFunc(add, func(a, b loneJob) int { return a.first - b.first })
-	out := make([]loneJob, 0, len(was)+len(add))
-	for _, l := range was {
-		if _, gone := slices.BinarySearch(cand, l.job); gone {
+	if !own {
+		out := make([]loneJob, 0, len(was)+len(add))
+		for _, l := range was {
+			if _, gone := slices.BinarySearch(cand, l.job); gone {
+				continue
+			}
+			for len(add) > 0 && add[0].first < l.first {
+				out = append(out, add[0])
+				add = add[1:]
+			}
+			out = append(out, l)
+		}
+		return append(out, add...)
+	}
+	k := 0
+	for i := range was {
+		if _, gone := slices.BinarySearch(cand, was[i].job); gone {
 			continue
 		}
-		for len(add) > 0 && add[0].first < l.first {
-			out = append(out, add[0])
-			add = add[1:]
+		if k != i {
+			was[k] = was[i]
 		}
-		out = append(out, l)
+		k++
 	}
-	return append(out, add...)
+	clear(was[k:])
+	return mergeLone(was[:k], add)
+}
+
+// mergeLone merges add into out, both ordered by lowest GPU, in out's
+// array when it has room: from the back, an added job before a kept one
+// only when its lowest GPU is lower.
+func mergeLone(out, add []loneJob) []loneJob {
+	if len(add) == 0 {
+		return out
+	}
+	i := len(out) - 1
+	out = append(out, add...)
+	k := len(out) - 1
+	for j := len(add) - 1; j >= 0; k-- {
+		if i >= 0 && out[i].first > add[j].first {
+			out[k] = out[i]
+			i--
+		} else {
+			out[k] = add[j]
+			j--
+		}
+	}
+	return out
 }
 
 // loneAt is the answer of loneOf for one size at one generation of a
@@ -298,6 +345,7 @@ func (p *Plan) reviseLone(n int, was []loneJob, gpus, jobs []int) []loneJob {
 type loneAt struct {
 	gen, touched, touchedJobs int
 	jobs                      []loneJob
+	own                       bool // jobs is the holder's array, not shared
 }
 
 // alone reports whether job r is the only job on each of gpus.

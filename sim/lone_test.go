@@ -7,7 +7,8 @@ import (
 
 // loneChecked runs a policy and, after each of its Schedule calls, checks
 // that the lone jobs the plan and the simulator revise after changes are
-// the ones a scan of every GPU finds.
+// the ones a scan of every GPU finds, and so are the free GPUs counted by
+// node.
 type loneChecked struct {
 	Policy
 	t      *testing.T
@@ -20,6 +21,19 @@ func (c *loneChecked) Schedule(v *View) (*Plan, error) {
 	for _, pl := range []*Plan{fresh, p} {
 		if pl == nil {
 			continue
+		}
+		// The free GPUs counted by node as changes are made (FreeOnNode
+		// and FreeSpread read them) are those a look at each GPU finds.
+		for ni, n := range v.Topology.Nodes {
+			free := 0
+			for _, g := range n.GPUs {
+				if pl.Free(g) {
+					free++
+				}
+			}
+			if pl.avail[ni] != free {
+				c.t.Fatalf("t=%g node %d: %d free GPUs counted, %d found", v.Now, ni, pl.avail[ni], free)
+			}
 		}
 		for _, n := range []int{1, 2, 4} {
 			got, want := pl.loneOf(n), pl.scanLone(n)

@@ -102,7 +102,7 @@ func (v *View) Plan() *Plan {
 	b := s.bufs[s.nbuf]
 	s.nbuf++
 	s.epoch++
-	p := &Plan{view: v, buf: b, epoch: s.epoch, base: s.on, moved: map[int][]int{}, free: slices.Clone(s.freeOf), lone: s.lone}
+	p := &Plan{view: v, buf: b, epoch: s.epoch, base: s.on, moved: map[int][]int{}, free: slices.Clone(s.freeOf), avail: slices.Clone(s.avail), lone: s.lone}
 	if c := s.carry; c != nil {
 		// What the last committed plan learned still holds: no job has
 		// finished since. Its classes are tried again (generation -1 is
@@ -160,6 +160,7 @@ type Plan struct {
 	moved map[int][]int // job -> GPUs (nil: stopped)
 	order []int         // jobs in the order they were first named
 	free  []int         // free GPUs by type index
+	avail []int         // free GPUs by node index
 	lone  int           // GPUs holding exactly one job
 	gen   int           // changes made so far
 	miss  [][]missAt    // by workload index
@@ -281,6 +282,7 @@ func (p *Plan) count(g, sign int) {
 	switch len(p.jobsOn(g)) {
 	case 0:
 		p.free[p.view.sim.typeOf[g]] += sign
+		p.avail[p.view.Topology.GPUs[g].Node] += sign
 	case 1:
 		p.lone += sign
 	}

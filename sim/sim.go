@@ -59,6 +59,7 @@ type simulation struct {
 	minEta  float64 // the earliest finish time of a running job, as of the last rerate
 	typeOf  []int   // GPU -> index into topo.Types()
 	freeOf  []int   // GPUs holding no job, by type index
+	avail   []int   // GPUs holding no job, by node index
 	busyOf  []int   // GPUs holding a job, by type index
 	lone    int     // GPUs holding exactly one job
 	// queues hold the waiting jobs by class (workload index and size,
@@ -131,9 +132,11 @@ func newSimulation(topo *Topology, jobs []TraceJob, truth Rates, p Policy, opt O
 	s.typeOf = make([]int, len(topo.GPUs))
 	s.freeOf = make([]int, len(types))
 	s.busyOf = make([]int, len(types))
+	s.avail = make([]int, len(topo.Nodes))
 	for i, g := range topo.GPUs {
 		s.typeOf[i] = slices.Index(types, g.Type)
 		s.freeOf[s.typeOf[i]]++
+		s.avail[g.Node]++
 	}
 	return s
 }
@@ -172,12 +175,12 @@ func (s *simulation) loop(jobs []TraceJob, order []int) error {
 			t = jobs[order[next]].Arrival
 		}
 		if len(s.running) > 0 {
-			t = math.Min(t, s.minEta)
+			t = min(t, s.minEta)
 		}
 		tick := math.Inf(1)
 		if s.opt.Round > 0 && s.nActive > 0 {
 			tick = (math.Floor(s.now/s.opt.Round) + 1) * s.opt.Round
-			t = math.Min(t, tick)
+			t = min(t, tick)
 		}
 		if math.IsInf(t, 1) {
 			return nil
@@ -237,11 +240,11 @@ func (s *simulation) advance(t float64) (bool, error) {
 			s.busy[ti] += dt
 		}
 	}
-	tol := 1e-9 * math.Max(1, t)
+	tol := 1e-9 * max(1, t)
 	var finished []int
 	for _, j := range s.running {
 		st := &s.st[j.ID]
-		eff := t - math.Max(s.now, st.restore)
+		eff := t - max(s.now, st.restore)
 		if eff > 0 {
 			s.eff[s.typeOf[j.GPUs[0]]] += eff * st.norm * float64(len(j.GPUs))
 		}
@@ -299,6 +302,7 @@ func (s *simulation) countGPU(g, sign int) {
 	switch len(s.on[g]) {
 	case 0:
 		s.freeOf[s.typeOf[g]] += sign
+		s.avail[s.topo.GPUs[g].Node] += sign
 		return
 	case 1:
 		s.lone += sign
@@ -393,8 +397,8 @@ func (s *simulation) rerate() error {
 		}
 		if st.rated && st.ratedPartner == st.partner && st.ratedShape == st.shape {
 			// Same placement and partner as at the last rating: same rate.
-			st.eta = math.Max(s.now, st.restore) + (float64(j.Steps)-j.Done)/st.rate
-			s.minEta = math.Min(s.minEta, st.eta)
+			st.eta = max(s.now, st.restore) + (float64(j.Steps)-j.Done)/st.rate
+			s.minEta = min(s.minEta, st.eta)
 			continue
 		}
 		var ok bool
@@ -420,8 +424,8 @@ func (s *simulation) rerate() error {
 			}
 		}
 		st.rated, st.ratedPartner, st.ratedShape = true, st.partner, st.shape
-		st.eta = math.Max(s.now, st.restore) + (float64(j.Steps)-j.Done)/st.rate
-		s.minEta = math.Min(s.minEta, st.eta)
+		st.eta = max(s.now, st.restore) + (float64(j.Steps)-j.Done)/st.rate
+		s.minEta = min(s.minEta, st.eta)
 	}
 	return nil
 }

@@ -94,11 +94,38 @@ type shareKey struct {
 // work.
 type shareCand struct {
 	q      int
-	gpus   []int
+	first  int // its lowest GPU (its GPUs: the plan's, Plan.GPUsOf)
 	ti     int
 	sj, sq float64
 	xj, xq float64
 	wq     float64
+}
+
+// byKey is a table by degree, then workload index: the partner lists
+// of a plan (and their first plan's copies), asked at every decision.
+type byKey[T any] [][]T
+
+// at returns the entry of k, the zero value when none.
+func (t byKey[T]) at(k shareKey) T {
+	if k.d < len(t) && int(k.wid) < len(t[k.d]) {
+		return t[k.d][k.wid]
+	}
+	var zero T
+	return zero
+}
+
+// put sets the entry of k; hint is the number of workloads known.
+func (t *byKey[T]) put(k shareKey, v T, hint int) {
+	for len(*t) <= k.d {
+		*t = append(*t, nil)
+	}
+	row := (*t)[k.d]
+	if len(row) <= int(k.wid) {
+		// Room for the workloads known so far (hint) at once.
+		row = append(row, make([]T, max(int(k.wid)+1, hint)-len(row))...)
+	}
+	row[k.wid] = v
+	(*t)[k.d] = row
 }
 
 // shareList is what sharesOf remembers for a workload at a degree: a job
@@ -118,8 +145,11 @@ type shareList struct {
 // (reviseShares). It may hold j itself, which the caller skips.
 func (ps *planState) sharesOf(r *Rule, j *sim.Job, d int) []shareCand {
 	k := shareKey{r.widOf(j), d}
-	if l, ok := ps.shares[k]; ok && !r.plain {
+	if l := ps.shares.at(k); l != nil && !r.plain {
 		return l.cs
+	}
+	if cs, ok := r.carry.plan(ps, r, j, k); ok {
+		return cs
 	}
 	l := &shareList{rep: j, cs: []shareCand{}}
 	if r.plain {
@@ -149,15 +179,9 @@ func (ps *planState) sharesOf(r *Rule, j *sim.Job, d int) []shareCand {
 			r.candBuf = buf[:0]
 		}
 	}
-	if ps.shares == nil {
-		ps.shares = map[shareKey]*shareList{}
-	}
-	ps.shares[k] = l
+	ps.shares.put(k, l, len(r.wids))
 	if ps.base != nil && !ps.placed {
-		if ps.base.shares == nil {
-			ps.base.shares = map[shareKey]*shareList{}
-		}
-		ps.base.shares[k] = &shareList{rep: j, cs: slices.Clip(l.cs)}
+		ps.base.shares.put(k, &shareList{rep: j, cs: slices.Clip(l.cs)}, len(r.wids))
 		l.shared = true
 	}
 	return l.cs
@@ -165,13 +189,15 @@ func (ps *planState) sharesOf(r *Rule, j *sim.Job, d int) []shareCand {
 
 // loneInfo is a job running alone, with what sharesOf asks of it.
 type loneInfo struct {
-	q    int
-	qj   *sim.Job
-	gpus []int
-	sh   sim.Shape
-	ti   int
-	slot int // of its shape: (GPUs, spread, type)
-	wid  int32
+	gpus   []int
+	q      int
+	ti     int32
+	slot   int32 // of its shape: (GPUs, spread, type)
+	wid    int32
+	spread bool // its GPUs span nodes
+	// born is the carried generation in which the job was found alone
+	// there (carried.gen; 0 in a plan's own lists).
+	born uint64
 }
 
 // lonesOf returns the jobs running alone on d GPUs with their shapes,
@@ -203,6 +229,9 @@ func (ps *planState) lonesOf(r *Rule, d int) []loneInfo {
 		if ps.base.lones == nil {
 			ps.base.lones, ps.base.kinds = map[int][]loneInfo{}, map[int][]loneInfo{}
 		}
+		if !r.plain {
+			r.carry.found(r, d, ls, kinds)
+		}
 		ps.base.lones[d], ps.base.kinds[d] = slices.Clip(ls), slices.Clip(kinds)
 		ps.loneInfo[d], ps.loneKinds[d] = ps.base.lones[d], ps.base.kinds[d]
 		ps.shareLones(d)
@@ -220,7 +249,7 @@ func (r *Rule) newKind(li loneInfo) bool {
 		r.kindSeen = append(r.kindSeen, nil)
 	}
 	row := r.kindSeen[w]
-	for len(row) <= sl {
+	for len(row) <= int(sl) {
 		row = append(row, 0)
 	}
 	r.kindSeen[w] = row
@@ -255,7 +284,7 @@ func (ps *planState) loneOf(r *Rule, q int) (loneInfo, bool) {
 	if sh.Spread {
 		sl++
 	}
-	return loneInfo{q: q, qj: qj, gpus: gpus, sh: sh, ti: ti, slot: sl*len(ps.types) + ti, wid: r.widOf(qj)}, true
+	return loneInfo{q: q, gpus: gpus, spread: sh.Spread, ti: int32(ti), slot: int32(sl*len(ps.types) + ti), wid: r.widOf(qj)}, true
 }
 
 // reviseLones brings the lone jobs of lonesOf up to date after job id
@@ -294,7 +323,7 @@ type baseLists struct {
 	sorted [][]float64 // planState.byType
 	lones  map[int][]loneInfo
 	kinds  map[int][]loneInfo
-	shares map[shareKey]*shareList
+	shares byKey[*shareList]
 }
 
 // startFrom gives a new plan copies of the lists of b.
@@ -313,9 +342,13 @@ func (ps *planState) startFrom(b baseLists) {
 		ps.loneInfo[d], ps.loneKinds[d] = ls, b.kinds[d]
 		ps.shareLones(d)
 	}
-	ps.shares = map[shareKey]*shareList{}
-	for k, l := range b.shares {
-		ps.shares[k] = &shareList{rep: l.rep, cs: l.cs, shared: true}
+	ps.shares = nil
+	for d, row := range b.shares {
+		for w, l := range row {
+			if l != nil {
+				ps.shares.put(shareKey{int32(w), d}, &shareList{rep: l.rep, cs: l.cs, shared: true}, len(row))
+			}
+		}
 	}
 }
 
@@ -351,17 +384,18 @@ func (r *Rule) pairing(ps *planState, j *sim.Job, wj int32, li loneInfo) (shareC
 	}
 	r.pairTab[wj] = row
 	cell := row[li.wid]
-	for len(cell) <= li.slot {
+	for len(cell) <= int(li.slot) {
 		cell = append(cell, pairStatic{})
 	}
 	row[li.wid] = cell
 	st := &cell[li.slot]
 	if !st.set {
 		st.set = true
-		st.sj, st.sq = r.soloOn(j, li.sh), r.soloOn(li.qj, li.sh)
+		qj, sh := ps.v.Job(li.q), ps.shapeOfLone(li)
+		st.sj, st.sq = r.soloOn(j, sh), r.soloOn(qj, sh)
 		if st.sj != 0 && st.sq != 0 {
-			xj, ok1 := r.pairOf(ps.v, j, li.qj, li.sh)
-			xq, ok2 := r.pairOf(ps.v, li.qj, j, li.sh)
+			xj, ok1 := r.pairOf(ps.v, j, qj, sh)
+			xq, ok2 := r.pairOf(ps.v, qj, j, sh)
 			st.xj, st.xq = xj, xq
 			st.ok = ok1 && ok2 && xj > 0 && xq > 0 && xj >= r.floor && xq >= r.floor
 		}
@@ -369,7 +403,12 @@ func (r *Rule) pairing(ps *planState, j *sim.Job, wj int32, li loneInfo) (shareC
 	if !st.ok {
 		return shareCand{}, false
 	}
-	return shareCand{q: li.q, gpus: li.gpus, ti: li.ti, sj: st.sj, sq: st.sq, xj: st.xj, xq: st.xq, wq: r.remaining(li.qj, st.sq)}, true
+	return shareCand{q: li.q, first: li.gpus[0], ti: int(li.ti), sj: st.sj, sq: st.sq, xj: st.xj, xq: st.xq, wq: r.remaining(ps.v.Job(li.q), st.sq)}, true
+}
+
+// shapeOfLone returns the shape of the lone job li.
+func (ps *planState) shapeOfLone(li loneInfo) sim.Shape {
+	return sim.Shape{GPUType: ps.types[li.ti], GPUs: len(li.gpus), Spread: li.spread}
 }
 
 // shareWith returns job q, running alone, as a partner of j's workload,
@@ -392,7 +431,7 @@ func (ps *planState) shareWith(r *Rule, j *sim.Job, q int) (shareCand, bool) {
 	if !ok1 || !ok2 || !(xj > 0) || !(xq > 0) || xj < r.floor || xq < r.floor {
 		return shareCand{}, false
 	}
-	return shareCand{q: q, gpus: gpus, ti: ps.typeOf(gpus[0]), sj: sj, sq: sq, xj: xj, xq: xq, wq: r.remaining(qj, sq)}, true
+	return shareCand{q: q, first: gpus[0], ti: ps.typeOf(gpus[0]), sj: sj, sq: sq, xj: xj, xq: xq, wq: r.remaining(qj, sq)}, true
 }
 
 // reviseShares brings the remembered partners up to date after job id
@@ -403,11 +442,14 @@ func (ps *planState) shareWith(r *Rule, j *sim.Job, q int) (shareCand, bool) {
 // then all is forgotten.
 func (ps *planState) reviseShares(r *Rule, id int, gpus []int, partner int, moved bool) {
 	if moved {
-		clear(ps.shares)
+		ps.shares = nil
 		return
 	}
-	for k, l := range ps.shares {
-		if k.d != len(gpus) {
+	if len(gpus) >= len(ps.shares) {
+		return
+	}
+	for _, l := range ps.shares[len(gpus)] {
+		if l == nil {
 			continue
 		}
 		if l.shared {
@@ -421,7 +463,7 @@ func (ps *planState) reviseShares(r *Rule, id int, gpus []int, partner int, move
 		if !ok {
 			continue
 		}
-		i, _ := slices.BinarySearchFunc(l.cs, c.gpus[0], func(x shareCand, g int) int { return x.gpus[0] - g })
+		i, _ := slices.BinarySearchFunc(l.cs, c.first, func(x shareCand, g int) int { return x.first - g })
 		l.cs = slices.Insert(l.cs, i, c)
 	}
 }

@@ -1,6 +1,10 @@
 package policies
 
-import "math"
+import (
+	"math"
+
+	"github.com/coloc-dev/coloc/sim"
+)
 
 // The makespan guard. The rule minimises the sum of completion times, and
 // shortest-first serves the longest job last: a long job on many GPUs can
@@ -40,21 +44,52 @@ func (r *Rule) horizon(ps *planState) {
 	n := float64(len(ps.freeAt))
 	latest, work := v.Now, 0.0
 	for _, t := range ps.freeAt {
-		latest = math.Max(latest, t)
+		latest = max(latest, t)
 		work += t - v.Now
 	}
 	for _, j := range v.Waiting {
-		least := math.Inf(1)
-		for _, d := range r.degreesOf(j) {
-			for _, s := range r.shapes(v, j, d).least {
-				least = math.Min(least, r.remaining(j, s)/s*float64(d))
-			}
-		}
-		if !math.IsInf(least, 1) {
+		if least := r.leastWork(v, j); !math.IsInf(least, 1) {
 			work += least
 		}
 	}
-	ps.horizon = math.Max(latest, v.Now+work/n)
+	ps.horizon = max(latest, v.Now+work/n)
+	ps.latest, ps.latest0 = latest, latest
+}
+
+// leastWork is the least predicted GPU time of waiting job j over its
+// degrees and GPU types (+Inf: none). It depends on the job's work done
+// and, for the Attained estimate, the completions seen, so it is
+// remembered by job ID with both (Rule.plain: found anew).
+func (r *Rule) leastWork(v *sim.View, j *sim.Job) float64 {
+	var m *leastAt
+	if !r.plain && j.ID >= 0 {
+		if j.ID >= len(r.least) {
+			r.least = append(r.least, make([]leastAt, j.ID+1-len(r.least))...)
+		}
+		m = &r.least[j.ID]
+		if m.set && m.done == j.Done && m.doneJobs == r.doneJobs {
+			return m.v
+		}
+	}
+	least := math.Inf(1)
+	for _, d := range r.degreesOf(j) {
+		for _, s := range r.shapes(v, j, d).least {
+			least = min(least, r.remaining(j, s)/s*float64(d))
+		}
+	}
+	if m != nil {
+		*m = leastAt{set: true, done: j.Done, doneJobs: r.doneJobs, v: least}
+	}
+	return least
+}
+
+// leastAt is leastWork's answer v for a job that had done done
+// iterations when doneJobs jobs had completed.
+type leastAt struct {
+	set      bool
+	done     float64
+	doneJobs int
+	v        float64
 }
 
 // holdFor records that the first job waits for GPUs of type t (its index

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sort"
 
 	"github.com/coloc-dev/coloc/sim"
 )
@@ -134,11 +135,37 @@ type Rule struct {
 	// yet known (replan.go).
 	fast      []float64
 	fastTypes []string
+	fastOf    []string // the types slice last compared with fastTypes
 	// kindSeen marks, by workload index and shape slot, the kinds of
 	// lone jobs lonesOf has found in its pass numbered kindGen.
 	kindSeen [][]uint64
 	kindGen  uint64
 	candBuf  []shareCand // sharesOf's scratch list
+	// carry holds lone jobs and partner lists from call to call
+	// (classes.go).
+	carry carried
+	// passDone, when set, sees every plan at the end of a pass (tests
+	// check what the plan keeps against a scan).
+	passDone func(*planState)
+	runs     []runShape // by job ID (runShapeOf)
+	// freeOrd holds, by type index, the type's GPUs in the order of
+	// their free times at the last sort (sortFree), for freeTopo.
+	freeOrd  [][]int
+	freeTopo *sim.Topology
+	// The searches of plans (freeFor, loneAt), by type index and
+	// degree, or by degree, each for the plan stamp it holds.
+	freeTab   [][]freeFound
+	loneTab   []loneFound
+	stamp     uint64
+	callStamp uint64
+	stampView *sim.View
+	// Buffers for sorted free times, the first sortUsed in use in this
+	// call (sortBuf).
+	sortPool [][]float64
+	sortUsed int
+	least    []leastAt // by job ID (leastWork)
+	// newPlan's free times, from the running jobs and given.
+	freeBuf, freeBuf2 []float64
 }
 
 // degreesOf returns the degrees j may run on: its own, narrowed by
@@ -192,12 +219,12 @@ type planState struct {
 	dirty        []bool
 	ahead        []int // GPUs of each type the jobs ahead wait for
 	free         []int // GPUs of each type the plan leaves free
-	onNode       map[freeKey]found
-	spread       map[freeKey]found
-	lone         map[int][]int // by degree
+	// stamp names the plan's occupancy for the searches Rule remembers
+	// (stampPlan).
+	stamp uint64
 	// shares remembers the partners a workload may share with at a
 	// degree, revised as the plan changes (classes.go).
-	shares   map[shareKey]*shareList
+	shares   byKey[*shareList]
 	loneInfo map[int][]loneInfo // by degree, revised as the plan changes
 	// loneShared: by degree, loneInfo is also the first plan's copy
 	// (baseLists), to be copied before it is changed.
@@ -205,13 +232,20 @@ type planState struct {
 	// loneKinds holds one job of each workload and shape of loneInfo.
 	loneKinds map[int][]loneInfo
 	// The makespan guard (critical.go).
-	horizon float64        // lower bound of the makespan
-	chosen  map[int]option // by job ID, when the rule keeps its choices
-	held    []float64      // by type: when a critical job waiting for it starts
-	isHeld  []bool
-	plain   bool // Rule.plain
-	rule    *Rule
-	placed  bool // the plan has changed the placement
+	horizon float64 // lower bound of the makespan
+	// latest is the latest of now and the GPUs' free times, kept as
+	// they change (freeUntil); latest0 as the plan started.
+	latest, latest0 float64
+	chosen          map[int]option // by job ID, when the rule keeps its choices
+	held            []float64      // by type: when a critical job waiting for it starts
+	isHeld          []bool
+	plain           bool // Rule.plain
+	rule            *Rule
+	placed          bool  // the plan has changed the placement
+	moved           []int // the jobs the plan took off GPUs they held, in order
+	// log lists the plan's placements in order, for partner lists
+	// found after some (carried.plan).
+	log []placement
 	// base, when set, keeps a copy of the partner lists found before
 	// any change, for the next plan of the same call (startFrom).
 	base *baseLists
@@ -232,13 +266,14 @@ func (r *Rule) Schedule(v *sim.View) (*sim.Plan, error) {
 		freeAt := slices.Clone(ps.freeAt)
 		r.base = baseLists{}
 		ps.base = &r.base
+		r.carryOver(ps)
 		m1, s1, last := r.pass(ps, q, -1)
 		if last >= 0 {
 			// The job predicted to end last waits: plan again with it
 			// first, keep that plan if the makespan ends sooner
 			// (critical.go).
 			ps2 := r.newPlan(v, freeAt)
-			ps2.horizon = ps.horizon
+			ps2.horizon, ps2.latest = ps.horizon, ps.latest0
 			ps2.startFrom(r.base)
 			if m2, s2, _ := r.pass(ps2, q, last); m2 < m1 && s2+m2 < s1+m1 {
 				ps, first = ps2, last
@@ -261,7 +296,8 @@ func (r *Rule) newPlan(v *sim.View, freeAt []float64) *planState {
 	types := v.Topology.Types()
 	nt := len(types)
 	ps := &planState{v: v, p: v.Plan(), types: types, byType: make([][]float64, nt), sortedShared: make([]bool, nt), dirty: make([]bool, nt), ahead: make([]int, nt), free: make([]int, nt),
-		onNode: map[freeKey]found{}, spread: map[freeKey]found{}, lone: map[int][]int{}, held: make([]float64, nt), isHeld: make([]bool, nt), plain: r.plain, rule: r}
+		held: make([]float64, nt), isHeld: make([]bool, nt), plain: r.plain, rule: r}
+	r.stampPlan(ps)
 	if r.keep {
 		ps.chosen = map[int]option{}
 	}
@@ -269,21 +305,63 @@ func (r *Rule) newPlan(v *sim.View, freeAt []float64) *planState {
 		ps.dirty[i] = true
 		ps.free[i] = ps.p.FreeOf(t)
 	}
+	// The plans of one call are done with when it returns: one buffer
+	// serves the plan a call starts from the running jobs, the other
+	// the one it starts from given free times.
 	if freeAt != nil {
-		ps.freeAt = slices.Clone(freeAt)
+		r.freeBuf2 = append(r.freeBuf2[:0], freeAt...)
+		ps.freeAt = r.freeBuf2
 		return ps
 	}
-	ps.freeAt = make([]float64, len(v.Topology.GPUs))
+	r.freeBuf = slices.Grow(r.freeBuf[:0], len(v.Topology.GPUs))[:len(v.Topology.GPUs)]
+	ps.freeAt = r.freeBuf
 	for i := range ps.freeAt {
 		ps.freeAt[i] = v.Now
 	}
 	for _, j := range v.Running {
 		end := v.Now + r.runTime(v, j, ps.p)
 		for _, g := range j.GPUs {
-			ps.freeAt[g] = math.Max(ps.freeAt[g], end)
+			ps.freeAt[g] = max(ps.freeAt[g], end)
 		}
 	}
 	return ps
+}
+
+// runShape is the shape of a running job's GPUs (type index in
+// Rule.types, spread) and its solo rate there, remembered by job ID for
+// the placement the job had at its start number starts: the simulator
+// counts a job's starts (Job.Starts) and gives it its GPUs only when it
+// starts or moves, which counts as a start. The first GPU and the count
+// are checked too. It holds no pointer, so the collector skips it and it
+// keeps no GPU list alive.
+type runShape struct {
+	starts, first, n int
+	ti               int16
+	spread           bool
+	s                float64
+}
+
+// runShapeOf returns the shape of j's GPUs and its solo rate there (0:
+// none), ok false when it holds no GPU: shapeOf and soloOn of j.GPUs,
+// remembered (Rule.plain: asked anew).
+func (r *Rule) runShapeOf(v *sim.View, j *sim.Job) (sim.Shape, float64, bool) {
+	if len(j.GPUs) == 0 {
+		return sim.Shape{}, 0, false
+	}
+	if r.plain || j.ID < 0 || j.Starts <= 0 {
+		sh, _ := shapeOf(v, j.GPUs)
+		return sh, r.soloOn(j, sh), true
+	}
+	if j.ID >= len(r.runs) {
+		r.runs = append(r.runs, make([]runShape, j.ID+1-len(r.runs))...)
+	}
+	m := &r.runs[j.ID]
+	if m.starts != j.Starts || m.first != j.GPUs[0] || m.n != len(j.GPUs) {
+		sh, _ := shapeOf(v, j.GPUs)
+		*m = runShape{starts: j.Starts, first: j.GPUs[0], n: len(j.GPUs), ti: r.typeIndex(sh.GPUType), spread: sh.Spread, s: r.soloOn(j, sh)}
+		return sh, m.s, true
+	}
+	return sim.Shape{GPUType: r.types[m.ti], GPUs: m.n, Spread: m.spread}, m.s, true
 }
 
 // pass lets the waiting jobs of q choose in turn, job first (when >= 0)
@@ -322,11 +400,17 @@ func (r *Rule) pass(ps *planState, q []*sim.Job, first int) (float64, float64, i
 		}
 		try(j)
 	}
-	latest := ps.v.Now
-	for _, t := range ps.freeAt {
-		latest = math.Max(latest, t)
+	if r.passDone != nil {
+		r.passDone(ps)
 	}
-	m := math.Max(latest, endMax)
+	latest := ps.latest
+	if ps.plain {
+		latest = ps.v.Now
+		for _, t := range ps.freeAt {
+			latest = max(latest, t)
+		}
+	}
+	m := max(latest, endMax)
 	if endID >= 0 && endMax > latest {
 		return m, sum, endID
 	}
@@ -363,14 +447,14 @@ func (r *Rule) observe(v *sim.View) {
 // solo rate s on its reference placement.
 func (r *Rule) remaining(j *sim.Job, s float64) float64 {
 	if r.durations == Known {
-		return math.Max(float64(j.Steps)-j.Done, 0)
+		return max(float64(j.Steps)-j.Done, 0)
 	}
 	attained := j.Done / s
 	prior := PriorS
 	if r.doneJobs > 0 {
 		prior = r.sumDone / float64(r.doneJobs)
 	}
-	return math.Max(attained, prior) * s
+	return max(attained, prior) * s
 }
 
 // rates returns the solo rate of j on sh and, when it shares with q, its
@@ -459,12 +543,8 @@ func (r *Rule) typeIndex(t string) int16 {
 // runTime is the predicted time until running job j finishes, from the
 // plan's occupancy.
 func (r *Rule) runTime(v *sim.View, j *sim.Job, p *sim.Plan) float64 {
-	sh, ok := shapeOf(v, j.GPUs)
-	if !ok {
-		return 0
-	}
-	s := r.soloOn(j, sh)
-	if s == 0 {
+	sh, s, ok := r.runShapeOf(v, j)
+	if !ok || s == 0 {
 		return 0
 	}
 	w := r.remaining(j, s)
@@ -545,7 +625,10 @@ func (r *Rule) decide(ps *planState, j *sim.Job, holds bool) option {
 				}
 			}
 			if tw, ok := ps.waitUntil(so.ti, d); ok {
-				consider(option{cost: tw - v.Now + w/so.s + tieWait, waitFor: so.t, wti: so.ti, degree: d, start: tw, endJ: tw + w/so.s, solo: so.s, norm: 1, partner: -1})
+				// The cost first: most options lose, and need not be built.
+				if cost := tw - v.Now + w/so.s + tieWait; cost < best.cost {
+					consider(option{cost: cost, waitFor: so.t, wti: so.ti, degree: d, start: tw, endJ: tw + w/so.s, solo: so.s, norm: 1, partner: -1})
+				}
 			}
 		}
 	}
@@ -554,22 +637,31 @@ func (r *Rule) decide(ps *planState, j *sim.Job, holds bool) option {
 		if v.MaxPerGPU() < 2 {
 			break
 		}
+		lastS, wj := math.NaN(), 0.0 // j's remaining work at rate lastS
 		for _, c := range ps.sharesOf(r, j, d) {
 			if c.q == j.ID {
 				continue
 			}
-			wj := r.remaining(j, c.sj)
+			if c.sj != lastS {
+				lastS, wj = c.sj, r.remaining(j, c.sj)
+			}
 			tj, tq := overlap(wj, c.sj, c.xj, c.wq, c.sq, c.xq)
-			if end := v.Now + math.Max(tj, tq); end > ps.horizon || !ps.fitsHold(c.ti, end) {
+			if end := v.Now + max(tj, tq); end > ps.horizon || !ps.fitsHold(c.ti, end) {
 				continue // it would delay the makespan, or a critical job's GPUs
 			}
 			alone := c.wq / c.sq
-			consider(option{cost: tj + (tq - alone) + tieShare, gpus: c.gpus, endJ: v.Now + tj, endR: v.Now + tq,
-				solo: c.sj, norm: c.xj, partner: c.q, pnorm: c.xq, pdelay: tq - alone})
+			if cost := tj + (tq - alone) + tieShare; cost < best.cost {
+				// The GPUs are the partner's, asked of the plan once chosen.
+				consider(option{cost: cost, endJ: v.Now + tj, endR: v.Now + tq,
+					solo: c.sj, norm: c.xj, partner: c.q, pnorm: c.xq, pdelay: tq - alone})
+			}
 		}
 	}
 	if math.IsInf(best.cost, 1) {
 		return best
+	}
+	if best.partner >= 0 {
+		best.gpus = ps.p.GPUsOf(best.partner)
 	}
 	if ps.chosen != nil {
 		ps.chosen[j.ID] = best
@@ -582,7 +674,7 @@ func (r *Rule) decide(ps *planState, j *sim.Job, holds bool) option {
 		return best
 	}
 	ps.place(r, j.ID, best.gpus, best.partner)
-	ps.freeUntil(best.gpus, math.Max(best.endJ, best.endR))
+	ps.freeUntil(best.gpus, max(best.endJ, best.endR))
 	return best
 }
 
@@ -602,14 +694,18 @@ func (ps *planState) waitUntil(ti, n int) (float64, bool) {
 			ts, ps.sortedShared[ti] = nil, false // the base's: not to be overwritten
 		}
 		if ts == nil {
-			ts = make([]float64, 0, ps.v.Topology.Count(ps.types[ti]))
+			ts = ps.rule.sortBuf(ps.v.Topology, ps.types[ti])
 		}
-		for _, ni := range ps.v.Topology.NodesOf(ps.types[ti]) {
-			for _, g := range ps.v.Topology.Nodes[ni].GPUs {
-				ts = append(ts, ps.freeAt[g])
+		if ps.plain {
+			for _, ni := range ps.v.Topology.NodesOf(ps.types[ti]) {
+				for _, g := range ps.v.Topology.Nodes[ni].GPUs {
+					ts = append(ts, ps.freeAt[g])
+				}
 			}
+			slices.Sort(ts)
+		} else {
+			ts = ps.rule.sortFree(ps.v.Topology, ti, ps.types[ti], ps.freeAt, ts)
 		}
-		slices.Sort(ts)
 		ps.byType[ti] = ts
 		ps.dirty[ti] = false
 		if ps.base != nil && !ps.placed {
@@ -634,6 +730,67 @@ func (ps *planState) waitUntil(ti, n int) (float64, bool) {
 	return ts[k-1], true
 }
 
+// sortFree puts the free times of the GPUs of type t (index ti) in ts's
+// array, sorted, and returns them. The predicted free times keep mostly the same order
+// from one call to the next (the GPUs a change touched move), so they
+// are taken in the order the last sort left them (Rule.freeOrd) and put
+// in order by insertion: the cost is the GPUs' count and the distance
+// the moved ones travel, not a full sort's. Sorted floats are the same
+// whatever the sort when no two of them compare equal with different
+// bits (+0 and -0) and none is NaN: a list that holds a zero or a NaN is
+// taken in topology order and sorted by slices.Sort, as a plain sort
+// does.
+func (r *Rule) sortFree(topo *sim.Topology, ti int, t string, freeAt, ts []float64) []float64 {
+	if r.freeTopo != topo || len(r.freeOrd) != len(topo.Types()) {
+		r.freeTopo, r.freeOrd = topo, make([][]int, len(topo.Types()))
+	}
+	ord := r.freeOrd[ti]
+	if ord == nil {
+		for _, ni := range topo.NodesOf(t) {
+			ord = append(ord, topo.Nodes[ni].GPUs...)
+		}
+		r.freeOrd[ti] = ord
+	}
+	ts = ts[:0]
+	odd := false // a zero or a NaN
+	for _, g := range ord {
+		x := freeAt[g]
+		odd = odd || x == 0 || x != x
+		ts = append(ts, x)
+	}
+	if odd {
+		// As the GPUs come in the topology, as a plain sort takes them.
+		ts = ts[:0]
+		for _, ni := range topo.NodesOf(t) {
+			for _, g := range topo.Nodes[ni].GPUs {
+				ts = append(ts, freeAt[g])
+			}
+		}
+		slices.Sort(ts)
+		return ts
+	}
+	for i := 1; i < len(ts); i++ {
+		x := ts[i]
+		if !(x < ts[i-1]) {
+			continue
+		}
+		// Its place among the sorted ts[:i]: after the last that is not
+		// above it, looked for near i first.
+		k := i - 1
+		for k > 0 && i-k < 8 && x < ts[k-1] {
+			k--
+		}
+		if k > 0 && x < ts[k-1] {
+			k = sort.Search(k, func(m int) bool { return x < ts[m] })
+		}
+		g := ord[i]
+		copy(ts[k+1:i+1], ts[k:i])
+		copy(ord[k+1:i+1], ord[k:i])
+		ts[k], ord[k] = x, g
+	}
+	return ts
+}
+
 // freeGPUs returns free GPUs of type ti for j: on one node when one has
 // room (and j may run on one node), else spread when j may spread; d of
 // them. The searches are remembered until the plan changes (placed).
@@ -653,42 +810,114 @@ func (ps *planState) freeGPUs(j *sim.Job, ti, d int) ([]int, bool) {
 }
 
 // freeFor is freeGPUs for a workload that may run on one node of type ti
-// at degree d (onNode) or spread over nodes (spread).
+// at degree d (onNode) or spread over nodes (spread). The searches are
+// remembered by the plan's stamp (Rule.freeTab); Rule.plain searches
+// anew.
 func (ps *planState) freeFor(ti, d int, onNode, spread bool) ([]int, bool) {
 	p := ps.p
 	if ps.free[ti] < d {
 		return nil, false
 	}
 	t := ps.types[ti]
-	k := freeKey{ti, d}
-	on, ok := ps.onNode[k]
-	if !ok {
-		on.gpus, on.ok = sim.FreeOnNode(p, t, d)
-		ps.onNode[k] = on
+	if ps.plain {
+		if gpus, ok := sim.FreeOnNode(p, t, d); ok && onNode {
+			return gpus, true
+		}
+		if spread {
+			return sim.FreeSpread(p, t, d)
+		}
+		return nil, false
 	}
-	if on.ok && onNode {
-		return on.gpus, true
+	f := ps.rule.freeFound(ti, d)
+	if f.onAt != ps.stamp {
+		f.on.gpus, f.on.ok = sim.FreeOnNode(p, t, d)
+		f.onAt = ps.stamp
+	}
+	if f.on.ok && onNode {
+		return f.on.gpus, true
 	}
 	if spread {
-		sp, ok := ps.spread[k]
-		if !ok {
-			sp.gpus, sp.ok = sim.FreeSpread(p, t, d)
-			ps.spread[k] = sp
+		if f.spAt != ps.stamp {
+			f.sp.gpus, f.sp.ok = sim.FreeSpread(p, t, d)
+			f.spAt = ps.stamp
 		}
-		return sp.gpus, sp.ok
+		return f.sp.gpus, f.sp.ok
 	}
 	return nil, false
 }
 
-// loneAt returns the jobs running alone on d GPUs, from a list kept
-// until the plan changes.
-func (ps *planState) loneAt(d int) []int {
-	lone, ok := ps.lone[d]
-	if !ok {
-		lone = sim.Lone(ps.p, d)
-		ps.lone[d] = lone
+// freeFound is what freeFor found for a GPU type and degree: free GPUs on
+// one node (on) for the plan stamped onAt, spread over nodes (sp) for the
+// one stamped spAt.
+type freeFound struct {
+	onAt, spAt uint64
+	on, sp     found
+}
+
+// freeFound returns the entry of Rule.freeTab for type index ti and
+// degree d.
+func (r *Rule) freeFound(ti, d int) *freeFound {
+	for len(r.freeTab) <= ti {
+		r.freeTab = append(r.freeTab, nil)
 	}
-	return lone
+	if len(r.freeTab[ti]) <= d {
+		r.freeTab[ti] = append(r.freeTab[ti], make([]freeFound, d+1-len(r.freeTab[ti]))...)
+	}
+	return &r.freeTab[ti][d]
+}
+
+// stampPlan gives a new plan of view v its stamp: the searches of freeFor
+// and loneAt depend on the plan's occupancy only, so every plan of one
+// call that has changed nothing (the simulator's occupancy) shares one
+// stamp, and a plan gets a stamp of its own at each change (place).
+// Holding v keeps it from being collected, so a later view cannot have
+// its address.
+func (r *Rule) stampPlan(ps *planState) {
+	if r.stampView != ps.v {
+		r.stampView = ps.v
+		r.stamp++
+		r.callStamp = r.stamp
+		r.sortUsed = 0 // the last call's plans are gone (sortBuf)
+	}
+	ps.stamp = r.callStamp
+}
+
+// sortBuf returns an empty buffer for the sorted free times of the GPUs
+// of type t, with room for all of them. The buffers serve the plans of
+// one call, each its own, and are handed out again from the first at the
+// next call (stampPlan): a plan and its lists live during one call.
+func (r *Rule) sortBuf(topo *sim.Topology, t string) []float64 {
+	n := topo.Count(t)
+	if r.sortUsed == len(r.sortPool) {
+		r.sortPool = append(r.sortPool, nil)
+	}
+	b := r.sortPool[r.sortUsed]
+	if cap(b) < n {
+		b = make([]float64, 0, n)
+		r.sortPool[r.sortUsed] = b
+	}
+	r.sortUsed++
+	return b[:0]
+}
+
+// loneAt returns the jobs running alone on d GPUs, remembered by the
+// plan's stamp (Rule.loneTab).
+func (ps *planState) loneAt(d int) []int {
+	r := ps.rule
+	if len(r.loneTab) <= d {
+		r.loneTab = append(r.loneTab, make([]loneFound, d+1-len(r.loneTab))...)
+	}
+	l := &r.loneTab[d]
+	if l.at != ps.stamp || ps.plain {
+		l.jobs, l.at = sim.Lone(ps.p, d), ps.stamp
+	}
+	return l.jobs
+}
+
+// loneFound is the answer of loneAt for the plan stamped at.
+type loneFound struct {
+	at   uint64
+	jobs []int
 }
 
 // place puts job id on gpus in the plan, sharing them with partner (-1:
@@ -696,14 +925,17 @@ func (ps *planState) loneAt(d int) []int {
 // may answer differently.
 func (ps *planState) place(r *Rule, id int, gpus []int, partner int) {
 	moved := len(ps.p.GPUsOf(id)) > 0
+	if moved {
+		ps.moved = append(ps.moved, id)
+	}
 	ps.p.Place(id, gpus...)
 	ps.placed = true
+	ps.log = append(ps.log, placement{id, gpus, partner, moved})
 	for i, t := range ps.types {
 		ps.free[i] = ps.p.FreeOf(t)
 	}
-	clear(ps.onNode)
-	clear(ps.spread)
-	clear(ps.lone)
+	ps.rule.stamp++
+	ps.stamp = ps.rule.stamp
 	ps.reviseLones(r, id, gpus, partner, moved)
 	ps.reviseShares(r, id, gpus, partner, moved)
 }
@@ -711,9 +943,14 @@ func (ps *planState) place(r *Rule, id int, gpus []int, partner int) {
 // freeUntil records that gpus are busy until at least end, keeping the
 // sorted free times of their type in order.
 func (ps *planState) freeUntil(gpus []int, end float64) {
+	if len(gpus) > 0 {
+		// A GPU's free time becomes max(its time, end): the latest of
+		// all becomes max(latest, end).
+		ps.latest = max(ps.latest, end)
+	}
 	for _, g := range gpus {
 		was := ps.freeAt[g]
-		now := math.Max(was, end)
+		now := max(was, end)
 		if now == was {
 			continue
 		}
@@ -725,7 +962,7 @@ func (ps *planState) freeUntil(gpus []int, end float64) {
 		}
 		ts := ps.byType[ti]
 		if ps.sortedShared[ti] {
-			ts, ps.sortedShared[ti] = slices.Clone(ts), false
+			ts, ps.sortedShared[ti] = append(ps.rule.sortBuf(ps.v.Topology, ps.types[ti]), ts...), false
 		}
 		i, found := slices.BinarySearch(ts, was)
 		if !found {
@@ -747,10 +984,6 @@ func (ps *planState) typeOf(g int) int {
 		}
 	}
 	return -1
-}
-
-type freeKey struct {
-	ti, d int
 }
 
 type found struct {

@@ -80,9 +80,19 @@
 // the jobs running alone and, per workload and degree, the ones it may
 // share with (the pair's rates remembered by workloads and shape),
 // revised as each placement changes the plan rather than found anew;
-// the sorted free times of each type's GPUs, revised likewise; and what
-// the first plan of a call found before it placed anything, which the
-// makespan guard's second plan starts from. None of this changes a
+// the sorted free times of each type's GPUs, revised likewise, and
+// sorted at each call from the order the last call left them (the order
+// changes little); what the first plan of a call found before it placed
+// anything, which the makespan guard's second plan starts from; and,
+// from one call to the next, the lone jobs and partner lists themselves,
+// revised by the jobs that started, finished or moved in between
+// (carry.go), so that a call costs what changed since the last one.
+// Per call, the plans that have changed nothing share their searches for
+// free GPUs and running-alone jobs (one stamp for the simulator's
+// occupancy); per job, a running job's shape and solo rate are kept
+// while it keeps its GPUs (by its start count), and a waiting job's
+// least GPU time while its work done stays the same. A rule serves one
+// simulation: these are keyed by job ID. None of this changes a
 // decision: a test replays generated traces with all of it and with
 // every question asked anew (Rule.plain) and wants every job's start,
 // finish and GPUs equal.

@@ -19,7 +19,9 @@ import (
 // job's moves searched), and wants the same result for every job:
 // start, finish, GPUs and partner. Known and attained durations,
 // shortest-first and arrival order, trace and policy degrees, with and
-// without assumed multi-GPU pairs; every case moves some job.
+// without assumed multi-GPU pairs; every case moves some job. At the end
+// of every pass the latest GPU free time a plan keeps must be the one
+// its GPUs give.
 func TestRuleIndexesMatchScan(t *testing.T) {
 	ds, err := datasets.Open(filepath.Join("..", "..", "datasets", "reference", "gavel"))
 	if err != nil {
@@ -64,6 +66,15 @@ func TestRuleIndexesMatchScan(t *testing.T) {
 					t.Fatal(err)
 				}
 				r.plain = plain
+				r.passDone = func(ps *planState) {
+					latest := ps.v.Now
+					for _, f := range ps.freeAt {
+						latest = max(latest, f)
+					}
+					if !plain && ps.latest != latest {
+						t.Fatalf("at %.0f s the plan keeps %v as the latest GPU free time, the GPUs say %v", ps.v.Now, ps.latest, latest)
+					}
+				}
 				return simRun(t, topo, jobs, rates, r, o)
 			}
 			fast, plain := run(false), run(true)

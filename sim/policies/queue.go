@@ -42,7 +42,7 @@ func (r *Rule) queueKey(v *sim.View, j *sim.Job) float64 {
 	best := math.Inf(1)
 	for _, t := range v.Topology.Types() {
 		if s := r.soloOn(j, sim.Shape{GPUType: t, GPUs: j.Scale}); s > 0 {
-			best = math.Min(best, r.remaining(j, s)/s*float64(j.Scale))
+			best = min(best, r.remaining(j, s)/s*float64(j.Scale))
 		}
 	}
 	return best
@@ -51,9 +51,13 @@ func (r *Rule) queueKey(v *sim.View, j *sim.Job) float64 {
 // queueOrder is the waiting queue kept in order between calls: jobs by
 // key, then by their place in the waiting list (arrival order).
 type queueOrder struct {
-	jobs  []queued
-	in    []bool // by job ID: in jobs
-	pos   []int  // by job ID: place in the waiting list of this call
+	jobs []queued
+	in   []bool // by job ID: in jobs
+	pos  []int  // by job ID: place in the waiting list of this call
+	// waits, by job ID: the last call (numbered by call) whose waiting
+	// list held the job.
+	waits []uint64
+	call  uint64
 	fresh []queued
 	out   []*sim.Job
 }
@@ -69,19 +73,22 @@ type queued struct {
 // update brings the order up to date with the waiting list of v and
 // returns it. The slice is reused by the next call.
 func (o *queueOrder) update(r *Rule, v *sim.View) []*sim.Job {
-	for _, j := range v.Waiting {
-		for len(o.pos) <= j.ID {
-			o.pos = append(o.pos, 0)
-			o.in = append(o.in, false)
-		}
-	}
+	o.call++
 	for i, j := range v.Waiting {
+		if j.ID >= len(o.pos) {
+			n := j.ID + 1 - len(o.pos)
+			o.pos = append(o.pos, make([]int, n)...)
+			o.in = append(o.in, make([]bool, n)...)
+			o.waits = append(o.waits, make([]uint64, n)...)
+		}
 		o.pos[j.ID] = i
+		o.waits[j.ID] = o.call
 	}
-	// Drop the jobs that no longer wait (or whose work changed).
+	// Drop the jobs that no longer wait (or whose work changed). The
+	// waiting list holds every job that waits, the same *Job for an ID.
 	kept := o.jobs[:0]
 	for _, q := range o.jobs {
-		if x := v.Job(q.j.ID); x == q.j && x.GPUs == nil && x.Done == q.done {
+		if id := q.j.ID; id < len(o.waits) && o.waits[id] == o.call && q.j.Done == q.done {
 			kept = append(kept, q)
 		} else {
 			o.in[q.j.ID] = false

@@ -26,16 +26,18 @@ func (r *Rule) replan(ps *planState) {
 		bestGain, bestJob := 0.0, -1
 		var bestGPUs []int
 		var bestEnd float64
+		most := slices.Max(ps.free) // free GPUs of the type with most
 		for _, j := range v.Running {
-			cur := p.GPUsOf(j.ID)
-			if len(cur) == 0 || !slices.Equal(cur, j.GPUs) {
-				continue // stopped or moved in this plan
+			cur := j.GPUs
+			if ps.plain || slices.Contains(ps.moved, j.ID) {
+				// Only the plan's own moves take a running job off its
+				// GPUs (planState.place).
+				cur = p.GPUsOf(j.ID)
+				if len(cur) == 0 || !slices.Equal(cur, j.GPUs) {
+					continue // stopped or moved in this plan
+				}
 			}
-			anyFree := false
-			for _, n := range ps.free {
-				anyFree = anyFree || n >= j.Degrees[0]
-			}
-			if !anyFree {
+			if most < j.Degrees[0] {
 				continue
 			}
 			stay, partnerGain, ok := r.stay(v, p, j, cur)
@@ -77,11 +79,17 @@ func (r *Rule) replan(ps *planState) {
 // stay returns the predicted time job j needs where it runs, and the time
 // its partner (if any) would save were j to leave.
 func (r *Rule) stay(v *sim.View, p *sim.Plan, j *sim.Job, gpus []int) (float64, float64, bool) {
-	sh, ok := shapeOf(v, gpus)
-	if !ok {
+	if len(gpus) == 0 {
 		return 0, 0, false
 	}
-	s := r.soloOn(j, sh)
+	var sh sim.Shape
+	var s float64
+	if len(j.GPUs) > 0 && &gpus[0] == &j.GPUs[0] && len(gpus) == len(j.GPUs) {
+		sh, s, _ = r.runShapeOf(v, j) // where the simulator runs it
+	} else {
+		sh, _ = shapeOf(v, gpus)
+		s = r.soloOn(j, sh)
+	}
 	if s == 0 {
 		return 0, 0, false
 	}
@@ -130,8 +138,13 @@ func (r *Rule) mayGain(types []string, j *sim.Job, stay, partnerGain, pen, best 
 // the rates of a job's shapes do not change (the memory is dropped if
 // the GPU types do).
 func (r *Rule) fastest(types []string, j *sim.Job) float64 {
-	if !slices.Equal(types, r.fastTypes) {
-		r.fast, r.fastTypes = nil, slices.Clone(types)
+	if len(types) != len(r.fastOf) || len(types) > 0 && &types[0] != &r.fastOf[0] {
+		// Not the slice last seen (Topology.Types gives the same one
+		// each call): compare the names.
+		if !slices.Equal(types, r.fastTypes) {
+			r.fast, r.fastTypes = nil, slices.Clone(types)
+		}
+		r.fastOf = types
 	}
 	if j.ID >= 0 && j.ID < len(r.fast) && r.fast[j.ID] != 0 {
 		return max(r.fast[j.ID], 0)
