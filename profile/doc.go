@@ -46,7 +46,10 @@
 // before starting a worker). A run still going at its timeout (default
 // --duration plus two minutes), a run cancelled by Ctrl-C, and the partner
 // of a failed pair get SIGTERM on their process group, then SIGKILL after a
-// grace period. A non-zero exit, a timeout or a protocol workload that
+// grace period. A workload ended by a SIGTERM, SIGINT or SIGHUP that coloc
+// did not send (a batch system stopping the whole job) makes its run wait
+// StopGrace for coloc's own stop; if coloc is stopping, the run is left
+// out of the journal, to be redone on resume, not recorded as failed. A non-zero exit, a timeout or a protocol workload that
 // printed no step line makes a failed run whose error holds the reason and
 // the tail of stderr ("out of memory" when stderr says so).
 //

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -120,8 +121,9 @@ func (g group) run(ctx context.Context, cmds []Command) ([]*Exit, error) {
 			}
 		}
 	}
+	var live []*member
 	if why != "done" {
-		live := g.kill(members)
+		live = g.kill(members)
 		<-all
 		for _, m := range live {
 			m.exit.TimedOut = why == "timeout"
@@ -135,7 +137,49 @@ func (g group) run(ctx context.Context, cmds []Command) ([]*Exit, error) {
 	if why == "cancel" {
 		return exits, ctx.Err()
 	}
+	if stoppedFromOutside(members, live) {
+		// The signal that stops a batch job (scancel, a time limit) or a
+		// terminal's Ctrl-C reaches the workloads and coloc together; the
+		// workloads may end first. If coloc is being stopped too, this
+		// run was interrupted, not failed: it is left out, to be redone
+		// when the campaign resumes, instead of being recorded as a
+		// failure that a resume would keep.
+		wait := time.NewTimer(StopGrace)
+		defer wait.Stop()
+		select {
+		case <-ctx.Done():
+			return exits, ctx.Err()
+		case <-wait.C:
+		}
+	}
 	return exits, nil
+}
+
+// StopGrace is how long a run whose workload was ended by a SIGTERM,
+// SIGINT or SIGHUP that coloc did not send waits for coloc's own stop
+// before it is recorded as failed: the time for one signal, delivered to
+// a whole job or process group, to be handled by coloc as well. Far
+// longer than that (milliseconds) and far shorter than a run.
+const StopGrace = 2 * time.Second
+
+// stoppedFromOutside reports whether a member not among those the group
+// killed (killed) ended by a signal that stops a job: SIGTERM, SIGINT or
+// SIGHUP.
+func stoppedFromOutside(members, killed []*member) bool {
+	for _, m := range members {
+		if slices.Contains(killed, m) || m.cmd.ProcessState == nil {
+			continue
+		}
+		ws, ok := m.cmd.ProcessState.Sys().(syscall.WaitStatus)
+		if !ok || !ws.Signaled() {
+			continue
+		}
+		switch ws.Signal() {
+		case syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP:
+			return true
+		}
+	}
+	return false
 }
 
 // kill stops the members still running: SIGTERM to each process group,

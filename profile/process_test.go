@@ -1,8 +1,10 @@
 package profile
 
 import (
+	"context"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestTailBuffer(t *testing.T) {
@@ -32,6 +34,53 @@ func TestTailBuffer(t *testing.T) {
 		}
 		if tb.partial.Len() > 4096+len(oomMarker) {
 			t.Errorf("%s: partial line grew to %d bytes", tc.name, tb.partial.Len())
+		}
+	}
+}
+
+// TestStoppedFromOutside: a run whose workload ends by a SIGTERM that coloc
+// did not send, while coloc is not being stopped, is recorded as failed
+// (after StopGrace), and the signal is told apart from an exit status and
+// from the group's own kill at the timeout.
+func TestStoppedFromOutside(t *testing.T) {
+	ctx := context.Background()
+	g := group{KillGrace: time.Second}
+	exits, err := g.run(ctx, []Command{{Label: "self-term", Argv: []string{"sh", "-c", "kill -TERM $$"}}})
+	if err != nil {
+		t.Fatalf("run: %v, want the exit recorded (coloc was not stopped)", err)
+	}
+	if len(exits) != 1 || exits[0].Err == nil || exits[0].Code != -1 || exits[0].TimedOut {
+		t.Fatalf("exit %+v: want a failure by signal, not a timeout", exits[0])
+	}
+
+	cases := []struct {
+		name   string
+		argv   []string
+		killed bool // the group killed it (timeout)
+		want   bool
+	}{
+		{"SIGTERM from outside", []string{"sh", "-c", "kill -TERM $$"}, false, true},
+		{"SIGINT from outside", []string{"sh", "-c", "kill -INT $$"}, false, true},
+		{"SIGKILL from outside", []string{"sh", "-c", "kill -KILL $$"}, false, false},
+		{"exit status 3", []string{"sh", "-c", "exit 3"}, false, false},
+		{"killed by the group", []string{"sleep", "30"}, true, false},
+	}
+	for _, c := range cases {
+		g := group{KillGrace: time.Second}
+		var members []*member
+		failed := make(chan struct{}, 1)
+		m, err := start(Command{Label: c.name, Argv: c.argv}, time.Now(), failed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		members = append(members, m)
+		var killed []*member
+		if c.killed {
+			killed = g.kill(members)
+		}
+		<-m.done
+		if got := stoppedFromOutside(members, killed); got != c.want {
+			t.Errorf("%s: stopped from outside %v, want %v", c.name, got, c.want)
 		}
 	}
 }
