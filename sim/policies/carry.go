@@ -112,25 +112,11 @@ func (r *Rule) carryOver(ps *planState) {
 // jobs still alone on the same GPUs and marking the others born gen;
 // changed is false when the list is was.
 func (ps *planState) reviseLoneList(r *Rule, was, buf []loneInfo, d int, gen uint64) ([]loneInfo, bool) {
-	ids := ps.loneAt(d)
-	if len(ids) == len(was) {
-		same := true
-		for i, q := range ids {
-			if was[i].q != q || !slices.Equal(was[i].gpus, ps.p.GPUsOf(q)) {
-				same = false
-				break
-			}
-		}
-		if same {
-			return was, false
-		}
-	}
-	now := buf[:0]
-	i := 0
-	for _, q := range ids {
+	now, i, changed := buf[:0], 0, false
+	for _, q := range ps.loneAt(d) {
 		gpus := ps.p.GPUsOf(q)
 		for i < len(was) && was[i].gpus[0] < gpus[0] {
-			i++ // no longer alone there
+			i, changed = i+1, true // no longer alone there
 		}
 		if i < len(was) && was[i].q == q && slices.Equal(was[i].gpus, gpus) {
 			now = append(now, was[i])
@@ -140,10 +126,14 @@ func (ps *planState) reviseLoneList(r *Rule, was, buf []loneInfo, d int, gen uin
 		if i < len(was) && was[i].gpus[0] == gpus[0] {
 			i++ // another job is alone there now
 		}
+		changed = true
 		if li, ok := ps.loneOf(r, q); ok {
 			li.born = gen
 			now = append(now, li)
 		}
+	}
+	if !changed && i == len(was) {
+		return was, false
 	}
 	return now, true
 }
@@ -157,39 +147,25 @@ func (c *carried) plan(ps *planState, r *Rule, j *sim.Job, k shareKey) ([]shareC
 	if r.plain || cl == nil || cl.call != c.call {
 		return nil, false
 	}
-	base := c.partners(ps, r, j, k, cl)
-	cs, copied, ok := ps.replay(r, c.shares.at(k).rep, base, k.d)
+	s := c.partners(ps, r, j, k, cl)
+	cs, copied, ok := ps.replay(r, s.rep, s.cs, k.d)
 	if !ok {
 		return nil, false
 	}
-	ps.shares.put(k, &shareList{rep: c.shares.at(k).rep, cs: cs, shared: !copied}, len(r.wids))
+	ps.shares.put(k, &shareList{rep: s.rep, cs: cs, shared: !copied}, len(r.wids))
 	return cs, true
 }
 
 // partners returns the carried partner list of k, brought up to date
 // with the lone list cl of this call (made when nothing was carried).
-func (c *carried) partners(ps *planState, r *Rule, j *sim.Job, k shareKey, cl *carriedLones) []shareCand {
+func (c *carried) partners(ps *planState, r *Rule, j *sim.Job, k shareKey, cl *carriedLones) *carriedShares {
 	s := c.shares.at(k)
 	switch {
 	case s == nil:
-		s = &carriedShares{rep: j}
-		buf := r.candBuf[:0]
-		if slices.ContainsFunc(cl.kinds, func(li loneInfo) bool {
-			_, ok := r.pairing(ps, j, k.wid, li)
-			return ok
-		}) {
-			for _, li := range cl.ls {
-				if cd, ok := r.pairing(ps, j, k.wid, li); ok {
-					buf = append(buf, cd)
-				}
-			}
-		}
-		s.cs = slices.Clone(buf)
-		clear(buf)
-		r.candBuf = buf[:0]
+		s = &carriedShares{rep: j, cs: r.partnersAmong(ps, j, k.wid, cl.ls, cl.kinds)}
 		c.shares.put(k, s, len(r.wids))
 	case s.call == c.call:
-		return s.cs
+		return s
 	case s.gen == cl.gen:
 		// The lone jobs are those it was made from: only their remaining
 		// work changed. No plan of this call has read the list yet.
@@ -200,7 +176,7 @@ func (c *carried) partners(ps *planState, r *Rule, j *sim.Job, k shareKey, cl *c
 		s.cs = r.revisePartners(ps, s, cl.ls)
 	}
 	s.gen, s.call = cl.gen, c.call
-	return s.cs
+	return s
 }
 
 // revisePartners returns the partners of s's workload among the lone jobs

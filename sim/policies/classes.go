@@ -159,25 +159,7 @@ func (ps *planState) sharesOf(r *Rule, j *sim.Job, d int) []shareCand {
 			}
 		}
 	} else {
-		ls := ps.lonesOf(r, d)
-		// Most workloads may share with none of the kinds of lone jobs
-		// (workload and shape): then none of them is looked at.
-		if slices.ContainsFunc(ps.loneKinds[d], func(li loneInfo) bool {
-			_, ok := r.pairing(ps, j, k.wid, li)
-			return ok
-		}) {
-			// Gathered in a buffer kept by the rule, then copied at its
-			// size: one allocation per list instead of a growing one.
-			buf := r.candBuf[:0]
-			for _, li := range ls {
-				if c, ok := r.pairing(ps, j, k.wid, li); ok {
-					buf = append(buf, c)
-				}
-			}
-			l.cs = append(l.cs, buf...)
-			clear(buf)
-			r.candBuf = buf[:0]
-		}
+		l.cs = r.partnersAmong(ps, j, k.wid, ps.lonesOf(r, d), ps.loneKinds[d])
 	}
 	ps.shares.put(k, l, len(r.wids))
 	if ps.base != nil && !ps.placed {
@@ -185,6 +167,31 @@ func (ps *planState) sharesOf(r *Rule, j *sim.Job, d int) []shareCand {
 		l.shared = true
 	}
 	return l.cs
+}
+
+// partnersAmong returns the lone jobs of ls that j's workload (index
+// wid) may share with, in ls's order; kinds holds one job of each
+// workload and shape of ls. Most workloads may share with none of the
+// kinds: then none of the jobs is looked at. The list is gathered in a
+// buffer kept by the rule, then copied at its size (one allocation per
+// list instead of a growing one).
+func (r *Rule) partnersAmong(ps *planState, j *sim.Job, wid int32, ls, kinds []loneInfo) []shareCand {
+	if !slices.ContainsFunc(kinds, func(li loneInfo) bool {
+		_, ok := r.pairing(ps, j, wid, li)
+		return ok
+	}) {
+		return []shareCand{}
+	}
+	buf := r.candBuf[:0]
+	for _, li := range ls {
+		if c, ok := r.pairing(ps, j, wid, li); ok {
+			buf = append(buf, c)
+		}
+	}
+	out := append([]shareCand{}, buf...)
+	clear(buf)
+	r.candBuf = buf[:0]
+	return out
 }
 
 // loneInfo is a job running alone, with what sharesOf asks of it.

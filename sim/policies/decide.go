@@ -241,10 +241,9 @@ type planState struct {
 	isHeld          []bool
 	plain           bool // Rule.plain
 	rule            *Rule
-	placed          bool  // the plan has changed the placement
-	moved           []int // the jobs the plan took off GPUs they held, in order
-	// log lists the plan's placements in order, for partner lists
-	// found after some (carried.plan).
+	placed          bool // the plan has changed the placement
+	// log lists the plan's placements in order: for partner lists found
+	// after some (carried.plan), and the jobs it moved (replan).
 	log []placement
 	// base, when set, keeps a copy of the partner lists found before
 	// any change, for the next plan of the same call (startFrom).
@@ -925,9 +924,6 @@ type loneFound struct {
 // may answer differently.
 func (ps *planState) place(r *Rule, id int, gpus []int, partner int) {
 	moved := len(ps.p.GPUsOf(id)) > 0
-	if moved {
-		ps.moved = append(ps.moved, id)
-	}
 	ps.p.Place(id, gpus...)
 	ps.placed = true
 	ps.log = append(ps.log, placement{id, gpus, partner, moved})

@@ -29,7 +29,7 @@ func (r *Rule) replan(ps *planState) {
 		most := slices.Max(ps.free) // free GPUs of the type with most
 		for _, j := range v.Running {
 			cur := j.GPUs
-			if ps.plain || slices.Contains(ps.moved, j.ID) {
+			if ps.plain || ps.movedJob(j.ID) {
 				// Only the plan's own moves take a running job off its
 				// GPUs (planState.place).
 				cur = p.GPUsOf(j.ID)
@@ -172,4 +172,9 @@ func (r *Rule) fastest(types []string, j *sim.Job) float64 {
 		}
 	}
 	return best
+}
+
+// movedJob reports whether the plan took job id off GPUs it held.
+func (ps *planState) movedJob(id int) bool {
+	return slices.ContainsFunc(ps.log, func(pl placement) bool { return pl.moved && pl.id == id })
 }
