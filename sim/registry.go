@@ -32,6 +32,12 @@ type Env struct {
 	// the prediction's interval ("lower", risk-averse), as `coloc policy
 	// export --decide` does.
 	Decide string
+	// OracleNoise perturbs the rates the oracle decides on: each pair's
+	// measured normalized throughput times 1 + OracleNoise·u, u uniform in
+	// [-1, 1] drawn per pair from Seed (0: off, the true oracle). The
+	// jobs still run at the measured rates. It shows how far the oracle's
+	// results move with small changes of what it decides on.
+	OracleNoise float64
 }
 
 // Factory builds a policy.

@@ -19,7 +19,7 @@ type simulateFlags struct {
 	seed                         uint64
 	round, penalty               time.Duration
 	maxPerGPU                    int
-	minNormalized                float64
+	minNormalized, oracleNoise   float64
 	durations, degree, order     string
 	decide                       string
 	maxDegree                    int
@@ -60,7 +60,9 @@ never with co-located rates; coloc with the measured solo rates and the
 predictions of the models in --models (IASP, IAPP); oracle places as coloc
 does but with the measured co-located rates: what perfect predictions would
 give the same greedy placement (not an optimum, so coloc can beat it on a
-trace by luck). coloc and oracle decide by the predicted completion times of
+trace by luck; --oracle-noise 0.01 lets the oracle decide on measured rates
+each moved by up to 1%, drawn per pair from --seed, to show how far that
+luck goes). coloc and oracle decide by the predicted completion times of
 the jobs a decision touches (docs/simulation.md): no threshold;
 --min-normalized is an optional floor (0: off). With --decide lower coloc
 decides on the lower bounds of the predictions' intervals (risk-averse).
@@ -103,6 +105,7 @@ policy, one a line.`,
 	fl.StringVar(&f.durations, "durations", "known", "coloc and oracle: remaining work from the trace's steps (known) or from the service a job had (attained)")
 	fl.StringVar(&f.order, "order", policies.OrderShortest, "coloc and oracle: order in which waiting jobs choose: shortest (predicted remaining GPU time) or arrival")
 	fl.StringVar(&f.decide, "decide", policy.DecideExpected, "coloc: decide on each predicted normalized throughput (expected) or on its interval's lower bound (lower: risk-averse), as 'coloc policy export --decide'")
+	fl.Float64Var(&f.oracleNoise, "oracle-noise", 0, "oracle: decide on measured normalized throughputs each multiplied by 1+a*u, u uniform in [-1, 1] drawn per pair from --seed; jobs still run at the measured rates (0: off; shows how much of a difference from the oracle is luck)")
 	fl.StringVar(&f.degree, "degree", sim.DegreeTrace, "who picks a job's number of GPUs: trace (its scale factor) or policy (a measured degree up to the request; baselines take the largest)")
 	fl.IntVar(&f.maxDegree, "max-degree", 0, "with --degree policy: the most GPUs a job may get (0: its request)")
 	fl.BoolVar(&f.extrapolate, "extrapolate", false, "run jobs beyond the measured degrees on solo rates extrapolated with the last measured efficiency (labelled in the result)")
@@ -134,7 +137,7 @@ makespan ratio, then every case and the unrunnable jobs by reason.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			s := policies.Sweep{Traces: traces, Clusters: clusters, Data: f.data, Policies: f.policies, Reference: "coloc", Degrees: degrees, Progress: e.stderr,
-				Options: sim.DefaultOptions, Env: sim.Env{Seed: f.seed, Models: f.models, MinNormalized: f.minNormalized, Durations: f.durations, Order: f.order, Decide: f.decide}}
+				Options: sim.DefaultOptions, Env: sim.Env{Seed: f.seed, Models: f.models, MinNormalized: f.minNormalized, Durations: f.durations, Order: f.order, Decide: f.decide, OracleNoise: f.oracleNoise}}
 			cases, err := s.Run()
 			if err != nil {
 				return err
@@ -158,6 +161,7 @@ makespan ratio, then every case and the unrunnable jobs by reason.`,
 	fl.StringSliceVar(&f.policies, "policy", []string{"fifo", "backfill", "greedy-pack", "similarity", "coloc", "oracle"}, "policies; must include coloc")
 	fl.Uint64Var(&f.seed, "seed", 1, "seed of the randomised policies")
 	fl.Float64Var(&f.minNormalized, "min-normalized", 0, "coloc and oracle: optional floor (0: off)")
+	fl.Float64Var(&f.oracleNoise, "oracle-noise", 0, "oracle: decide on measured normalized throughputs each perturbed by up to this fraction, drawn per pair from --seed (0: off; how much of a difference from the oracle is luck)")
 	fl.StringVar(&f.durations, "durations", "known", "coloc and oracle: known or attained")
 	fl.StringVar(&f.order, "order", policies.OrderShortest, "coloc and oracle: shortest or arrival")
 	fl.StringVar(&f.decide, "decide", policy.DecideExpected, "coloc: expected or lower (risk-averse)")
@@ -177,18 +181,24 @@ func sweepCommand(traces, clusters, degrees []string, f simulateFlags) string {
 	if f.decide != "" && f.decide != policy.DecideExpected {
 		line += " --decide " + f.decide
 	}
+	if f.oracleNoise > 0 {
+		line += fmt.Sprintf(" --oracle-noise %v --seed %d", f.oracleNoise, f.seed)
+	}
 	return line
 }
 
 func runSimulate(e *env, f simulateFlags) error {
 	x := policies.Experiment{Policies: f.policies, Options: sim.DefaultOptions,
-		Env: sim.Env{Seed: f.seed, Models: f.models, MinNormalized: f.minNormalized, Durations: f.durations, Order: f.order, Decide: f.decide}}
+		Env: sim.Env{Seed: f.seed, Models: f.models, MinNormalized: f.minNormalized, Durations: f.durations, Order: f.order, Decide: f.decide, OracleNoise: f.oracleNoise}}
 	x.Options.Round = f.round.Seconds()
 	x.Options.RestartPenalty = f.penalty.Seconds()
 	x.Options.MaxPerGPU = f.maxPerGPU
 	x.Options.Degree, x.Options.MaxDegree = f.degree, f.maxDegree
 	if !(f.minNormalized >= 0 && f.minNormalized <= 1) {
 		return fmt.Errorf("--min-normalized %v: want a number in [0, 1] (0: off)", f.minNormalized)
+	}
+	if !(f.oracleNoise >= 0 && f.oracleNoise <= policies.MaxOracleNoise) {
+		return fmt.Errorf("--oracle-noise %v: want a number in [0, %v] (0: off)", f.oracleNoise, policies.MaxOracleNoise)
 	}
 	if _, err := policies.ParseDurations(f.durations); err != nil {
 		return fmt.Errorf("--durations: %w", err)

@@ -67,6 +67,8 @@ func TestSimulateErrors(t *testing.T) {
 		{simulateArgs("--policy", "fifo,lottery"), `unknown policy "lottery"`},
 		{simulateArgs("--policy", "coloc"), "policy coloc needs --models"},
 		{simulateArgs("--policy", "oracle", "--min-normalized", "1.5"), "--min-normalized 1.5"},
+		{simulateArgs("--policy", "oracle", "--oracle-noise", "0.6"), "--oracle-noise 0.6"},
+		{simulateArgs("--policy", "oracle", "--oracle-noise", "-0.1"), "--oracle-noise -0.1"},
 		{simulateArgs("--policy", "oracle", "--durations", "guess"), `durations "guess"`},
 		{simulateArgs("--policy", "oracle", "--degree", "any"), `degree "any"`},
 		{[]string{"simulate", "--trace", "nope.trace", "--cluster", "c", "--data", "d", "--policy", "lottery"}, `unknown policy "lottery"`},

@@ -3,6 +3,8 @@ package policies
 import (
 	"errors"
 	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
 
 	"github.com/coloc-dev/coloc/place"
 	"github.com/coloc-dev/coloc/sim"
@@ -29,15 +31,43 @@ func ColocRule(solo sim.Rates, m *place.Models, d Durations, minNormalized float
 // OracleRule returns the oracle: the same rule with the simulator's
 // measured solo and co-located rates.
 func OracleRule(truth sim.Rates, d Durations, minNormalized float64) *Rule {
+	return PerturbedOracleRule(truth, d, minNormalized, 0, 0)
+}
+
+// MaxOracleNoise is the largest perturbation PerturbedOracleRule takes.
+const MaxOracleNoise = 0.5
+
+// PerturbedOracleRule is the oracle deciding on measured normalized
+// throughputs each multiplied by 1 + noise·u, u uniform in [-1, 1] and
+// drawn once per (workload, partner, GPU type, degree) from seed. The
+// simulator still runs jobs at the measured rates; only the decisions see
+// the perturbation. It measures how much a comparison with the oracle is
+// luck: the greedy rule's outcome on a loaded cluster moves with small
+// changes of the rates it decides on (docs/simulation.md, "Held out").
+// noise 0 is OracleRule.
+func PerturbedOracleRule(truth sim.Rates, d Durations, minNormalized, noise float64, seed uint64) *Rule {
 	pair := func(_ *sim.View, w, q string, sh sim.Shape) (float64, bool) {
 		co, ok := truth.Colocated(w, q, sh)
 		s, ok2 := truth.Solo(w, sh)
 		if !ok || !ok2 || !(co > 0) || !(s > 0) {
 			return 0, false
 		}
-		return co / s, true
+		y := co / s
+		if noise > 0 {
+			y *= 1 + noise*pairDraw(seed, w, q, sh)
+		}
+		return y, true
 	}
 	return NewRule("oracle", sim.SoloOnly(truth), pair, d, minNormalized)
+}
+
+// pairDraw is a number uniform in [-1, 1) that depends only on the seed
+// and the pair (workloads in order, GPU type, degree), so every question
+// about one pair gets the same answer.
+func pairDraw(seed uint64, w, q string, sh sim.Shape) float64 {
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%d", w, q, sh.GPUType, sh.GPUs)
+	return 2*rand.New(rand.NewPCG(seed, h.Sum64())).Float64() - 1
 }
 
 // newColoc builds coloc from the simulator's environment.
@@ -68,6 +98,9 @@ func newOracle(e sim.Env) (sim.Policy, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := OracleRule(e.Truth, d, e.MinNormalized)
+	if !(e.OracleNoise >= 0 && e.OracleNoise <= MaxOracleNoise) {
+		return nil, fmt.Errorf("oracle noise %v: want a number in [0, %v] (0: off)", e.OracleNoise, MaxOracleNoise)
+	}
+	r := PerturbedOracleRule(e.Truth, d, e.MinNormalized, e.OracleNoise, e.Seed)
 	return r, r.SetOrder(e.Order)
 }

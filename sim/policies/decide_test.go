@@ -259,3 +259,60 @@ func TestRuleMakespanGuard(t *testing.T) {
 		t.Errorf("S on %s, makespan %v; want S on h, makespan 1500", res.Jobs[3].GPUType, res.Makespan)
 	}
 }
+
+// The perturbed oracle decides on perturbed rates and runs on the true
+// ones. A (100 steps) and B (1000 steps) arrive together on one GPU; the
+// pair's measured normalized throughputs are 0.5 each. Shortest first, A
+// takes the GPU and B, sharing, would end at 100/yA + 1000 - 100·yB/yA and
+// delay A by 100/yA - 100 (yA: A next to B, yB: B next to A), against
+// 1100 waiting: it shares when yA > 1 - yB/2. When B waits, the makespan
+// guard plans again with B first; A then shares (its cost 100/yA·(2-yB)
+// is far below 1100), and that plan is kept when the predicted makespan
+// plus completions, 2000 + (300 - 200·yB)/yA, is below 2300: when
+// yA > 1 - 2·yB/3, which the first condition implies. The true oracle
+// (0.5, 0.5) waits: JCTs 100 and 1100. A drawn pair that clears the line
+// shares, and the jobs then run at 0.5: A ends at 200, B at 1100.
+func TestPerturbedOracleDecidesOnDrawnRates(t *testing.T) {
+	ps := map[[2]string]float64{}
+	both(ps, "A", "B", 0.5, 0.5)
+	tr := truth(t, []string{"A", "B"}, ps)
+	jobs := []sim.TraceJob{{Workload: "A", Steps: 100, Scale: 1}, {Workload: "B", Steps: 1000, Scale: 1}}
+	wantJCT(t, runRule(t, oneGPU(t), jobs, tr, PerturbedOracleRule(tr, Known, 0, 0, 7)), 100, 1100)
+	const noise = 0.5
+	sh := sim.Shape{GPUType: "g", GPUs: 1}
+	shared, waited := 0, 0
+	for seed := uint64(1); seed <= 40; seed++ {
+		yA := 0.5 * (1 + noise*pairDraw(seed, "A", "B", sh))
+		yB := 0.5 * (1 + noise*pairDraw(seed, "B", "A", sh))
+		margin := yA - (1 - 2*yB/3)
+		if math.Abs(margin) < 0.02 {
+			continue
+		}
+		res := runRule(t, oneGPU(t), jobs, tr, PerturbedOracleRule(tr, Known, 0, noise, seed))
+		if margin > 0 {
+			shared++
+			wantJCT(t, res, 200, 1100)
+		} else {
+			waited++
+			wantJCT(t, res, 100, 1100)
+		}
+	}
+	if shared == 0 || waited == 0 {
+		t.Fatalf("seeds 1 to 40: %d shared, %d waited; want some of each", shared, waited)
+	}
+}
+
+// A pair's draw is the same for every question and in [-1, 1); another
+// seed, order or shape draws anew.
+func TestPairDraw(t *testing.T) {
+	sh := sim.Shape{GPUType: "g", GPUs: 1}
+	u := pairDraw(3, "A", "B", sh)
+	if u != pairDraw(3, "A", "B", sh) || u < -1 || u >= 1 {
+		t.Fatalf("draw %v: want one value in [-1, 1)", u)
+	}
+	for _, v := range []float64{pairDraw(4, "A", "B", sh), pairDraw(3, "B", "A", sh), pairDraw(3, "A", "B", sim.Shape{GPUType: "g", GPUs: 2})} {
+		if v == u {
+			t.Errorf("draw %v repeated for another seed, order or shape", v)
+		}
+	}
+}

@@ -48,6 +48,15 @@
 // objective's own unit). Without the second condition the worst makespan
 // was 1.024 but the oracle lost to coloc on average (0.993).
 //
+// The oracle is the same greedy rule, not an optimum, and on a loaded
+// cluster its outcome moves with small changes of the rates it decides
+// on: one decision taken differently changes who holds which GPUs for
+// hours after. PerturbedOracleRule (`--oracle-noise`) lets it decide on
+// each pair's measured normalized throughput times 1 + a·u, u uniform in
+// [-1, 1] and drawn per pair from the seed, while the jobs still run at
+// the measured rates; the spread of its results over seeds is how far a
+// comparison of coloc with the oracle is luck (docs/results-heldout.md).
+//
 // The export (RuleExport) takes the decisions of `coloc policy export`
 // with this rule, from the same code: the rule's first scheduling point
 // on the empty cluster with every job of the list waiting at time 0

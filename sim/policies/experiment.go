@@ -70,6 +70,9 @@ func (x *Experiment) CheckNames() ([]sim.PolicyInfo, error) {
 	if f := x.Env.MinNormalized; !(f >= 0 && f <= 1) {
 		return nil, fmt.Errorf("min normalized %v: want a number in [0, 1] (0: off)", f)
 	}
+	if a := x.Env.OracleNoise; !(a >= 0 && a <= MaxOracleNoise) {
+		return nil, fmt.Errorf("oracle noise %v: want a number in [0, %v] (0: off)", a, MaxOracleNoise)
+	}
 	return out, nil
 }
 
