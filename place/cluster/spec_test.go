@@ -86,9 +86,11 @@ func TestParseErrorsNameTheNode(t *testing.T) {
 // The shipped examples are valid specs.
 func TestExamplesLoad(t *testing.T) {
 	paths, _ := filepath.Glob(filepath.Join("..", "..", "examples", "cluster*.yaml"))
-	if len(paths) == 0 {
-		t.Fatal("no examples/cluster*.yaml")
+	heldout, _ := filepath.Glob(filepath.Join("..", "..", "examples", "heldout", "cluster*.yaml"))
+	if len(paths) == 0 || len(heldout) == 0 {
+		t.Fatal("no examples/cluster*.yaml or examples/heldout/cluster*.yaml")
 	}
+	paths = append(paths, heldout...)
 	for _, p := range paths {
 		if _, err := Load(p); err != nil {
 			t.Error(err)
