@@ -103,12 +103,12 @@ results:
 # docs/results-heldout.md: generated traces on cluster sizes no rule was
 # chosen on (results-heldout alone: about 10 minutes of two cores).
 results-sim: build results-heldout
-	./scripts/results-sim.sh $(BIN) docs/results.md
+	./scripts/results-sim.sh $(BIN) docs/results.md docs/simulation.md
 	./scripts/risk-sim.sh $(BIN) docs/simulation.md
 	./scripts/assume-sim.sh $(BIN) docs/simulation.md
 
 results-heldout: build
-	./scripts/heldout-sim.sh $(BIN) docs/results-heldout.md
+	./scripts/heldout-sim.sh $(BIN) docs/results-heldout.md docs/simulation.md
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...

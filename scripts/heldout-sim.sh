@@ -12,18 +12,24 @@
 # oracle with the oracle deciding on measured rates perturbed by up to ±1%
 # (--oracle-noise 0.01, seeds 1 to 8), so that a difference between coloc
 # and the oracle can be read against what the oracle's own luck moves.
-# Usage: scripts/heldout-sim.sh [coloc binary] [output file]
-# MODELS=DIR reuses fitted models (iasp and iapp, what coloc decides with)
-# instead of fitting them on datasets/reference/gavel.
+# With a document as third argument, the goal table read from the page
+# (scripts/goals.py) replaces what lies between its goals-heldout markers
+# (make results-sim does this for docs/simulation.md).
+# Usage: scripts/heldout-sim.sh [coloc binary] [output file] [document]
+# MODELS=DIR reuses fitted models (iasp and iapp, what coloc decides with,
+# and similarity, the similarity policy's) instead of fitting them on
+# datasets/reference/gavel.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${1:-./coloc}
 out=${2:-docs/results-heldout.md}
+doc=${3:-}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 models=${MODELS:-$tmp/models}
 if [ -z "${MODELS:-}" ]; then
-    "$bin" fit --data datasets/reference/gavel -o "$models" --models iasp,iapp >/dev/null 2>&1
+    "$bin" fit --data datasets/reference/gavel -o "$models" --models iasp,iapp,similarity >"$tmp/fit.log" 2>&1 ||
+        { cat "$tmp/fit.log" >&2; exit 1; }
 fi
 dir=out/heldout
 mkdir -p "$dir"
@@ -43,17 +49,22 @@ for i in $(seq 0 11); do
 done
 list=$(IFS=,; echo "${traces[*]}")
 clusters=$(ls examples/heldout/cluster-*.yaml | paste -sd, -)
+# sweep NAME FLAGS...: one sweep, its progress kept in $tmp/NAME.log and
+# shown only when it fails
 sweep() {
+    local name=$1
+    shift
     "$bin" simulate sweep --traces "$list" --clusters "$clusters" \
-        --data datasets/reference/gavel --models "$models" "$@" 2>/dev/null
+        --data datasets/reference/gavel --models "$models" "$@" 2>"$tmp/$name.log" ||
+        { tail -5 "$tmp/$name.log" >&2; return 1; }
 }
-sweep --markdown "$tmp/page.md"
+sweep page --markdown "$tmp/page.md"
 bands=()
 for seed in 1 3 5 7; do
     # two at a time: a sweep runs its cases one after another
-    sweep --policy coloc,oracle --oracle-noise 0.01 --seed $seed --markdown "$tmp/band$seed.md" &
+    sweep band$seed --policy coloc,oracle --oracle-noise 0.01 --seed $seed --markdown "$tmp/band$seed.md" &
     first=$!
-    sweep --policy coloc,oracle --oracle-noise 0.01 --seed $((seed + 1)) --markdown "$tmp/band$((seed + 1)).md"
+    sweep band$((seed + 1)) --policy coloc,oracle --oracle-noise 0.01 --seed $((seed + 1)) --markdown "$tmp/band$((seed + 1)).md"
     wait $first
     bands+=("$tmp/band$seed.md" "$tmp/band$((seed + 1)).md")
 done
@@ -112,3 +123,7 @@ PY
     done
 } >"$out"
 echo "wrote $out"
+if [ -n "$doc" ]; then
+    scripts/goals.py "$out" >"$tmp/goals.md"
+    scripts/splice.py "$doc" goals-heldout "$tmp/goals.md"
+fi

@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # Regenerates docs/results.md: every shipped trace on the 16-, 48- and
 # 108-GPU clusters under all the policies, coloc at its defaults.
-# Usage: scripts/results-sim.sh [coloc binary] [output file]
+# With a document as third argument, the goal table read from the page
+# (scripts/goals.py) replaces what lies between its goals-shipped markers
+# (make results-sim does this for docs/simulation.md).
+# Usage: scripts/results-sim.sh [coloc binary] [output file] [document]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${1:-./coloc}
 out=${2:-docs/results.md}
+doc=${3:-}
 models=$(mktemp -d)
 trap 'rm -rf "$models"' EXIT
 "$bin" fit --data datasets/reference/gavel -o "$models" >/dev/null 2>&1
@@ -13,3 +17,7 @@ traces=$(ls examples/traces/msr/*.trace examples/traces/physical_cluster/*.trace
 "$bin" simulate sweep --traces "$traces" \
     --clusters examples/cluster-gavel-16.yaml,examples/cluster-gavel-48.yaml,examples/cluster-gavel.yaml \
     --data datasets/reference/gavel --models "$models" --markdown "$out"
+if [ -n "$doc" ]; then
+    scripts/goals.py "$out" >"$models/goals.md"
+    scripts/splice.py "$doc" goals-shipped "$models/goals.md"
+fi

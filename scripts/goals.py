@@ -1,0 +1,78 @@
+#!/usr/bin/python3
+"""Prints the goal table of a `coloc simulate sweep` page.
+
+Usage: scripts/goals.py PAGE
+
+Reads the "all clusters" summaries of PAGE (one per degree mode, coloc's
+metric over each other policy's) and prints, as a Markdown table, the goals
+coloc's placement is held to at its defaults: average JCT at most 0.78x
+backfill's, at most 0.85x greedy-pack's and below similarity's; a makespan
+never above 1.1x backfill's on any case; effective utilisation at least
+1.18x backfill's; the oracle at least as good as coloc (coloc's average JCT
+over the oracle's at least 1). results-sim.sh and heldout-sim.sh splice it
+into docs/simulation.md (scripts/splice.py), so the numbers there are the
+page's, never typed.
+"""
+import re
+import sys
+
+if len(sys.argv) != 2:
+    sys.exit("usage: scripts/goals.py PAGE")
+path = sys.argv[1]
+COLUMNS = ["avg JCT", "p95 JCT", "makespan", "GPU util", "effective util", "worst makespan"]
+
+summaries, mode = {}, None
+for n, line in enumerate(open(path), 1):
+    m = re.match(r"## coloc vs each policy: degree (\w+), all clusters \((\d+) cases\)", line)
+    if m:
+        mode = m.group(1)
+        summaries[mode] = {}
+        continue
+    if line.startswith("## "):
+        mode = None
+    if mode and line.startswith("| ") and not line.startswith("| policy") and not line.startswith("|---"):
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) != len(COLUMNS) + 1:
+            sys.exit("%s:%d: %d cells, want %d" % (path, n, len(cells), len(COLUMNS) + 1))
+        summaries[mode][cells[0]] = dict(zip(COLUMNS, cells[1:]))
+modes = [m for m in ("trace", "policy") if m in summaries]
+if not modes:
+    sys.exit("%s: no 'all clusters' summary" % path)
+
+
+def ratio(mode, policy, column):
+    try:
+        cell = summaries[mode][policy][column]
+    except KeyError:
+        sys.exit("%s: degree %s has no %s row (column %s)" % (path, mode, policy, column))
+    return float(cell.split()[0]), cell
+
+
+rows = []
+
+
+def goal(name, policy, column, test, show=lambda x, cell: "%.3f" % x):
+    cells, met = [], True
+    for mode in modes:
+        x, cell = ratio(mode, policy, column)
+        cells.append(show(x, cell))
+        met = met and test(x)
+    rows.append((name, cells, "yes" if met else "no"))
+
+
+def worst(x, cell):
+    m = re.match(r"[0-9.]+ \(([^/]+)/([^/]+)/", cell)
+    return "worst %.3f (%s on %s)" % (x, m.group(1), m.group(2)) if m else "worst %.3f" % x
+
+
+goal("avg JCT <= 0.78x backfill", "backfill", "avg JCT", lambda x: x <= 0.78)
+goal("avg JCT <= 0.85x greedy-pack", "greedy-pack", "avg JCT", lambda x: x <= 0.85)
+goal("avg JCT below similarity", "similarity", "avg JCT", lambda x: x < 1)
+goal("makespan never above 1.1x backfill on any case", "backfill", "worst makespan", lambda x: x <= 1.1, worst)
+goal("effective utilisation >= 1.18x backfill", "backfill", "effective util", lambda x: x >= 1.18)
+goal("oracle at least as good as coloc (coloc's avg JCT over the oracle's >= 1)", "oracle", "avg JCT", lambda x: x >= 1)
+
+print("| goal | " + " | ".join("`--degree %s`" % m for m in modes) + " | met? |")
+print("|---|" + "---:|" * len(modes) + "---|")
+for name, cells, met in rows:
+    print("| %s | %s | %s |" % (name, " | ".join(cells), met))
