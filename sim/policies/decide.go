@@ -117,6 +117,7 @@ type Rule struct {
 	pairTab  [][][]pairStatic // by workload indices, shape (classes.go)
 	base     baseLists        // the first plan's lists of this call (classes.go)
 	order    queueOrder       // the waiting queue, shortest first (queue.go)
+	waits    []waitAt         // decide's buffer
 	// plain: ask every question anew (no remembered partners, the queue
 	// sorted whole), for tests of the indexes against a plain scan.
 	plain    bool
@@ -610,6 +611,20 @@ func (r *Rule) decide(ps *planState, j *sim.Job, holds bool) option {
 		}
 	}
 	degrees := r.degreesOf(j)
+	// When the GPUs it waits for free, the rule moves a running job there
+	// if that saves more than the restart penalty (replan): running now
+	// costs at most running until then, paying the penalty, and finishing
+	// the rest there. waits are those times, by allowed degree and type.
+	waits := r.waits[:0]
+	for _, d := range degrees {
+		for _, so := range r.shapes(v, j, d).opts {
+			if tw, ok := ps.waitUntil(so.ti, d); ok && tw > v.Now {
+				waits = append(waits, waitAt{t: tw, left: r.remaining(j, so.s) / so.s})
+			}
+		}
+	}
+	r.waits = waits
+	pen := v.RestartPenalty()
 	// Run now on free GPUs, or wait, at each allowed degree and type.
 	for _, d := range degrees {
 		for _, so := range r.shapes(v, j, d).opts {
@@ -619,7 +634,14 @@ func (r *Rule) decide(ps *planState, j *sim.Job, holds bool) option {
 				if gpus, ok := ps.freeFor(so.ti, d, so.onNode, so.spread); ok {
 					gs, _ := shapeOf(v, gpus)
 					if sg := r.soloOn(j, gs); sg > 0 && ps.fitsHold(so.ti, v.Now+w/sg) {
-						consider(option{cost: w / sg, gpus: gpus, endJ: v.Now + w/sg, solo: sg, norm: 1, partner: -1})
+						alone := w / sg
+						cost := alone
+						for _, wa := range waits {
+							if ran := wa.t - v.Now; ran < alone {
+								cost = min(cost, ran+pen+(1-ran/alone)*wa.left)
+							}
+						}
+						consider(option{cost: cost, gpus: gpus, endJ: v.Now + alone, solo: sg, norm: 1, partner: -1})
 					}
 				}
 			}
@@ -676,6 +698,10 @@ func (r *Rule) decide(ps *planState, j *sim.Job, holds bool) option {
 	ps.freeUntil(best.gpus, max(best.endJ, best.endR))
 	return best
 }
+
+// waitAt is when the GPUs of a type free up for a job and its time left
+// there.
+type waitAt struct{ t, left float64 }
 
 // Ties: free beats sharing beats waiting at equal cost (a microsecond
 // apart, far below any cost the rule compares).

@@ -316,3 +316,44 @@ func TestPairDraw(t *testing.T) {
 		}
 	}
 }
+
+// Running now and moving later beats waiting. Y (200 steps, 1 it/s, fast
+// GPUs only) takes the fast GPU; X (1000 steps) runs at 1 it/s on the slow
+// one and 2 it/s on the fast one, free at 200. Waiting costs 200 + 500 =
+// 700. Running now costs 1000 alone, but the rule moves X when the fast GPU
+// frees: 200 s on the slow GPU (a fifth of the work), the 30 s penalty and
+// the other four fifths at 2 it/s, 200 + 30 + 400 = 630. X runs now and
+// moves at 200. With a 500 s penalty the move would cost 1100: X waits.
+func TestRuleRunNowAndMoveBeatsWait(t *testing.T) {
+	solo := &datasets.SoloTable{ThroughputUnit: datasets.UnitItersPerS}
+	for _, r := range []struct {
+		w, dev string
+		v      float64
+	}{{"Y", "fast", 1}, {"X", "slow", 1}, {"X", "fast", 2}} {
+		solo.Rows = append(solo.Rows, datasets.Solo{Workload: r.w, DeviceType: r.dev, Degree: 1, Throughput: r.v, Source: "test"})
+	}
+	tr, err := sim.NewMeasured(solo, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	topo, err := sim.NewTopology(&cluster.Spec{Version: 1, Groups: []cluster.NodeGroup{
+		{Name: "f", GPUType: "fast", GPUs: 1}, {Name: "s", GPUType: "slow", GPUs: 1}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobs := []sim.TraceJob{{Workload: "Y", Steps: 200, Scale: 1}, {Workload: "X", Steps: 1000, Scale: 1}}
+	for _, c := range []struct {
+		penalty, jct float64
+		restarts     int
+	}{{30, 630, 1}, {500, 700, 0}} {
+		o := sim.DefaultOptions
+		o.Round, o.RestartPenalty = 0, c.penalty
+		res, err := sim.Run(topo, jobs, tr, OracleRule(tr, Known, 0), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if x := res.Jobs[1]; math.Abs(x.JCT-c.jct) > 1e-6 || x.Restarts != c.restarts {
+			t.Errorf("penalty %v: X JCT %v with %d restart(s), want %v with %d", c.penalty, x.JCT, x.Restarts, c.jct, c.restarts)
+		}
+	}
+}

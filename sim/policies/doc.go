@@ -15,7 +15,10 @@
 // The objective is the average job completion time. At every arrival and
 // completion each waiting job, in arrival order, takes the option that
 // adds least to the sum of the completion times of the jobs it touches
-// (Rule): run now on free GPUs (any GPU type, any allowed degree), wait
+// (Rule): run now on free GPUs (any GPU type, any allowed degree; its
+// cost at most that of running until the GPUs it could wait for free up,
+// paying the restart penalty and finishing there, since the rule moves a
+// running job when that pays), wait
 // for GPUs of a type to free up (at the time predicted from the running
 // jobs' remaining work, after what the jobs ahead of it wait for), or
 // share the GPUs of a job running alone (both at their predicted
