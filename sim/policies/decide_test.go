@@ -170,11 +170,27 @@ func TestRuleLowerDegreeBeatsQueueing(t *testing.T) {
 // moving penalty + 666.7 s. With a 30 s penalty X moves and ends at
 // 1696.7; with 500 s the move does not pay and X ends at 2000.
 func TestRuleMoveThatPaysAndOneThatDoesNot(t *testing.T) {
+	jobs := []sim.TraceJob{{Workload: "Y", Steps: 1000, Scale: 1}, {Workload: "X", Steps: 2000, Scale: 1}}
+	fastSlowX(t, 1.5, jobs, sim.DefaultOptions.Round, []penaltyCase{{30, 1000 + 30 + 1000/1.5, 1}, {500, 2000, 0}})
+}
+
+// penaltyCase is X's completion time and number of restarts under one
+// restart penalty.
+type penaltyCase struct {
+	penalty, jct float64
+	restarts     int
+}
+
+// fastSlowX replays jobs of Y (1 it/s, fast GPUs only) and X (1 it/s on
+// the slow GPU, xFast on the fast one) under the oracle on one "fast" and
+// one "slow" GPU, once per case's restart penalty, and checks X.
+func fastSlowX(t *testing.T, xFast float64, jobs []sim.TraceJob, round float64, cases []penaltyCase) {
+	t.Helper()
 	solo := &datasets.SoloTable{ThroughputUnit: datasets.UnitItersPerS}
 	for _, r := range []struct {
 		w, dev string
 		v      float64
-	}{{"Y", "fast", 1}, {"X", "slow", 1}, {"X", "fast", 1.5}} {
+	}{{"Y", "fast", 1}, {"X", "slow", 1}, {"X", "fast", xFast}} {
 		solo.Rows = append(solo.Rows, datasets.Solo{Workload: r.w, DeviceType: r.dev, Degree: 1, Throughput: r.v, Source: "test"})
 	}
 	tr, err := sim.NewMeasured(solo, nil)
@@ -186,13 +202,9 @@ func TestRuleMoveThatPaysAndOneThatDoesNot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	jobs := []sim.TraceJob{{Workload: "Y", Steps: 1000, Scale: 1}, {Workload: "X", Steps: 2000, Scale: 1}}
-	for _, c := range []struct {
-		penalty, jct float64
-		restarts     int
-	}{{30, 1000 + 30 + 1000/1.5, 1}, {500, 2000, 0}} {
+	for _, c := range cases {
 		o := sim.DefaultOptions
-		o.RestartPenalty = c.penalty
+		o.Round, o.RestartPenalty = round, c.penalty
 		res, err := sim.Run(topo, jobs, tr, OracleRule(tr, Known, 0), o)
 		if err != nil {
 			t.Fatal(err)
@@ -325,35 +337,6 @@ func TestPairDraw(t *testing.T) {
 // the other four fifths at 2 it/s, 200 + 30 + 400 = 630. X runs now and
 // moves at 200. With a 500 s penalty the move would cost 1100: X waits.
 func TestRuleRunNowAndMoveBeatsWait(t *testing.T) {
-	solo := &datasets.SoloTable{ThroughputUnit: datasets.UnitItersPerS}
-	for _, r := range []struct {
-		w, dev string
-		v      float64
-	}{{"Y", "fast", 1}, {"X", "slow", 1}, {"X", "fast", 2}} {
-		solo.Rows = append(solo.Rows, datasets.Solo{Workload: r.w, DeviceType: r.dev, Degree: 1, Throughput: r.v, Source: "test"})
-	}
-	tr, err := sim.NewMeasured(solo, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	topo, err := sim.NewTopology(&cluster.Spec{Version: 1, Groups: []cluster.NodeGroup{
-		{Name: "f", GPUType: "fast", GPUs: 1}, {Name: "s", GPUType: "slow", GPUs: 1}}})
-	if err != nil {
-		t.Fatal(err)
-	}
 	jobs := []sim.TraceJob{{Workload: "Y", Steps: 200, Scale: 1}, {Workload: "X", Steps: 1000, Scale: 1}}
-	for _, c := range []struct {
-		penalty, jct float64
-		restarts     int
-	}{{30, 630, 1}, {500, 700, 0}} {
-		o := sim.DefaultOptions
-		o.Round, o.RestartPenalty = 0, c.penalty
-		res, err := sim.Run(topo, jobs, tr, OracleRule(tr, Known, 0), o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if x := res.Jobs[1]; math.Abs(x.JCT-c.jct) > 1e-6 || x.Restarts != c.restarts {
-			t.Errorf("penalty %v: X JCT %v with %d restart(s), want %v with %d", c.penalty, x.JCT, x.Restarts, c.jct, c.restarts)
-		}
-	}
+	fastSlowX(t, 2, jobs, 0, []penaltyCase{{30, 630, 1}, {500, 700, 0}})
 }
