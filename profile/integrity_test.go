@@ -55,6 +55,22 @@ func TestCampaignLock(t *testing.T) {
 	}
 	syscall.Kill(-holder.Process.Pid, syscall.SIGKILL) // flock(1) and its sleep
 	holder.Wait()
+	// flock(1) forks its command after taking the lock, and the child has
+	// the lock's file open until it closes it before exec: if the kill
+	// came in between, the lock goes only when that child, which Wait does
+	// not wait for, has exited. So wait for the kernel to drop it (on a
+	// loaded machine this took longer than Wait once), then run.
+	for i := 0; ; i++ {
+		u, err := lockDir(dir)
+		if err == nil {
+			u()
+			break
+		}
+		if i == 3000 {
+			t.Fatalf("the lock outlived its killed holder by 30 s: %v", err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 	if _, err := newCampaign(t, dir, s, planOpts("none", 1, 0, 1), nil).Execute(context.Background()); err != nil {
 		t.Fatalf("after the holder was killed: %v", err)
 	}
