@@ -101,7 +101,7 @@ results:
 # docs/results.md: every shipped trace on the 16-, 48- and 108-GPU clusters
 # under every policy, coloc at its defaults (coloc simulate sweep); and
 # docs/results-heldout.md: generated traces on cluster sizes no rule was
-# chosen on (results-heldout alone: about 10 minutes of two cores).
+# chosen on (results-heldout alone: about 6 minutes on two cores).
 results-sim: build results-heldout
 	./scripts/results-sim.sh $(BIN) docs/results.md docs/simulation.md
 	./scripts/risk-sim.sh $(BIN) docs/simulation.md
