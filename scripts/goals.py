@@ -11,41 +11,31 @@ never above 1.1x backfill's on any case; effective utilisation at least
 1.18x backfill's; the oracle at least as good as coloc (coloc's average JCT
 over the oracle's at least 1). results-sim.sh and heldout-sim.sh splice it
 into docs/simulation.md (scripts/splice.py), so the numbers there are the
-page's, never typed.
+page's, never typed. The page is read by scripts/sweeppage.py.
 """
+import os
 import re
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from sweeppage import ratio as number, summaries  # noqa: E402
 
 if len(sys.argv) != 2:
     sys.exit("usage: scripts/goals.py PAGE")
 path = sys.argv[1]
-COLUMNS = ["avg JCT", "p95 JCT", "makespan", "GPU util", "effective util", "worst makespan"]
-
-summaries, mode = {}, None
-for n, line in enumerate(open(path), 1):
-    m = re.match(r"## coloc vs each policy: degree (\w+), all clusters \((\d+) cases\)", line)
-    if m:
-        mode = m.group(1)
-        summaries[mode] = {}
-        continue
-    if line.startswith("## "):
-        mode = None
-    if mode and line.startswith("| ") and not line.startswith("| policy") and not line.startswith("|---"):
-        cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if len(cells) != len(COLUMNS) + 1:
-            sys.exit("%s:%d: %d cells, want %d" % (path, n, len(cells), len(COLUMNS) + 1))
-        summaries[mode][cells[0]] = dict(zip(COLUMNS, cells[1:]))
-modes = [m for m in ("trace", "policy") if m in summaries]
+pages = summaries(path)
+by_mode = {m: pages["degree %s, all clusters" % m] for m in ("trace", "policy") if "degree %s, all clusters" % m in pages}
+modes = list(by_mode)
 if not modes:
     sys.exit("%s: no 'all clusters' summary" % path)
 
 
 def ratio(mode, policy, column):
     try:
-        cell = summaries[mode][policy][column]
+        cell = by_mode[mode][policy][column]
     except KeyError:
         sys.exit("%s: degree %s has no %s row (column %s)" % (path, mode, policy, column))
-    return float(cell.split()[0]), cell
+    return number(cell), cell
 
 
 rows = []

@@ -85,30 +85,7 @@ to the true oracle inside the range of the perturbed ones is a difference
 the oracle's luck alone makes.
 
 EOF
-    /usr/bin/python3 - "$tmp/page.md" "${bands[@]}" <<'PY'
-import re, sys
-
-def oracle_rows(path):
-    rows, group = {}, None
-    for line in open(path):
-        m = re.match(r"## coloc vs each policy: (.*) \((\d+) cases\)", line)
-        if m:
-            group = m.group(1)
-        m = re.match(r"\| oracle \| ([0-9.]+) \(", line)
-        if m and group:
-            rows[group] = float(m.group(1))
-            group = None
-    return rows
-
-true = oracle_rows(sys.argv[1])
-bands = [oracle_rows(p) for p in sys.argv[2:]]
-print("| degree, cluster | coloc / true oracle | coloc / perturbed oracle, seeds 1-8 | inside |")
-print("|---|---:|---:|---|")
-for g, r in true.items():
-    b = [x[g] for x in bands]
-    inside = "yes" if min(b) <= r <= max(b) else ("coloc better" if r < min(b) else "coloc worse")
-    print(f"| {g} | {r:.3f} | {min(b):.3f} to {max(b):.3f} | {inside} |")
-PY
+    scripts/oracle-band.py "$tmp/page.md" "${bands[@]}"
     echo
     echo "## How the traces were drawn"
     echo

@@ -197,9 +197,6 @@ func runSimulate(e *env, f simulateFlags) error {
 	if !(f.minNormalized >= 0 && f.minNormalized <= 1) {
 		return fmt.Errorf("--min-normalized %v: want a number in [0, 1] (0: off)", f.minNormalized)
 	}
-	if !(f.oracleNoise >= 0 && f.oracleNoise <= policies.MaxOracleNoise) {
-		return fmt.Errorf("--oracle-noise %v: want a number in [0, %v] (0: off)", f.oracleNoise, policies.MaxOracleNoise)
-	}
 	if _, err := policies.ParseDurations(f.durations); err != nil {
 		return fmt.Errorf("--durations: %w", err)
 	}

@@ -611,44 +611,38 @@ func (r *Rule) decide(ps *planState, j *sim.Job, holds bool) option {
 		}
 	}
 	degrees := r.degreesOf(j)
-	// When the GPUs it waits for free, the rule moves a running job there
-	// if that saves more than the restart penalty (replan): running now
-	// costs at most running until then, paying the penalty, and finishing
-	// the rest there. waits are those times, by allowed degree and type.
+	// Each allowed degree and shape: j's remaining work at its solo rate
+	// there and when GPUs of that type free up for it (in the order the
+	// loop below takes them).
 	waits := r.waits[:0]
 	for _, d := range degrees {
 		for _, so := range r.shapes(v, j, d).opts {
-			if tw, ok := ps.waitUntil(so.ti, d); ok && tw > v.Now {
-				waits = append(waits, waitAt{t: tw, left: r.remaining(j, so.s) / so.s})
-			}
+			tw, ok := ps.waitUntil(so.ti, d)
+			w := r.remaining(j, so.s)
+			waits = append(waits, waitAt{t: tw, ok: ok, w: w, left: w / so.s})
 		}
 	}
 	r.waits = waits
 	pen := v.RestartPenalty()
 	// Run now on free GPUs, or wait, at each allowed degree and type.
+	k := 0
 	for _, d := range degrees {
 		for _, so := range r.shapes(v, j, d).opts {
-			s := so.s
-			w := r.remaining(j, s)
+			wt := waits[k]
+			k++
+			w := wt.w
 			if ps.free[so.ti] >= d {
 				if gpus, ok := ps.freeFor(so.ti, d, so.onNode, so.spread); ok {
 					gs, _ := shapeOf(v, gpus)
 					if sg := r.soloOn(j, gs); sg > 0 && ps.fitsHold(so.ti, v.Now+w/sg) {
-						alone := w / sg
-						cost := alone
-						for _, wa := range waits {
-							if ran := wa.t - v.Now; ran < alone {
-								cost = min(cost, ran+pen+(1-ran/alone)*wa.left)
-							}
-						}
-						consider(option{cost: cost, gpus: gpus, endJ: v.Now + alone, solo: sg, norm: 1, partner: -1})
+						consider(option{cost: runNowCost(v.Now, w/sg, pen, waits), gpus: gpus, endJ: v.Now + w/sg, solo: sg, norm: 1, partner: -1})
 					}
 				}
 			}
-			if tw, ok := ps.waitUntil(so.ti, d); ok {
+			if wt.ok {
 				// The cost first: most options lose, and need not be built.
-				if cost := tw - v.Now + w/so.s + tieWait; cost < best.cost {
-					consider(option{cost: cost, waitFor: so.t, wti: so.ti, degree: d, start: tw, endJ: tw + w/so.s, solo: so.s, norm: 1, partner: -1})
+				if cost := wt.t - v.Now + w/so.s + tieWait; cost < best.cost {
+					consider(option{cost: cost, waitFor: so.t, wti: so.ti, degree: d, start: wt.t, endJ: wt.t + w/so.s, solo: so.s, norm: 1, partner: -1})
 				}
 			}
 		}
@@ -699,9 +693,27 @@ func (r *Rule) decide(ps *planState, j *sim.Job, holds bool) option {
 	return best
 }
 
-// waitAt is when the GPUs of a type free up for a job and its time left
-// there.
-type waitAt struct{ t, left float64 }
+// waitAt is, for a job and one of its shapes, when GPUs of that shape's
+// type free up for it (ok: they do), its remaining work w at its solo
+// rate there and the time that work takes there (left).
+type waitAt struct {
+	t, w, left float64
+	ok         bool
+}
+
+// runNowCost is the cost of running now for alone seconds: at most, for
+// each shape whose GPUs free up later, running until then, the restart
+// penalty and the rest of the work there, since the rule moves a running
+// job when that saves more than the penalty (replan).
+func runNowCost(now, alone, pen float64, waits []waitAt) float64 {
+	cost := alone
+	for _, wa := range waits {
+		if ran := wa.t - now; wa.ok && ran > 0 && ran < alone {
+			cost = min(cost, ran+pen+(1-ran/alone)*wa.left)
+		}
+	}
+	return cost
+}
 
 // Ties: free beats sharing beats waiting at equal cost (a microsecond
 // apart, far below any cost the rule compares).
