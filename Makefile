@@ -8,7 +8,7 @@ BIN      := bin/coloc
 # are noise for us.
 export CGO_CFLAGS ?= -O2 -g -Wno-deprecated-declarations
 
-.PHONY: build test demo paper screenshot vet bench clean interop-deps test-workloads toolchain test-optional results results-sim results-heldout
+.PHONY: build test demo paper screenshot vet bench clean interop-deps test-workloads toolchain test-optional results results-sim results-heldout results-oracle
 
 # toolchain says what is missing before a build fails obscurely: Go on
 # PATH, and the C compiler cgo needs for go-nvml (without it the build
@@ -101,14 +101,19 @@ results:
 # docs/results.md: every shipped trace on the 16-, 48- and 108-GPU clusters
 # under every policy, coloc at its defaults (coloc simulate sweep); and
 # docs/results-heldout.md: generated traces on cluster sizes no rule was
-# chosen on (results-heldout alone: about 6 minutes on two cores).
-results-sim: build results-heldout
+# chosen on (results-heldout alone: about 6 minutes on two cores); and
+# what the oracle's rates are worth (results-oracle alone: about 9
+# minutes on two cores).
+results-sim: build results-heldout results-oracle
 	./scripts/results-sim.sh $(BIN) docs/results.md docs/simulation.md
 	./scripts/risk-sim.sh $(BIN) docs/simulation.md
 	./scripts/assume-sim.sh $(BIN) docs/simulation.md
 
 results-heldout: build
 	./scripts/heldout-sim.sh $(BIN) docs/results-heldout.md docs/simulation.md
+
+results-oracle: build
+	./scripts/oracle-worth.sh $(BIN) docs/simulation.md
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
