@@ -54,6 +54,7 @@ var registry = []struct {
 	{"iapp", "IAPP: feed-forward network on the features of both jobs and the slot", func() Model { return NewIAPP(DefaultIAPPOptions) }, false},
 	{"iasp", "IASP: deep collaborative filtering (GMF + MLP) with side features", func() Model { return NewIASP(DefaultIASPOptions) }, false},
 	{"stack", "IASP and GBT blended with a weight chosen on validation (IASP alone when the trees do not help)", func() Model { return NewStack() }, true},
+	{"committee", "the mean of IASP, RLFM and GBT: three models that err differently, no weight to choose", func() Model { return NewCommittee() }, true},
 	{"similarity", "model similarity: normalized throughputs of the nearest profiled models", func() Model { return NewSimilarity(DefaultSimilarityOptions) }, false},
 }
 
@@ -66,8 +67,8 @@ func Names() []string {
 	return out
 }
 
-// StandardNames lists every model but the tree ensembles and the stack,
-// which take several times longer to fit, and rlfm, which does not beat
+// StandardNames lists every model but the tree ensembles, the stack and
+// the committee, which take several times longer to fit, and rlfm, which does not beat
 // iasp on Gavel: what `coloc report` evaluates and fits by default.
 func StandardNames() []string {
 	var out []string
