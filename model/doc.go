@@ -51,6 +51,9 @@
 //     what both the feature-based and the collaborative models see.
 //   - stack: IASP and GBT blended by a convex weight chosen on a
 //     validation fifth (1: IASP alone), refit on all pairs.
+//   - committee: the plain mean of IASP, RLFM and GBT, each fit on all
+//     pairs; equal weights, so nothing is chosen on the small validation
+//     sets (committee.go says why these three).
 //   - similarity (Thanapol et al.): k nearest profiled reference models
 //     under a pluggable distance over normalized descriptors; suggests a
 //     GPU type and degree (Suggest) and predicts from the neighbours' pairs.

@@ -12,7 +12,9 @@ out=${2:-docs/results.md}
 doc=${3:-}
 models=$(mktemp -d)
 trap 'rm -rf "$models"' EXIT
-"$bin" fit --data datasets/reference/gavel -o "$models" >/dev/null 2>&1
+# coloc and the oracle decide with iasp and iapp, the similarity policy
+# with similarity: the other models would only cost fitting time.
+"$bin" fit --data datasets/reference/gavel -o "$models" --models iasp,iapp,similarity >/dev/null 2>&1
 traces=$(ls examples/traces/msr/*.trace examples/traces/physical_cluster/*.trace | paste -sd, -)
 "$bin" simulate sweep --traces "$traces" \
     --clusters examples/cluster-gavel-16.yaml,examples/cluster-gavel-48.yaml,examples/cluster-gavel.yaml \
