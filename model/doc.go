@@ -53,7 +53,9 @@
 //     validation fifth (1: IASP alone), refit on all pairs.
 //   - committee: the plain mean of IASP, RLFM and GBT, each fit on all
 //     pairs; equal weights, so nothing is chosen on the small validation
-//     sets (committee.go says why these three).
+//     sets (committee.go says why these three). For a pair with a job
+//     that has no training pair on the slot, IAPP (the papers' model of
+//     jobs known by features alone) takes IASP's seat.
 //   - similarity (Thanapol et al.): k nearest profiled reference models
 //     under a pluggable distance over normalized descriptors; suggests a
 //     GPU type and degree (Suggest) and predicts from the neighbours' pairs.
