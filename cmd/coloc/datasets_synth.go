@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"strings"
 
 	"github.com/coloc-dev/coloc/datasets/synth"
 	"github.com/coloc-dev/coloc/model"
@@ -13,11 +14,12 @@ import (
 
 func newSynthCmd(e *env) *cobra.Command {
 	o := synth.Options{CatalogueOptions: model.DefaultCatalogueOptions}
-	var out string
+	co := synth.DefaultCounterOptions
+	var out, kind string
 	var force bool
 	cmd := &cobra.Command{
-		Use:   "synth -o DIR [--workloads N] [--rank K] [--noise SIGMA] [--seed S]",
-		Short: "Write a synthetic catalogue of workloads with a known noise floor",
+		Use:   "synth -o DIR [--kind catalogue|counters] [--workloads N] [--noise SIGMA] [--seed S]",
+		Short: "Write a synthetic dataset of workloads with a known structure and noise floor",
 		Long: `Draws a synthetic catalogue of workloads whose interference has a known
 low-rank structure and writes it as a dataset directory (solo.arrow and
 pairs.arrow), for measuring the models' speed and accuracy at catalogue
@@ -38,6 +40,20 @@ The noise floor, noise·sqrt(2/π), is the mean absolute error of a predictor
 that knows every noise-free value: no model beats it on average, and it is
 printed so that 'coloc eval' results can be read against it.
 
+--kind counters draws instead a dataset whose interference follows from
+solo counters, on several device types (--devices, default
+rtx3090,a100-80gb; --workloads default 24): workload j has an SM demand
+s_j and a memory-bandwidth demand b_j (shares of a GPU; bandwidth demand
+falls by 1+0.5i on the i-th later device type), a sensitivity g_j no
+counter shows, and
+
+  y = 0.97 · min(1, 1/L)^g_A + noise·ε,   L = max(s_A + s_B, b_A + b_B)
+
+The solo table carries sm_util and mem_bw_util (%, read with noise) and
+peak_memory; every pair, a job next to itself included, is measured
+unless --partners says otherwise. It is the "dataset with rich solo
+counters" of docs/models.md. --rank and --feature-noise do not apply.
+
 The same options write byte-identical files, so anyone can redraw the
 catalogue behind a published number from its command line.`,
 		Example: `  # the 400-workload catalogue of the scale numbers, then its eval sweep
@@ -45,7 +61,10 @@ catalogue behind a published number from its command line.`,
   coloc eval /tmp/cat400 --protocol pairs --fractions 0.2 --seeds 1
 
   # a sparse catalogue: each workload measured with about 50 partners
-  coloc datasets synth -o /tmp/cat1000 --workloads 1000 --partners 50 --seed 2`,
+  coloc datasets synth -o /tmp/cat1000 --workloads 1000 --partners 50 --seed 2
+
+  # 24 workloads with SM and bandwidth counters on two device types
+  coloc datasets synth -o /tmp/counters --kind counters`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !force {
@@ -55,16 +74,45 @@ catalogue behind a published number from its command line.`,
 					return err
 				}
 			}
-			c, err := synth.Draw(o)
-			if err != nil {
-				return err
+			switch kind {
+			case "catalogue":
+				if f := cmd.Flags(); f.Changed("devices") {
+					return fmt.Errorf("--devices is for --kind counters; a catalogue has one device type (--device-type)")
+				}
+				c, err := synth.Draw(o)
+				if err != nil {
+					return err
+				}
+				if err := c.Write(out); err != nil {
+					return err
+				}
+				fmt.Fprintf(e.stdout, "wrote %s: %d workloads, %d pairs on %s (rank %d, noise %g, seed %d)\n",
+					out, len(c.Solo.Rows), len(c.Pairs.Rows), c.Solo.Rows[0].DeviceType, o.Rank, o.Noise, o.Seed)
+				fmt.Fprintf(e.stdout, "noise floor MAE: %.4f (noise·sqrt(2/π): no model beats it on average)\n", c.NoiseFloor)
+			case "counters":
+				f := cmd.Flags()
+				for _, n := range []string{"rank", "feature-noise", "device-type"} {
+					if f.Changed(n) {
+						return fmt.Errorf("--%s does not apply to --kind counters", n)
+					}
+				}
+				if !f.Changed("workloads") {
+					o.Jobs = synth.DefaultCounterOptions.Jobs
+				}
+				co.Jobs, co.Partners, co.Noise, co.Seed = o.Jobs, o.Partners, o.Noise, o.Seed
+				c, err := synth.DrawCounters(co)
+				if err != nil {
+					return err
+				}
+				if err := c.Write(out); err != nil {
+					return err
+				}
+				fmt.Fprintf(e.stdout, "wrote %s: %d workloads, %d pairs on %s (counters, noise %g, seed %d)\n",
+					out, o.Jobs, len(c.Pairs.Rows), strings.Join(co.Devices, ", "), co.Noise, co.Seed)
+				fmt.Fprintf(e.stdout, "noise floor MAE: %.4f (noise·sqrt(2/π): no model beats it on average)\n", c.NoiseFloor)
+			default:
+				return fmt.Errorf("--kind %q: want catalogue or counters", kind)
 			}
-			if err := c.Write(out); err != nil {
-				return err
-			}
-			fmt.Fprintf(e.stdout, "wrote %s: %d workloads, %d pairs on %s (rank %d, noise %g, seed %d)\n",
-				out, len(c.Solo.Rows), len(c.Pairs.Rows), c.Solo.Rows[0].DeviceType, o.Rank, o.Noise, o.Seed)
-			fmt.Fprintf(e.stdout, "noise floor MAE: %.4f (noise·sqrt(2/π): no model beats it on average)\n", c.NoiseFloor)
 			return nil
 		},
 	}
@@ -77,6 +125,8 @@ catalogue behind a published number from its command line.`,
 	f.Float64Var(&o.FeatureNoise, "feature-noise", o.FeatureNoise, "standard deviation of the noise on the factor features (0: they reveal the factors)")
 	f.Uint64Var(&o.Seed, "seed", o.Seed, "random seed; the same options write the same bytes")
 	f.StringVar(&o.DeviceType, "device-type", "gpu", "name of the one device type the catalogue is measured on")
+	f.StringVar(&kind, "kind", "catalogue", "catalogue (low-rank, one device type) or counters (interference from solo counters, several device types)")
+	f.StringSliceVar(&co.Devices, "devices", co.Devices, "device types of --kind counters")
 	f.BoolVar(&force, "force", false, "replace the tables of a non-empty output directory")
 	cmd.MarkFlagRequired("out")
 	return cmd

@@ -42,3 +42,28 @@ func TestDatasetsSynth(t *testing.T) {
 		t.Error("the same options wrote other bytes")
 	}
 }
+
+// TestDatasetsSynthCounters: the counters kind writes a dataset that
+// validates, with every ordered pair on both default device types, and
+// flags of the other kind are refused rather than ignored.
+func TestDatasetsSynthCounters(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "cnt")
+	out, _ := mustRun(t, "datasets", "synth", "-o", dir, "--kind", "counters", "--workloads", "6")
+	if !strings.Contains(out, "6 workloads, 72 pairs on rtx3090, a100-80gb") {
+		t.Errorf("output: %s", out)
+	}
+	if out, _ := mustRun(t, "datasets", "validate", dir); !strings.Contains(out, "ok (dataset)") {
+		t.Errorf("validate: %s", out)
+	}
+	for _, args := range [][]string{
+		{"--kind", "counters", "--rank", "2"},
+		{"--kind", "counters", "--device-type", "h100"},
+		{"--devices", "h100"},
+		{"--kind", "lowrank"},
+	} {
+		all := append([]string{"datasets", "synth", "-o", filepath.Join(t.TempDir(), "x")}, args...)
+		if _, _, err := runCmd(t, all...); err == nil {
+			t.Errorf("%q accepted", args)
+		}
+	}
+}

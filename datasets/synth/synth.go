@@ -23,6 +23,11 @@
 //
 // The conversion is deterministic: the same options write byte-identical
 // files.
+//
+// A second kind, DrawCounters (counters.go), draws a dataset whose
+// interference follows from solo counters on several device types: the
+// dataset with rich solo counters and a known structure that the model
+// comparison with tree ensembles runs on (docs/models.md).
 package synth
 
 import (
