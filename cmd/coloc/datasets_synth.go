@@ -74,21 +74,18 @@ catalogue behind a published number from its command line.`,
 					return err
 				}
 			}
+			var c *synth.Catalogue
+			var what string
 			switch kind {
 			case "catalogue":
 				if f := cmd.Flags(); f.Changed("devices") {
 					return fmt.Errorf("--devices is for --kind counters; a catalogue has one device type (--device-type)")
 				}
-				c, err := synth.Draw(o)
-				if err != nil {
+				var err error
+				if c, err = synth.Draw(o); err != nil {
 					return err
 				}
-				if err := c.Write(out); err != nil {
-					return err
-				}
-				fmt.Fprintf(e.stdout, "wrote %s: %d workloads, %d pairs on %s (rank %d, noise %g, seed %d)\n",
-					out, len(c.Solo.Rows), len(c.Pairs.Rows), c.Solo.Rows[0].DeviceType, o.Rank, o.Noise, o.Seed)
-				fmt.Fprintf(e.stdout, "noise floor MAE: %.4f (noise·sqrt(2/π): no model beats it on average)\n", c.NoiseFloor)
+				what = fmt.Sprintf("%s (rank %d", c.Solo.Rows[0].DeviceType, o.Rank)
 			case "counters":
 				f := cmd.Flags()
 				for _, n := range []string{"rank", "feature-noise", "device-type"} {
@@ -100,19 +97,20 @@ catalogue behind a published number from its command line.`,
 					o.Jobs = synth.DefaultCounterOptions.Jobs
 				}
 				co.Jobs, co.Partners, co.Noise, co.Seed = o.Jobs, o.Partners, o.Noise, o.Seed
-				c, err := synth.DrawCounters(co)
-				if err != nil {
+				var err error
+				if c, err = synth.DrawCounters(co); err != nil {
 					return err
 				}
-				if err := c.Write(out); err != nil {
-					return err
-				}
-				fmt.Fprintf(e.stdout, "wrote %s: %d workloads, %d pairs on %s (counters, noise %g, seed %d)\n",
-					out, o.Jobs, len(c.Pairs.Rows), strings.Join(co.Devices, ", "), co.Noise, co.Seed)
-				fmt.Fprintf(e.stdout, "noise floor MAE: %.4f (noise·sqrt(2/π): no model beats it on average)\n", c.NoiseFloor)
+				what = strings.Join(co.Devices, ", ") + " (counters"
 			default:
 				return fmt.Errorf("--kind %q: want catalogue or counters", kind)
 			}
+			if err := c.Write(out); err != nil {
+				return err
+			}
+			fmt.Fprintf(e.stdout, "wrote %s: %d workloads, %d pairs on %s, noise %g, seed %d)\n",
+				out, len(c.Workloads), len(c.Pairs.Rows), what, o.Noise, o.Seed)
+			fmt.Fprintf(e.stdout, "noise floor MAE: %.4f (noise·sqrt(2/π): no model beats it on average)\n", c.NoiseFloor)
 			return nil
 		},
 	}

@@ -3,11 +3,8 @@ package synth
 import (
 	"bytes"
 	"math"
-	"os"
-	"path/filepath"
 	"testing"
 
-	"github.com/coloc-dev/coloc/datasets"
 	"github.com/coloc-dev/coloc/model"
 )
 
@@ -20,17 +17,7 @@ func TestCountersDataset(t *testing.T) {
 	o := DefaultCounterOptions
 	o.Jobs, o.Noise, o.Devices = 10, 0, []string{"rtx3090", "a100-80gb", "h200"}
 	c, err := DrawCounters(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := filepath.Join(t.TempDir(), "cnt")
-	if err := c.Write(dir); err != nil {
-		t.Fatal(err)
-	}
-	ds, err := datasets.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ds := writeOpen(t, c, err)
 	if got, want := len(ds.Pairs.Rows), 3*10*10; got != want {
 		t.Fatalf("%d pairs, want %d (every ordered pair with self pairs, 3 device types)", got, want)
 	}
@@ -78,22 +65,8 @@ func TestCountersDataset(t *testing.T) {
 func TestCountersSameBytesAndPartners(t *testing.T) {
 	write := func(o CounterOptions) []byte {
 		c, err := DrawCounters(o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		dir := filepath.Join(t.TempDir(), "cnt")
-		if err := c.Write(dir); err != nil {
-			t.Fatal(err)
-		}
-		var all []byte
-		for _, name := range []string{"solo.arrow", "pairs.arrow", "workloads.json"} {
-			b, err := os.ReadFile(filepath.Join(dir, name))
-			if err != nil {
-				t.Fatal(err)
-			}
-			all = append(all, b...)
-		}
-		return all
+		files := writtenFiles(t, c, err)
+		return bytes.Join([][]byte{files["solo.arrow"], files["pairs.arrow"], files["workloads.json"]}, nil)
 	}
 	o := DefaultCounterOptions
 	o.Jobs = 8

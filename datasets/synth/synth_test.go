@@ -24,17 +24,7 @@ func tiny(seed uint64) Options {
 func TestWriteValidateFit(t *testing.T) {
 	o := tiny(3)
 	c, err := Draw(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := filepath.Join(t.TempDir(), "cat")
-	if err := c.Write(dir); err != nil {
-		t.Fatal(err)
-	}
-	ds, err := datasets.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ds := writeOpen(t, c, err)
 	if ds.Solo == nil || ds.Pairs == nil || ds.Runs != nil || ds.SamplesPath != "" {
 		t.Fatalf("want solo and pairs only, got %+v", ds)
 	}
@@ -107,22 +97,7 @@ func column(sp *model.Space, name string) int {
 func TestSameSeedSameBytes(t *testing.T) {
 	write := func(seed uint64) map[string][]byte {
 		c, err := Draw(tiny(seed))
-		if err != nil {
-			t.Fatal(err)
-		}
-		dir := filepath.Join(t.TempDir(), "cat")
-		if err := c.Write(dir); err != nil {
-			t.Fatal(err)
-		}
-		out := map[string][]byte{}
-		for _, name := range []string{"solo.arrow", "pairs.arrow", "workloads.json"} {
-			b, err := os.ReadFile(filepath.Join(dir, name))
-			if err != nil {
-				t.Fatal(err)
-			}
-			out[name] = b
-		}
-		return out
+		return writtenFiles(t, c, err)
 	}
 	a, b, other := write(7), write(7), write(8)
 	for name := range a {
@@ -154,4 +129,43 @@ func TestDeviceType(t *testing.T) {
 	if _, err := Draw(o); err == nil {
 		t.Error("one job accepted")
 	}
+}
+
+// written writes c (drawn with err) into a fresh directory and returns it.
+func written(t *testing.T, c *Catalogue, err error) string {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "cat")
+	if err := c.Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// writeOpen writes c and opens the directory as a dataset, which
+// validates every table and the pairs against the solo table.
+func writeOpen(t *testing.T, c *Catalogue, err error) *datasets.Dataset {
+	t.Helper()
+	ds, err := datasets.Open(written(t, c, err))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ds
+}
+
+// writtenFiles writes c and returns the bytes of each file written.
+func writtenFiles(t *testing.T, c *Catalogue, err error) map[string][]byte {
+	t.Helper()
+	dir := written(t, c, err)
+	out := map[string][]byte{}
+	for _, name := range []string{"solo.arrow", "pairs.arrow", "workloads.json"} {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[name] = b
+	}
+	return out
 }
