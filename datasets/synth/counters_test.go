@@ -3,6 +3,8 @@ package synth
 import (
 	"bytes"
 	"math"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/coloc-dev/coloc/model"
@@ -98,6 +100,22 @@ func TestCountersSameBytesAndPartners(t *testing.T) {
 		o.Devices = bad
 		if _, err := DrawCounters(o); err == nil {
 			t.Errorf("devices %q accepted", bad)
+		}
+	}
+}
+
+// TestShippedCountersDataset: datasets/reference/counters is what the
+// default options draw, byte for byte.
+func TestShippedCountersDataset(t *testing.T) {
+	c, err := DrawCounters(DefaultCounterOptions)
+	drawn := writtenFiles(t, c, err)
+	for name, want := range drawn {
+		got, err := os.ReadFile(filepath.Join("..", "reference", "counters", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("datasets/reference/counters/%s is not what `coloc datasets synth --kind counters` draws: redraw it", name)
 		}
 	}
 }
