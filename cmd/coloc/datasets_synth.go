@@ -75,7 +75,7 @@ catalogue behind a published number from its command line.`,
 				}
 			}
 			var c *synth.Catalogue
-			var what string
+			var devices, shape string // for the summary line
 			switch kind {
 			case "catalogue":
 				if f := cmd.Flags(); f.Changed("devices") {
@@ -85,7 +85,7 @@ catalogue behind a published number from its command line.`,
 				if c, err = synth.Draw(o); err != nil {
 					return err
 				}
-				what = fmt.Sprintf("%s (rank %d", c.Solo.Rows[0].DeviceType, o.Rank)
+				devices, shape = c.Solo.Rows[0].DeviceType, fmt.Sprintf("rank %d", o.Rank)
 			case "counters":
 				f := cmd.Flags()
 				for _, n := range []string{"rank", "feature-noise", "device-type"} {
@@ -101,15 +101,15 @@ catalogue behind a published number from its command line.`,
 				if c, err = synth.DrawCounters(co); err != nil {
 					return err
 				}
-				what = strings.Join(co.Devices, ", ") + " (counters"
+				devices, shape = strings.Join(co.Devices, ", "), "counters"
 			default:
 				return fmt.Errorf("--kind %q: want catalogue or counters", kind)
 			}
 			if err := c.Write(out); err != nil {
 				return err
 			}
-			fmt.Fprintf(e.stdout, "wrote %s: %d workloads, %d pairs on %s, noise %g, seed %d)\n",
-				out, len(c.Workloads), len(c.Pairs.Rows), what, o.Noise, o.Seed)
+			fmt.Fprintf(e.stdout, "wrote %s: %d workloads, %d pairs on %s (%s, noise %g, seed %d)\n",
+				out, len(c.Workloads), len(c.Pairs.Rows), devices, shape, o.Noise, o.Seed)
 			fmt.Fprintf(e.stdout, "noise floor MAE: %.4f (noise·sqrt(2/π): no model beats it on average)\n", c.NoiseFloor)
 			return nil
 		},
