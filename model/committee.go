@@ -31,19 +31,40 @@ import (
 // so both are features models there and stay. IAPP is fit only when the
 // training pairs leave some job unseen; a slot with no training pair at
 // all is not counted (no model has learned it).
+//
+// The two networks are each fit CommitteeNetworkFits times and their
+// seat holds the mean of those fits. A network's training is not convex:
+// its seed draws the initial weights, the batch order and the validation
+// fifth it stops on, and two seeds on the same pairs land on fits whose
+// errors differ as much as the committee's members do. Averaging fits
+// removes that part of the variance and nothing else (every fit sees the
+// same pairs with the same options). RLFM (EM from a fixed start) and GBT
+// (no sampling) give the same fit for every seed, so each is fit once.
+// CommitteeNetworkFits is a cost knob, not a fitted accuracy constant:
+// on Gavel's pairs protocol the committee's MAE falls from one fit to two
+// or three and is flat from five to ten (docs/models.md has the
+// measurement), so five is where more fits stop paying for their time.
 type Committee struct {
 	framed
 	IASP *IASP `json:"iasp"`
-	RLFM *RLFM `json:"rlfm"`
-	GBT  *GBT  `json:"gbt"`
+	// MoreIASP are IASP's further fits (seeds derived from the fit's);
+	// absent in files written before the committee averaged its fits.
+	MoreIASP []*IASP `json:"iasp_more,omitempty"`
+	RLFM     *RLFM   `json:"rlfm"`
+	GBT      *GBT    `json:"gbt"`
 	// IAPP stands in for IASP in pairs with an unseen job; absent when
 	// the fit left no job unseen.
-	IAPP *IAPP `json:"iapp,omitempty"`
+	IAPP     *IAPP   `json:"iapp,omitempty"`
+	MoreIAPP []*IAPP `json:"iapp_more,omitempty"`
 	// Unseen holds s*len(Jobs)+j, ascending, for each job j unseen on
 	// slot s.
 	Unseen []int `json:"unseen,omitempty"`
-	unseen map[int]bool
+	unseen []bool
 }
+
+// CommitteeNetworkFits is how many times the committee fits each of its
+// networks (IASP, and IAPP when a job is unseen); see Committee.
+const CommitteeNetworkFits = 5
 
 // NewCommittee returns the committee of IASP, RLFM and GBT (and IAPP for
 // unseen jobs) with their default options.
@@ -61,7 +82,8 @@ func (m *Committee) Hyper() any {
 		RLFM any `json:"rlfm"`
 		GBT  any `json:"gbt"`
 		IAPP any `json:"iapp_for_unseen"`
-	}{m.IASP.Hyper(), m.RLFM.Hyper(), m.GBT.Hyper(), DefaultIAPPOptions}
+		Fits int `json:"network_fits"`
+	}{m.IASP.Hyper(), m.RLFM.Hyper(), m.GBT.Hyper(), DefaultIAPPOptions, CommitteeNetworkFits}
 }
 
 // Fit implements Model: each member on all of t, in turn, and IAPP too
@@ -69,17 +91,61 @@ func (m *Committee) Hyper() any {
 func (m *Committee) Fit(t *Train) error {
 	m.f = t.Frame
 	m.Unseen = unseenJobs(t)
-	m.IAPP = nil
+	m.IAPP, m.MoreIAPP, m.MoreIASP = nil, nil, nil
+	for k := 1; k < CommitteeNetworkFits; k++ {
+		m.MoreIASP = append(m.MoreIASP, NewIASP(m.IASP.Opts))
+	}
 	if len(m.Unseen) > 0 {
 		m.IAPP = NewIAPP(DefaultIAPPOptions)
+		for k := 1; k < CommitteeNetworkFits; k++ {
+			m.MoreIAPP = append(m.MoreIAPP, NewIAPP(DefaultIAPPOptions))
+		}
 	}
 	m.index()
 	for _, p := range m.members() {
-		if err := p.Fit(t); err != nil {
-			return fmt.Errorf("committee member %s: %w", p.Name(), err)
+		r := *t
+		if k := m.fitIndex(p); k > 0 {
+			r.Seed = fitSeed(t.Seed, k)
+		}
+		if err := p.Fit(&r); err != nil {
+			return fmt.Errorf("committee member %s, fit %d: %w", p.Name(), m.fitIndex(p)+1, err)
 		}
 	}
 	return nil
+}
+
+// fitIndex is 0 for a member's first fit and k for its k-th further fit.
+func (m *Committee) fitIndex(p Model) int {
+	for i, q := range m.MoreIASP {
+		if Model(q) == p {
+			return i + 1
+		}
+	}
+	for i, q := range m.MoreIAPP {
+		if Model(q) == p {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+// fitSeed is the seed of a network's k-th further fit: the fit's seed
+// moved by k times an odd 64-bit constant (2^64 over the golden ratio).
+// The further fits' seeds are then far apart from each other and from
+// every small seed, so a committee fit with seed 2 does not repeat one
+// of the further fits of a committee fit with seed 1.
+func fitSeed(seed uint64, k int) uint64 { return seed + uint64(k)*0x9e3779b97f4a7c15 }
+
+// extraFits are the networks' further fits, IASP's then IAPP's.
+func (m *Committee) extraFits() []Model {
+	var ms []Model
+	for _, p := range m.MoreIASP {
+		ms = append(ms, p)
+	}
+	for _, p := range m.MoreIAPP {
+		ms = append(ms, p)
+	}
+	return ms
 }
 
 // unseenJobs lists s*len(Jobs)+j for every job j with a solo row on a
@@ -103,19 +169,32 @@ func unseenJobs(t *Train) []int {
 }
 
 func (m *Committee) index() {
-	m.unseen = make(map[int]bool, len(m.Unseen))
+	m.unseen = make([]bool, len(m.f.Jobs)*len(m.f.Slots))
 	for _, i := range m.Unseen {
-		m.unseen[i] = true
+		if i >= 0 && i < len(m.unseen) {
+			m.unseen[i] = true
+		}
 	}
 }
 
 // Predict implements Model.
 func (m *Committee) Predict(a, b, s int) float64 {
-	first := m.IASP.Predict
-	if nj := len(m.f.Jobs); m.unseen[s*nj+a] || m.unseen[s*nj+b] {
-		first = m.IAPP.Predict
+	nj := len(m.f.Jobs)
+	var first float64
+	if m.unseen[s*nj+a] || m.unseen[s*nj+b] {
+		first = m.IAPP.Predict(a, b, s)
+		for _, p := range m.MoreIAPP {
+			first += p.Predict(a, b, s)
+		}
+		first /= float64(1 + len(m.MoreIAPP))
+	} else {
+		first = m.IASP.Predict(a, b, s)
+		for _, p := range m.MoreIASP {
+			first += p.Predict(a, b, s)
+		}
+		first /= float64(1 + len(m.MoreIASP))
 	}
-	return (first(a, b, s) + m.RLFM.Predict(a, b, s) + m.GBT.Predict(a, b, s)) / 3
+	return (first + m.RLFM.Predict(a, b, s) + m.GBT.Predict(a, b, s)) / 3
 }
 
 func (m *Committee) members() []Model {
@@ -123,7 +202,7 @@ func (m *Committee) members() []Model {
 	if m.IAPP != nil {
 		ms = append(ms, m.IAPP)
 	}
-	return ms
+	return append(ms, m.extraFits()...)
 }
 
 func (m *Committee) bind(f *Frame) {
@@ -138,8 +217,24 @@ func (m *Committee) check(f *Frame) error {
 	if m.IASP == nil || m.RLFM == nil || m.GBT == nil {
 		return errCommittee
 	}
-	if (m.IAPP == nil) != (len(m.Unseen) == 0) {
-		return fmt.Errorf("committee: %d unseen jobs but iapp %s", len(m.Unseen), map[bool]string{true: "absent", false: "present"}[m.IAPP == nil])
+	if m.IAPP == nil && len(m.Unseen) > 0 {
+		return fmt.Errorf("committee: %d unseen jobs but no iapp", len(m.Unseen))
+	}
+	if m.IAPP != nil && len(m.Unseen) == 0 {
+		return errors.New("committee: iapp present but no unseen job")
+	}
+	if m.IAPP == nil && len(m.MoreIAPP) > 0 {
+		return errors.New("committee: iapp_more without iapp")
+	}
+	for i, p := range m.MoreIASP {
+		if p == nil {
+			return fmt.Errorf("committee: iasp_more[%d] is null", i)
+		}
+	}
+	for i, p := range m.MoreIAPP {
+		if p == nil {
+			return fmt.Errorf("committee: iapp_more[%d] is null", i)
+		}
 	}
 	if !sort.IntsAreSorted(m.Unseen) {
 		return errors.New("committee: unseen jobs not in ascending order")

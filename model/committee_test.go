@@ -1,27 +1,77 @@
 package model
 
 import (
+	"bytes"
 	"math"
 	"testing"
 )
 
-// The committee predicts the mean of its three members, each fit alone on
-// the same pairs and seed: fitting them together shares no state.
+// averaged is a network fit alone CommitteeNetworkFits times on tr, with
+// the committee's seeds, read as the mean of its fits; seedSpread is the
+// largest gap between two of its fits on a pair of obs.
+type averaged struct {
+	fits       []Model
+	seedSpread float64
+}
+
+func fitAveraged(t *testing.T, tr *Train, obs []Obs, fresh func() Model) *averaged {
+	t.Helper()
+	av := &averaged{}
+	for k := range CommitteeNetworkFits {
+		m, r := fresh(), *tr
+		if k > 0 {
+			r.Seed = fitSeed(tr.Seed, k)
+		}
+		if err := m.Fit(&r); err != nil {
+			t.Fatalf("%s fit %d: %v", m.Name(), k+1, err)
+		}
+		av.fits = append(av.fits, m)
+	}
+	for _, o := range obs {
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for _, m := range av.fits {
+			v := m.Predict(o.A, o.B, o.S)
+			lo, hi = min(lo, v), max(hi, v)
+		}
+		av.seedSpread = max(av.seedSpread, hi-lo)
+	}
+	return av
+}
+
+func (av *averaged) Predict(a, b, s int) float64 {
+	v := 0.0
+	for _, m := range av.fits {
+		v += m.Predict(a, b, s)
+	}
+	return v / float64(len(av.fits))
+}
+
+// The committee predicts the mean of its three seats, each fit alone on
+// the same pairs and seed: fitting them together shares no state. IASP's
+// seat is the mean of its CommitteeNetworkFits fits, and those fits
+// differ (else the averaging would be a no-op the test cannot see).
 func TestCommitteeIsTheMeanOfItsMembers(t *testing.T) {
 	sp, raw := synthetic(t, 14, 31)
 	train, test := allPairs(14, 0.4, 7, func(a, b int) float64 { return 0.7 + 0.08*raw[a][0] - 0.06*raw[b][1] + 0.03*raw[a][2]*raw[b][2] })
+	tr, err := NewTrain(sp, train, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
 	fit := func(m Model) Model {
-		tr, err := NewTrain(sp, train, 5)
-		if err != nil {
-			t.Fatal(err)
-		}
 		if err := m.Fit(tr); err != nil {
 			t.Fatalf("%s: %v", m.Name(), err)
 		}
 		return m
 	}
-	c := fit(NewCommittee())
-	members := []Model{fit(NewIASP(DefaultIASPOptions)), fit(NewRLFM(DefaultRLFMOptions)), fit(NewGBT(DefaultGBTOptions))}
+	c := fit(NewCommittee()).(*Committee)
+	if len(c.MoreIASP) != CommitteeNetworkFits-1 || c.IAPP != nil || len(c.MoreIAPP) != 0 {
+		t.Fatalf("%d further iasp fits, iapp %v, %d further iapp fits; want %d, none, none", len(c.MoreIASP), c.IAPP != nil, len(c.MoreIAPP), CommitteeNetworkFits-1)
+	}
+	iasp := fitAveraged(t, tr, test, func() Model { return NewIASP(DefaultIASPOptions) })
+	if iasp.seedSpread < 1e-3 {
+		t.Fatalf("IASP's %d fits agree within %g on every pair: the seeds do not reach the fits", CommitteeNetworkFits, iasp.seedSpread)
+	}
+	members := []interface{ Predict(a, b, s int) float64 }{iasp, fit(NewRLFM(DefaultRLFMOptions)), fit(NewGBT(DefaultGBTOptions))}
 	spread := 0.0
 	for _, o := range test {
 		want := 0.0
@@ -36,6 +86,32 @@ func TestCommitteeIsTheMeanOfItsMembers(t *testing.T) {
 	}
 	if spread == 0 {
 		t.Fatal("IASP and GBT predict the same everywhere: the test cannot tell the mean from a member")
+	}
+}
+
+// A committee file written before the committee averaged its networks'
+// fits (no iasp_more) still loads, and predicts the mean of its one IASP
+// fit, RLFM and GBT.
+func TestCommitteeReadsSingleFitFiles(t *testing.T) {
+	c, tr, test := fitSmallCommittee(t, 43, 0.5)
+	sp := tr.Space
+	c.MoreIASP = nil
+	b, err := Encode(c, tr, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(b, []byte("iasp_more")) {
+		t.Fatal("a committee without further fits still writes iasp_more")
+	}
+	l, err := Decode(b, "committee.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range test {
+		want := (c.IASP.Predict(o.A, o.B, 0) + c.RLFM.Predict(o.A, o.B, 0) + c.GBT.Predict(o.A, o.B, 0)) / 3
+		if got := l.Model.Predict(o.A, o.B, 0); math.Abs(got-want) > 1e-12 {
+			t.Fatalf("%s|%s: single-fit committee %v, want %v", sp.Jobs[o.A], sp.Jobs[o.B], got, want)
+		}
 	}
 }
 
@@ -80,7 +156,14 @@ func TestCommitteeFallsBackToIAPPForUnseenJobs(t *testing.T) {
 	if len(c.Unseen) != 2 || c.Unseen[0] != 0 || c.Unseen[1] != 1 || c.IAPP == nil {
 		t.Fatalf("unseen %v, iapp fit %v; want jobs 0 and 1 unseen and iapp fit", c.Unseen, c.IAPP != nil)
 	}
-	iasp, iapp := fit(NewIASP(DefaultIASPOptions)), fit(NewIAPP(DefaultIAPPOptions))
+	if len(c.MoreIAPP) != CommitteeNetworkFits-1 {
+		t.Fatalf("%d further iapp fits, want %d", len(c.MoreIAPP), CommitteeNetworkFits-1)
+	}
+	iasp := fitAveraged(t, tr, test, func() Model { return NewIASP(DefaultIASPOptions) })
+	iapp := fitAveraged(t, tr, test, func() Model { return NewIAPP(DefaultIAPPOptions) })
+	if iapp.seedSpread < 1e-3 {
+		t.Fatalf("IAPP's %d fits agree within %g on every pair: the seeds do not reach the fits", CommitteeNetworkFits, iapp.seedSpread)
+	}
 	rlfm, gbt := fit(NewRLFM(DefaultRLFMOptions)), fit(NewGBT(DefaultGBTOptions))
 	b, err := Encode(c, tr, nil)
 	if err != nil {
@@ -92,7 +175,7 @@ func TestCommitteeFallsBackToIAPPForUnseenJobs(t *testing.T) {
 	}
 	differ := false
 	for _, o := range test {
-		first := iasp
+		first := interface{ Predict(a, b, s int) float64 }(iasp)
 		if held(o) {
 			first = iapp
 			differ = differ || math.Abs(iapp.Predict(o.A, o.B, 0)-iasp.Predict(o.A, o.B, 0)) > 1e-3
@@ -113,16 +196,7 @@ func TestCommitteeFallsBackToIAPPForUnseenJobs(t *testing.T) {
 // A committee fit with every job paired has no IAPP; a file that claims
 // unseen jobs without IAPP, or IAPP without unseen jobs, is refused.
 func TestCommitteeUnseenAndIAPPGoTogether(t *testing.T) {
-	sp, raw := synthetic(t, 10, 41)
-	train, _ := allPairs(10, 0.6, 3, func(a, b int) float64 { return 0.7 + 0.05*raw[a][0] - 0.05*raw[b][1] })
-	tr, err := NewTrain(sp, train, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := NewCommittee()
-	if err := c.Fit(tr); err != nil {
-		t.Fatal(err)
-	}
+	c, tr, _ := fitSmallCommittee(t, 41, 0.6)
 	if len(c.Unseen) != 0 || c.IAPP != nil {
 		t.Fatalf("every job has training pairs, yet unseen %v and iapp fit %v", c.Unseen, c.IAPP != nil)
 	}
@@ -134,4 +208,30 @@ func TestCommitteeUnseenAndIAPPGoTogether(t *testing.T) {
 	if err := c.check(tr.Frame); err == nil {
 		t.Fatal("a committee with iapp and no unseen job passed its check")
 	}
+	c.IAPP, c.MoreIAPP = nil, []*IAPP{NewIAPP(DefaultIAPPOptions)}
+	if err := c.check(tr.Frame); err == nil {
+		t.Fatal("a committee with further iapp fits and no iapp passed its check")
+	}
+	c.MoreIAPP, c.MoreIASP = nil, []*IASP{nil}
+	if err := c.check(tr.Frame); err == nil {
+		t.Fatal("a committee with a null further iasp fit passed its check")
+	}
+}
+
+// fitSmallCommittee fits a committee on frac of the pairs of 10 synthetic
+// jobs (every job keeps training pairs) and returns it, its training input
+// and the pairs left out.
+func fitSmallCommittee(t *testing.T, seed uint64, frac float64) (*Committee, *Train, []Obs) {
+	t.Helper()
+	sp, raw := synthetic(t, 10, seed)
+	train, test := allPairs(10, frac, 3, func(a, b int) float64 { return 0.7 + 0.05*raw[a][0] - 0.05*raw[b][1] })
+	tr, err := NewTrain(sp, train, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := NewCommittee()
+	if err := c.Fit(tr); err != nil {
+		t.Fatal(err)
+	}
+	return c, tr, test
 }

@@ -55,7 +55,10 @@
 //     pairs; equal weights, so nothing is chosen on the small validation
 //     sets (committee.go says why these three). For a pair with a job
 //     that has no training pair on the slot, IAPP (the papers' model of
-//     jobs known by features alone) takes IASP's seat.
+//     jobs known by features alone) takes IASP's seat. Each network's
+//     seat is the mean of CommitteeNetworkFits (5) fits with derived
+//     seeds: averaging removes the seed's share of a non-convex fit's
+//     error; five is where Gavel's MAE stops falling (a cost knob).
 //   - similarity (Thanapol et al.): k nearest profiled reference models
 //     under a pluggable distance over normalized descriptors; suggests a
 //     GPU type and degree (Suggest) and predicts from the neighbours' pairs.

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -15,6 +17,7 @@ func newEvalCmd(e *env) *cobra.Command {
 	var data, protocols, fractions, models, devices, out string
 	var seeds, workers int
 	var asJSON, markdown, quiet, includeUnsettled bool
+	var versus string
 	o0 := eval.DefaultOptions
 	cmd := &cobra.Command{
 		Use:   "eval --data DIR",
@@ -64,7 +67,8 @@ Progress goes to stderr. Fits run on --workers goroutines (default: all
 cores); the scores are those of one worker.`,
 		Example: `  coloc eval --data datasets/reference/gavel
   coloc eval --data datasets/reference/gavel --protocol pairs --fractions 0.2,0.5 --json
-  coloc eval --data datasets/reference/gavel --protocol new-job --models iapp,similarity,bias -o out/eval.arrow`,
+  coloc eval --data datasets/reference/gavel --protocol new-job --models iapp,similarity,bias -o out/eval.arrow
+  coloc eval --data datasets/reference/gavel --fractions 0.2,0.5 --models committee,iasp,gbt,forest --folds 0 --markdown --versus gbt,forest`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if protocols == "active" {
@@ -81,6 +85,23 @@ cores); the scores are those of one worker.`,
 			}
 			if o.Fractions, err = parseFractions(fractions); err != nil {
 				return err
+			}
+			var vs []string
+			if versus != "" {
+				if !markdown {
+					return errors.New("--versus adds a row to the --markdown tables; give --markdown too")
+				}
+				if vs, err = model.ParseNames(versus); err != nil {
+					return fmt.Errorf("--versus: %w", err)
+				}
+				for _, v := range vs {
+					if !slices.Contains(o.Models, v) {
+						return fmt.Errorf("--versus: model %q is not among --models (%s)", v, strings.Join(o.Models, ","))
+					}
+				}
+				if len(vs) == len(o.Models) {
+					return errors.New("--versus names every model of --models: nothing is left to compare with them")
+				}
 			}
 			o.Seeds = seeds
 			o.Workers = workers
@@ -121,7 +142,7 @@ cores); the scores are those of one worker.`,
 			case asJSON:
 				return res.WriteJSON(e.stdout)
 			case markdown:
-				return res.WriteMarkdown(e.stdout)
+				return res.WriteMarkdown(e.stdout, vs...)
 			}
 			return res.WriteText(e.stdout)
 		},
@@ -136,6 +157,7 @@ cores); the scores are those of one worker.`,
 	f.StringVar(&devices, "device", "", "comma-separated devices (default: all with measured pairs)")
 	f.BoolVar(&asJSON, "json", false, "print one JSON object per (model, protocol, device, fraction)")
 	f.BoolVar(&markdown, "markdown", false, "print median MAE tables in Markdown")
+	f.StringVar(&versus, "versus", "", "with --markdown: comma-separated baseline models (e.g. gbt,forest); a last row gives the best other model's MAE over the best baseline's, per column")
 	f.BoolVarP(&quiet, "quiet", "q", false, "no progress or warnings on stderr")
 	f.BoolVar(&includeUnsettled, "include-unsettled", false, "also use suspect pairs from profiling runs whose step time never settled")
 	f.Float64Var(&o0.Trust.Coverage, "coverage", o0.Trust.Coverage, "nominal coverage of the prediction intervals scored")

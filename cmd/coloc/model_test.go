@@ -68,6 +68,30 @@ func TestEvalWritesVersionedFile(t *testing.T) {
 	}
 }
 
+// --versus adds the ratio row to the Markdown tables, and is refused,
+// before anything is fit, without --markdown or naming a model not
+// evaluated or every model evaluated.
+func TestEvalVersusRow(t *testing.T) {
+	out, _, err := runCmd(t, "eval", "--data", gavelDir, "--models", "mean,bias", "--fractions", "0.5",
+		"--seeds", "1", "--device", "k80", "--folds", "0", "--markdown", "--versus", "mean", "-q")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "| best / best of mean | 0.") || !strings.Contains(out, " (bias) |") {
+		t.Errorf("no ratio row of bias over mean:\n%s", out)
+	}
+	for _, bad := range [][]string{
+		{"--versus", "mean"},
+		{"--markdown", "--versus", "gbt"},
+		{"--markdown", "--versus", "bias,mean"},
+	} {
+		args := append([]string{"eval", "--data", gavelDir, "--models", "mean,bias", "--fractions", "0.5", "--seeds", "1", "--device", "k80", "-q"}, bad...)
+		if _, _, err := runCmd(t, args...); err == nil || !strings.Contains(err.Error(), "--versus") {
+			t.Errorf("%v: err %v, want one about --versus", bad, err)
+		}
+	}
+}
+
 func TestFitPredictSimilar(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "models")
 	out, _, err := runCmd(t, "fit", "--data", gavelDir, "-o", dir, "--models", "bias,similarity")

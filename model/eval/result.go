@@ -2,9 +2,11 @@ package eval
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -125,8 +127,11 @@ func (r *Result) WriteText(w io.Writer) error {
 
 // WriteMarkdown prints, for each protocol, a table of median MAE with one
 // row per model and one column per (device, fraction); the lowest MAE of a
-// column is bold.
-func (r *Result) WriteMarkdown(w io.Writer) error {
+// column is bold. With versus (names of models in the result), a last row
+// gives, per column, the lowest MAE of the other models over the lowest of
+// the versus models, and which other model it is: "best other / best
+// baseline", the ratio an accuracy target is read from.
+func (r *Result) WriteMarkdown(w io.Writer, versus ...string) error {
 	type col struct {
 		dev  string
 		frac float64
@@ -156,6 +161,16 @@ func (r *Result) WriteMarkdown(w io.Writer) error {
 			models = append(models, s.Model)
 		}
 		val[fmt.Sprint(s.Protocol, "|", s.Model, "|", s.Device, "|", s.Fraction)] = s.MAEMedian
+	}
+	isVersus := map[string]bool{}
+	for _, v := range versus {
+		if !slices.Contains(models, v) {
+			return fmt.Errorf("versus model %q is not in the evaluation (models: %s)", v, strings.Join(models, ", "))
+		}
+		isVersus[v] = true
+	}
+	if len(versus) > 0 && len(isVersus) == len(models) {
+		return errors.New("every model evaluated is a versus model: no other model to compare")
 	}
 	for _, p := range protos {
 		fmt.Fprintf(w, "Protocol `%s`: median MAE of normalized throughput over seeds\n\n| model |", p)
@@ -188,6 +203,28 @@ func (r *Result) WriteMarkdown(w io.Writer) error {
 				default:
 					fmt.Fprintf(w, " %.4f |", v)
 				}
+			}
+			fmt.Fprintln(w)
+		}
+		if len(versus) > 0 {
+			fmt.Fprintf(w, "| best / best of %s |", strings.Join(versus, ", "))
+			for _, c := range cols[p] {
+				bestOf := func(want bool) (string, float64) {
+					name, low := "", math.Inf(1)
+					for _, m := range models {
+						if v, ok := val[fmt.Sprint(p, "|", m, "|", c.dev, "|", c.frac)]; ok && isVersus[m] == want && v < low {
+							name, low = m, v
+						}
+					}
+					return name, low
+				}
+				name, num := bestOf(false)
+				_, den := bestOf(true)
+				if name == "" || math.IsInf(den, 1) || den == 0 {
+					fmt.Fprint(w, " |")
+					continue
+				}
+				fmt.Fprintf(w, " %.3f (%s) |", num/den, name)
 			}
 			fmt.Fprintln(w)
 		}
