@@ -4,8 +4,9 @@
 # block's marker, in process, and recording the hash of its inputs (see
 # cmd/coloc/results_test.go). TestDocResults, part of `make test`, fails
 # when a block is stale. The new-job and cross-device evaluations dominate
-# the run: of its 65 minutes on 2026-12-01 (two cores shared with other
-# work), new-job took 41 and cross-device 22, the four other blocks 2.
+# the run: of its 49 minutes on 2026-12-02 (two cores), Gavel's new-job
+# took 27, the counters dataset's new-job 9, cross-device 6, the seven
+# other blocks 7.
 # To share the work between two checkouts of the same commit, pass flags to
 # the test: RESULTS_FLAGS="-results-only new-job" in one and
 # RESULTS_FLAGS="-results-skip new-job" in the other, then take each one's
