@@ -202,28 +202,40 @@ func growCART(d *cartData, y []float64, w []float64, o cartOptions, r *rand.Rand
 // treeInput is the input of the tree ensembles: the pair vector (the
 // standardized features of A and B on the slot and the slot indicator, as
 // the other feature-based models see it) followed by the identity of A and
-// of B as indicators, the information the collaborative models have.
-func treeInput(f *Frame, a, b, s int, dst []float64) []float64 {
+// of B as indicators, the information the collaborative models have. With
+// sums, the sum of A's and B's standardized value of each feature follows
+// (the pair's load; see GBTOptions.PairSums).
+func treeInput(f *Frame, a, b, s int, sums bool, dst []float64) []float64 {
 	p := pairDim(f)
 	nj := len(f.Jobs)
-	if cap(dst) < p+2*nj {
-		dst = make([]float64, p+2*nj)
+	n := p + 2*nj
+	if sums {
+		n += f.Dim()
 	}
-	dst = dst[:p+2*nj]
+	if cap(dst) < n {
+		dst = make([]float64, n)
+	}
+	dst = dst[:n]
 	pairVec(f, a, b, s, dst[:p])
-	for i := p; i < len(dst); i++ {
+	for i := p; i < p+2*nj; i++ {
 		dst[i] = 0
 	}
 	dst[p+a] = 1
 	dst[p+nj+b] = 1
+	if sums {
+		d := f.Dim()
+		for i := range d {
+			dst[p+2*nj+i] = dst[i] + dst[d+i]
+		}
+	}
 	return dst
 }
 
 // treeDesign returns the tree input of each observation.
-func treeDesign(f *Frame, obs []Obs) *cartData {
+func treeDesign(f *Frame, obs []Obs, sums bool) *cartData {
 	x := make([][]float64, len(obs))
 	for i, o := range obs {
-		x[i] = treeInput(f, o.A, o.B, o.S, nil)
+		x[i] = treeInput(f, o.A, o.B, o.S, sums, nil)
 	}
 	return newCARTData(x)
 }

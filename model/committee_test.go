@@ -71,7 +71,7 @@ func TestCommitteeIsTheMeanOfItsMembers(t *testing.T) {
 	if iasp.seedSpread < 1e-3 {
 		t.Fatalf("IASP's %d fits agree within %g on every pair: the seeds do not reach the fits", CommitteeNetworkFits, iasp.seedSpread)
 	}
-	members := []interface{ Predict(a, b, s int) float64 }{iasp, fit(NewRLFM(DefaultRLFMOptions)), fit(NewGBT(DefaultGBTOptions))}
+	members := []interface{ Predict(a, b, s int) float64 }{iasp, fit(NewRLFM(DefaultRLFMOptions)), fit(NewGBT(MemberGBTOptions))}
 	spread := 0.0
 	for _, o := range test {
 		want := 0.0
@@ -164,7 +164,7 @@ func TestCommitteeFallsBackToIAPPForUnseenJobs(t *testing.T) {
 	if iapp.seedSpread < 1e-3 {
 		t.Fatalf("IAPP's %d fits agree within %g on every pair: the seeds do not reach the fits", CommitteeNetworkFits, iapp.seedSpread)
 	}
-	rlfm, gbt := fit(NewRLFM(DefaultRLFMOptions)), fit(NewGBT(DefaultGBTOptions))
+	rlfm, gbt := fit(NewRLFM(DefaultRLFMOptions)), fit(NewGBT(MemberGBTOptions))
 	b, err := Encode(c, tr, nil)
 	if err != nil {
 		t.Fatal(err)

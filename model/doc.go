@@ -50,7 +50,8 @@
 //     vector plus one indicator per job of A and of B, so the trees see
 //     what both the feature-based and the collaborative models see.
 //   - stack: IASP and GBT blended by a convex weight chosen on a
-//     validation fifth (1: IASP alone), refit on all pairs.
+//     validation fifth (1: IASP alone), refit on all pairs; its trees read
+//     the pair sums as the committee's do (below).
 //   - committee: the plain mean of IASP, RLFM and GBT, each fit on all
 //     pairs; equal weights, so nothing is chosen on the small validation
 //     sets (committee.go says why these three). For a pair with a job
@@ -59,6 +60,10 @@
 //     seat is the mean of CommitteeNetworkFits (5) fits with derived
 //     seeds: averaging removes the seed's share of a non-convex fit's
 //     error; five is where Gavel's MAE stops falling (a cost knob).
+//     Its trees also read each feature's sum over the pair
+//     (GBTOptions.PairSums): a pair's load on a shared resource is the
+//     sum of its jobs' demands, one split on the sum; the gbt baseline
+//     reads the plain input.
 //   - similarity (Thanapol et al.): k nearest profiled reference models
 //     under a pluggable distance over normalized descriptors; suggests a
 //     GPU type and degree (Suggest) and predicts from the neighbours' pairs.

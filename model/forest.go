@@ -44,7 +44,7 @@ func (m *Forest) Hyper() any { return m.Opts }
 
 // Fit implements Model.
 func (m *Forest) Fit(t *Train) error {
-	p := len(treeInput(t.Frame, 0, 0, 0, nil))
+	p := len(treeInput(t.Frame, 0, 0, 0, false, nil))
 	mtry := func(share float64) int { return max(1, int(math.Round(share*float64(p)))) }
 	best := chooseByValidation(t, len(m.Opts.MtryShares), 0, func(i int, tr *Train) (Model, error) {
 		c := &Forest{Opts: m.Opts}
@@ -61,7 +61,7 @@ func (m *Forest) Fit(t *Train) error {
 
 func (m *Forest) grow(t *Train, mtry int) {
 	m.f, m.Mtry, m.Trees = t.Frame, mtry, nil
-	data := treeDesign(t.Frame, t.Obs)
+	data := treeDesign(t.Frame, t.Obs, false)
 	y := make([]float64, len(t.Obs))
 	for i, o := range t.Obs {
 		y[i] = o.Y
@@ -82,7 +82,7 @@ func (m *Forest) grow(t *Train, mtry int) {
 
 // Predict implements Model.
 func (m *Forest) Predict(a, b, s int) float64 {
-	x := treeInput(m.f, a, b, s, nil)
+	x := treeInput(m.f, a, b, s, false, nil)
 	y := 0.0
 	for _, t := range m.Trees {
 		y += t.predict(x)
@@ -95,7 +95,7 @@ func (m *Forest) check(f *Frame) error {
 	if len(m.Trees) == 0 {
 		return fmt.Errorf("forest has no trees")
 	}
-	return checkTrees(m.Trees, len(treeInput(f, 0, 0, 0, nil)))
+	return checkTrees(m.Trees, len(treeInput(f, 0, 0, 0, false, nil)))
 }
 
 // checkTrees verifies that every node of every tree refers to a feature

@@ -11,6 +11,18 @@ type GBTOptions struct {
 	MaxTrees int     `json:"max_trees"`
 	Rate     float64 `json:"learning_rate"`
 	MinLeaf  int     `json:"min_leaf"`
+	// PairSums adds to the tree input, for each feature, the sum of the
+	// two jobs' standardized values. Co-located jobs share the device, so
+	// how much of a resource a pair asks for is the sum of what each job
+	// asks for alone; a threshold on that sum is a diagonal cut through
+	// the two jobs' features, which axis-aligned trees approximate with
+	// many splits and few pairs cannot pay for, while one split on the
+	// sum makes it. For a feature that is not a demand (a model's layer
+	// count) the sum is one more input the trees may ignore. Off in the
+	// gbt baseline, which sees what a generic learner is given; on in the
+	// trees of the stack and the committee (MemberGBTOptions). Files
+	// without it read as off.
+	PairSums bool `json:"pair_sums,omitempty"`
 }
 
 // DefaultGBTOptions are the defaults of the gbt baseline: scikit-learn's
@@ -21,13 +33,22 @@ type GBTOptions struct {
 // time of `coloc report`, which fits every model.
 var DefaultGBTOptions = GBTOptions{Depths: []int{3}, MaxTrees: 300, Rate: 0.1, MinLeaf: 3}
 
+// MemberGBTOptions are the options of the trees inside coloc's own
+// models (Stack, Committee): the gbt baseline's, with the pair's summed
+// features in the input (PairSums).
+var MemberGBTOptions = func() GBTOptions {
+	o := DefaultGBTOptions
+	o.PairSums = true
+	return o
+}()
+
 // gbtPatience is the number of trees boosting goes on without a new best
 // validation MAE before it stops trying more.
 const gbtPatience = 40
 
 // GBT is gradient boosting of least-squares regression trees (our own
 // CART, cart.go) on the tree input: the pair vector and the identities of
-// both jobs.
+// both jobs (and, with PairSums, the pair's summed features).
 type GBT struct {
 	framed
 	Opts  GBTOptions `json:"options"`
@@ -56,7 +77,7 @@ func (m *GBT) Fit(t *Train) error {
 		tr, val := splitObs(t.Obs, 0.2, rng(t.Seed, 0x6b7))
 		vx := make([][]float64, len(val))
 		for i, o := range val {
-			vx[i] = treeInput(t.Frame, o.A, o.B, o.S, nil)
+			vx[i] = treeInput(t.Frame, o.A, o.B, o.S, m.Opts.PairSums, nil)
 		}
 		best := math.Inf(1)
 		for _, d := range m.Opts.Depths {
@@ -95,7 +116,7 @@ func (m *GBT) boost(f *Frame, obs []Obs, d, n int, after func(k int, tree cartTr
 		m.Init += o.Y
 	}
 	m.Init /= float64(len(obs))
-	data := treeDesign(f, obs)
+	data := treeDesign(f, obs, m.Opts.PairSums)
 	res, w := make([]float64, len(obs)), make([]float64, len(obs))
 	for i, o := range obs {
 		res[i], w[i] = o.Y-m.Init, 1
@@ -115,7 +136,7 @@ func (m *GBT) boost(f *Frame, obs []Obs, d, n int, after func(k int, tree cartTr
 
 // Predict implements Model.
 func (m *GBT) Predict(a, b, s int) float64 {
-	x := treeInput(m.f, a, b, s, nil)
+	x := treeInput(m.f, a, b, s, m.Opts.PairSums, nil)
 	y := m.Init
 	for _, t := range m.Trees {
 		y += t.predict(x)
@@ -124,4 +145,6 @@ func (m *GBT) Predict(a, b, s int) float64 {
 }
 
 // check verifies a loaded model's trees against its frame.
-func (m *GBT) check(f *Frame) error { return checkTrees(m.Trees, len(treeInput(f, 0, 0, 0, nil))) }
+func (m *GBT) check(f *Frame) error {
+	return checkTrees(m.Trees, len(treeInput(f, 0, 0, 0, m.Opts.PairSums, nil)))
+}

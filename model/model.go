@@ -53,8 +53,8 @@ var registry = []struct {
 	{"forest", "random forest of regression trees on the features and identities of both jobs", func() Model { return NewForest(DefaultForestOptions) }, true},
 	{"iapp", "IAPP: feed-forward network on the features of both jobs and the slot", func() Model { return NewIAPP(DefaultIAPPOptions) }, false},
 	{"iasp", "IASP: deep collaborative filtering (GMF + MLP) with side features", func() Model { return NewIASP(DefaultIASPOptions) }, false},
-	{"stack", "IASP and GBT blended with a weight chosen on validation (IASP alone when the trees do not help)", func() Model { return NewStack() }, true},
-	{"committee", "the mean of IASP (5 fits averaged), RLFM and GBT, three models that err differently, with IAPP (5 fits) in IASP's seat for a job with no training pair: no weight to choose", func() Model { return NewCommittee() }, true},
+	{"stack", "IASP and GBT (reading the pair's summed features too) blended with a weight chosen on validation (IASP alone when the trees do not help)", func() Model { return NewStack() }, true},
+	{"committee", "the mean of IASP (5 fits averaged), RLFM and GBT (reading the pair's summed features too), three models that err differently, with IAPP (5 fits) in IASP's seat for a job with no training pair: no weight to choose", func() Model { return NewCommittee() }, true},
 	{"similarity", "model similarity: normalized throughputs of the nearest profiled models", func() Model { return NewSimilarity(DefaultSimilarityOptions) }, false},
 }
 

@@ -20,9 +20,10 @@ type Stack struct {
 	GBT    *GBT    `json:"gbt"`
 }
 
-// NewStack returns the stack of IASP and GBT with their default options.
+// NewStack returns the stack of IASP and GBT with their default options,
+// the trees reading the pair's summed features (MemberGBTOptions).
 func NewStack() *Stack {
-	return &Stack{Weight: 1, IASP: NewIASP(DefaultIASPOptions), GBT: NewGBT(DefaultGBTOptions)}
+	return &Stack{Weight: 1, IASP: NewIASP(DefaultIASPOptions), GBT: NewGBT(MemberGBTOptions)}
 }
 
 // Name implements Model.

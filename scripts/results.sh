@@ -4,9 +4,9 @@
 # block's marker, in process, and recording the hash of its inputs (see
 # cmd/coloc/results_test.go). TestDocResults, part of `make test`, fails
 # when a block is stale. The new-job and cross-device evaluations dominate
-# the run: of its 49 minutes on 2026-12-02 (two cores), Gavel's new-job
-# took 27, the counters dataset's new-job 9, cross-device 6, the seven
-# other blocks 7.
+# the run: of its 54 minutes on 2026-12-02 (two cores, the trees of the
+# stack and committee reading pair sums), Gavel's new-job took 30, the
+# counters dataset's new-job 9, cross-device 7, the seven other blocks 8.
 # To share the work between two checkouts of the same commit, pass flags to
 # the test: RESULTS_FLAGS="-results-only new-job" in one and
 # RESULTS_FLAGS="-results-skip new-job" in the other, then take each one's

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -94,13 +93,8 @@ cores); the scores are those of one worker.`,
 				if vs, err = model.ParseNames(versus); err != nil {
 					return fmt.Errorf("--versus: %w", err)
 				}
-				for _, v := range vs {
-					if !slices.Contains(o.Models, v) {
-						return fmt.Errorf("--versus: model %q is not among --models (%s)", v, strings.Join(o.Models, ","))
-					}
-				}
-				if len(vs) == len(o.Models) {
-					return errors.New("--versus names every model of --models: nothing is left to compare with them")
+				if err := eval.CheckVersus(o.Models, vs); err != nil {
+					return fmt.Errorf("--versus: %w", err)
 				}
 			}
 			o.Seeds = seeds

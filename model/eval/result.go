@@ -125,6 +125,28 @@ func (r *Result) WriteText(w io.Writer) error {
 	return nil
 }
 
+// CheckVersus returns an error unless every versus model is one of
+// models and at least one model is not a versus model: the ratio row of
+// WriteMarkdown compares the best of the others with the best of them.
+func CheckVersus(models, versus []string) error {
+	named := map[string]bool{}
+	for _, v := range versus {
+		if !slices.Contains(models, v) {
+			return fmt.Errorf("versus model %q is not among the models evaluated (%s)", v, strings.Join(models, ", "))
+		}
+		named[v] = true
+	}
+	for _, m := range models {
+		if !named[m] {
+			return nil
+		}
+	}
+	if len(versus) > 0 {
+		return errors.New("every model evaluated is a versus model: nothing is left to compare with them")
+	}
+	return nil
+}
+
 // WriteMarkdown prints, for each protocol, a table of median MAE with one
 // row per model and one column per (device, fraction); the lowest MAE of a
 // column is bold. With versus (names of models in the result), a last row
@@ -162,15 +184,12 @@ func (r *Result) WriteMarkdown(w io.Writer, versus ...string) error {
 		}
 		val[fmt.Sprint(s.Protocol, "|", s.Model, "|", s.Device, "|", s.Fraction)] = s.MAEMedian
 	}
+	if err := CheckVersus(models, versus); err != nil {
+		return err
+	}
 	isVersus := map[string]bool{}
 	for _, v := range versus {
-		if !slices.Contains(models, v) {
-			return fmt.Errorf("versus model %q is not in the evaluation (models: %s)", v, strings.Join(models, ", "))
-		}
 		isVersus[v] = true
-	}
-	if len(versus) > 0 && len(isVersus) == len(models) {
-		return errors.New("every model evaluated is a versus model: no other model to compare")
 	}
 	for _, p := range protos {
 		fmt.Fprintf(w, "Protocol `%s`: median MAE of normalized throughput over seeds\n\n| model |", p)

@@ -1,0 +1,110 @@
+package model
+
+import (
+	"bytes"
+	"math"
+	"testing"
+)
+
+// With PairSums the tree input is the plain one followed by each
+// feature's sum over the pair.
+func TestTreeInputPairSums(t *testing.T) {
+	tr, _ := gradSpace(t, 5, []string{"k80", "v100"}, 9)
+	f := tr.Frame
+	for _, c := range [][3]int{{0, 3, 0}, {4, 4, 1}, {2, 1, 1}} {
+		a, b, s := c[0], c[1], c[2]
+		plain := treeInput(f, a, b, s, false, nil)
+		sums := treeInput(f, a, b, s, true, nil)
+		if len(sums) != len(plain)+f.Dim() {
+			t.Fatalf("with sums %d inputs, want %d + %d", len(sums), len(plain), f.Dim())
+		}
+		for i, v := range plain {
+			if sums[i] != v {
+				t.Fatalf("input %d: %v with sums, %v without", i, sums[i], v)
+			}
+		}
+		za, zb := f.Z(a, s), f.Z(b, s)
+		for i := range za {
+			if got, want := sums[len(plain)+i], za[i]+zb[i]; got != want {
+				t.Fatalf("pair (%d, %d) on slot %d, sum of feature %d: %v, want %v", a, b, s, i, got, want)
+			}
+		}
+	}
+}
+
+// A target that is a threshold on the pair's summed feature is one split
+// on the sum: the trees with PairSums learn it from half the pairs, the
+// trees without approximate it with a staircase on the two features.
+// The file keeps the option, and the loaded model predicts the same.
+func TestGBTPairSumsLearnsALoadThreshold(t *testing.T) {
+	tr, obs := gradSpace(t, 16, []string{"k80"}, 4)
+	f := tr.Frame
+	for i := range obs {
+		o := &obs[i]
+		o.Y = 0.95
+		if f.Z(o.A, 0)[0]+f.Z(o.B, 0)[0] > 0.3 {
+			o.Y = 0.55
+		}
+	}
+	r := rng(8, 8)
+	train, test := splitObs(obs, 0.5, r)
+	fit := func(sums bool) (*GBT, *Train) {
+		o := DefaultGBTOptions
+		o.PairSums = sums
+		m := NewGBT(o)
+		t2, err := NewTrain(tr.Space, train, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := m.Fit(t2); err != nil {
+			t.Fatal(err)
+		}
+		return m, t2
+	}
+	withSums, t2 := fit(true)
+	plain, _ := fit(false)
+	if a, b := mae(withSums, test), mae(plain, test); !(a < b/2) {
+		t.Fatalf("test MAE with pair sums %.4f, without %.4f: the sums do not make the threshold one split", a, b)
+	}
+	raw, err := Encode(withSums, t2, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(raw, []byte(`"pair_sums": true`)) {
+		t.Fatal("the model file does not record pair_sums")
+	}
+	l, err := Decode(raw, "gbt.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range test {
+		if got, want := l.Model.Predict(o.A, o.B, 0), withSums.Predict(o.A, o.B, 0); math.Abs(got-want) > 1e-12 {
+			t.Fatalf("pair (%d, %d): loaded %v, fitted %v", o.A, o.B, got, want)
+		}
+	}
+	plainRaw, err := Encode(plain, t2, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(plainRaw, []byte("pair_sums")) {
+		t.Fatal("a gbt without pair sums writes pair_sums")
+	}
+}
+
+// The trees of the stack and the committee read the pair sums; the gbt
+// baseline's do not.
+func TestMemberTreesReadPairSums(t *testing.T) {
+	if !NewCommittee().GBT.Opts.PairSums {
+		t.Fatal("the committee's trees do not read the pair sums")
+	}
+	if !NewStack().GBT.Opts.PairSums {
+		t.Fatal("the stack's trees do not read the pair sums")
+	}
+	m, err := New("gbt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.(*GBT).Opts.PairSums {
+		t.Fatal("the gbt baseline reads the pair sums")
+	}
+}
