@@ -150,18 +150,6 @@ func (m *Committee) Fit(t *Train) error {
 // of the further fits of a committee fit with seed 1.
 func fitSeed(seed uint64, k int) uint64 { return seed + uint64(k)*0x9e3779b97f4a7c15 }
 
-// extraFits are the networks' further fits, IASP's then IAPP's.
-func (m *Committee) extraFits() []Model {
-	var ms []Model
-	for _, p := range m.MoreIASP {
-		ms = append(ms, p)
-	}
-	for _, p := range m.MoreIAPP {
-		ms = append(ms, p)
-	}
-	return ms
-}
-
 // unseenJobs lists s*len(Jobs)+j for every job j with a solo row on a
 // slot s that has training pairs, and no training pair of its own there.
 func unseenJobs(t *Train) []int {
@@ -223,9 +211,17 @@ func (m *Committee) firstFits() []Model {
 	return ms
 }
 
-// members are every fit of every member.
+// members are every fit of every member: the first fits, then IASP's
+// and IAPP's further fits.
 func (m *Committee) members() []Model {
-	return append(m.firstFits(), m.extraFits()...)
+	ms := m.firstFits()
+	for _, p := range m.MoreIASP {
+		ms = append(ms, p)
+	}
+	for _, p := range m.MoreIAPP {
+		ms = append(ms, p)
+	}
+	return ms
 }
 
 func (m *Committee) bind(f *Frame) {

@@ -49,6 +49,9 @@
 //     (our own level-wise CART on presorted features, cart.go) on the pair
 //     vector plus one indicator per job of A and of B, so the trees see
 //     what both the feature-based and the collaborative models see.
+//   - gbt-sums: gbt reading each feature's sum over the pair too
+//     (GBTOptions.PairSums, below): the trees of the stack and the
+//     committee alone, the yardstick of what the sums give any trees.
 //   - stack: IASP and GBT blended by a convex weight chosen on a
 //     validation fifth (1: IASP alone), refit on all pairs; its trees read
 //     the pair sums as the committee's do (below).

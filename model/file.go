@@ -140,6 +140,9 @@ func Decode(b []byte, name string) (*Loaded, error) {
 	if err := json.Unmarshal(f.State, m); err != nil {
 		return nil, fmt.Errorf("%s: model %s: %w", name, f.Model, err)
 	}
+	if got := m.Name(); got != f.Model {
+		return nil, fmt.Errorf("%s: the file names model %s but its state is model %s's", name, f.Model, got)
+	}
 	if f.Trust == nil {
 		return nil, fmt.Errorf("%s: model file has no trust section", name)
 	}

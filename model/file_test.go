@@ -61,6 +61,29 @@ func TestDecodeRefuses(t *testing.T) {
 	}
 }
 
+// gbt and gbt-sums share one state type; the file's model name and the
+// state's options must agree, and each round-trips as itself.
+func TestGBTFileNamesItsInput(t *testing.T) {
+	for _, name := range []string{"gbt", "gbt-sums"} {
+		b, _ := fitted(t, name)
+		l, err := Decode(b, "m.json")
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if got := l.Model.Name(); got != name {
+			t.Errorf("%s read back as %s", name, got)
+		}
+		other := map[string]string{"gbt": "gbt-sums", "gbt-sums": "gbt"}[name]
+		edited := strings.Replace(string(b), `"model": "`+name+`"`, `"model": "`+other+`"`, 1)
+		if edited == string(b) {
+			t.Fatalf("%s: test edit not applied", name)
+		}
+		if _, err := Decode([]byte(edited), "m.json"); err == nil || !strings.Contains(err.Error(), "names model "+other) {
+			t.Errorf("%s relabelled %s: err %v, want a refusal naming both", name, other, err)
+		}
+	}
+}
+
 func TestFeatureListRefused(t *testing.T) {
 	b, sp := fitted(t, "linear")
 	l, err := Decode(b, "linear.json")

@@ -1,6 +1,9 @@
 package model
 
-import "math"
+import (
+	"encoding/json"
+	"math"
+)
 
 // GBTOptions are the hyper-parameters of the gradient-boosted trees
 // baseline.
@@ -60,8 +63,29 @@ type GBT struct {
 // NewGBT returns the gbt baseline.
 func NewGBT(o GBTOptions) *GBT { return &GBT{Opts: o} }
 
-// Name implements Model.
-func (m *GBT) Name() string { return "gbt" }
+// UnmarshalJSON reads a GBT's state into a zero GBT, not over the
+// defaults it was made with: options a file leaves out (pair_sums in
+// files written before it existed, in the stack's and the committee's
+// trees too) read as off, as they were when it was written.
+func (m *GBT) UnmarshalJSON(b []byte) error {
+	type state GBT
+	var s state
+	if err := json.Unmarshal(b, &s); err != nil {
+		return err
+	}
+	*m = GBT(s)
+	return nil
+}
+
+// Name implements Model: "gbt", or "gbt-sums" when the trees read the
+// pair sums (the registry's two entries; a file's options decide which a
+// loaded model is).
+func (m *GBT) Name() string {
+	if m.Opts.PairSums {
+		return "gbt-sums"
+	}
+	return "gbt"
+}
 
 // Hyper implements Hyper.
 func (m *GBT) Hyper() any { return m.Opts }

@@ -2,6 +2,7 @@ package model
 
 import (
 	"bytes"
+	"encoding/json"
 	"math"
 	"testing"
 )
@@ -106,5 +107,28 @@ func TestMemberTreesReadPairSums(t *testing.T) {
 	}
 	if m.(*GBT).Opts.PairSums {
 		t.Fatal("the gbt baseline reads the pair sums")
+	}
+}
+
+// A tree state read into a GBT made with pair sums on (the stack's and
+// the committee's trees are made that way before their file is read)
+// takes the file's options: a state written without pair_sums reads as
+// off, as it was written.
+func TestGBTStateReadsOverItsDefaults(t *testing.T) {
+	m := NewGBT(MemberGBTOptions)
+	state := `{"options":{"depths":[3],"max_trees":300,"learning_rate":0.1,"min_leaf":3},"depth":3,"init":0.5,"trees":[[{"f":-1,"v":0.1}]]}`
+	if err := json.Unmarshal([]byte(state), m); err != nil {
+		t.Fatal(err)
+	}
+	if m.Opts.PairSums || m.Name() != "gbt" || m.Init != 0.5 || len(m.Trees) != 1 {
+		t.Errorf("read %+v named %s, want plain trees, init 0.5, one tree", m.Opts, m.Name())
+	}
+	var c Committee
+	c.GBT = NewGBT(MemberGBTOptions)
+	if err := json.Unmarshal([]byte(`{"gbt":`+state+`}`), &c); err != nil {
+		t.Fatal(err)
+	}
+	if c.GBT.Opts.PairSums {
+		t.Error("a committee's trees written without pair_sums read with them")
 	}
 }

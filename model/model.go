@@ -50,6 +50,7 @@ var registry = []struct {
 	{"linear", "ridge regression on the features of both jobs", func() Model { return NewLinear(DefaultLinearOptions) }, false},
 	{"tree", "CART regression tree on the features of both jobs", func() Model { return NewTree(DefaultTreeOptions) }, false},
 	{"gbt", "gradient-boosted regression trees on the features and identities of both jobs", func() Model { return NewGBT(DefaultGBTOptions) }, true},
+	{"gbt-sums", "gbt with each feature's sum over the pair in its input too: the trees of the stack and the committee, alone", func() Model { return NewGBT(MemberGBTOptions) }, true},
 	{"forest", "random forest of regression trees on the features and identities of both jobs", func() Model { return NewForest(DefaultForestOptions) }, true},
 	{"iapp", "IAPP: feed-forward network on the features of both jobs and the slot", func() Model { return NewIAPP(DefaultIAPPOptions) }, false},
 	{"iasp", "IASP: deep collaborative filtering (GMF + MLP) with side features", func() Model { return NewIASP(DefaultIASPOptions) }, false},

@@ -4,9 +4,10 @@
 # block's marker, in process, and recording the hash of its inputs (see
 # cmd/coloc/results_test.go). TestDocResults, part of `make test`, fails
 # when a block is stale. The new-job and cross-device evaluations dominate
-# the run: of its 54 minutes on 2026-12-02 (two cores, the trees of the
-# stack and committee reading pair sums), Gavel's new-job took 30, the
-# counters dataset's new-job 9, cross-device 7, the seven other blocks 8.
+# the run: of its 68 minutes on 2026-12-02 (two cores, gbt-sums among the
+# models; short probes ran beside it in its first quarter hour), Gavel's
+# new-job took 37, the counters dataset's new-job 13, cross-device 10, the
+# seven other blocks 9.
 # To share the work between two checkouts of the same commit, pass flags to
 # the test: RESULTS_FLAGS="-results-only new-job" in one and
 # RESULTS_FLAGS="-results-skip new-job" in the other, then take each one's

@@ -16,7 +16,7 @@ func newEvalCmd(e *env) *cobra.Command {
 	var data, protocols, fractions, models, devices, out string
 	var seeds, workers int
 	var asJSON, markdown, quiet, includeUnsettled bool
-	var versus string
+	var versus []string
 	o0 := eval.DefaultOptions
 	cmd := &cobra.Command{
 		Use:   "eval --data DIR",
@@ -67,7 +67,8 @@ cores); the scores are those of one worker.`,
 		Example: `  coloc eval --data datasets/reference/gavel
   coloc eval --data datasets/reference/gavel --protocol pairs --fractions 0.2,0.5 --json
   coloc eval --data datasets/reference/gavel --protocol new-job --models iapp,similarity,bias -o out/eval.arrow
-  coloc eval --data datasets/reference/gavel --fractions 0.2,0.5 --models committee,iasp,gbt,forest --folds 0 --markdown --versus gbt,forest`,
+  coloc eval --data datasets/reference/gavel --fractions 0.2,0.5 --models committee,iasp,gbt,forest --folds 0 --markdown --versus gbt,forest
+  coloc eval --data datasets/reference/counters --fractions 0.2 --models committee,stack,gbt,forest,gbt-sums --folds 0 --markdown --versus gbt,forest --versus gbt-sums`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if protocols == "active" {
@@ -85,17 +86,22 @@ cores); the scores are those of one worker.`,
 			if o.Fractions, err = parseFractions(fractions); err != nil {
 				return err
 			}
-			var vs []string
-			if versus != "" {
-				if !markdown {
-					return errors.New("--versus adds a row to the --markdown tables; give --markdown too")
+			var vs [][]string
+			if len(versus) > 0 && !markdown {
+				return errors.New("--versus adds a row to the --markdown tables; give --markdown too")
+			}
+			for _, g := range versus {
+				if strings.TrimSpace(g) == "" || strings.TrimSpace(g) == "all" {
+					return fmt.Errorf("--versus %q: name the baseline models", g)
 				}
-				if vs, err = model.ParseNames(versus); err != nil {
+				names, err := model.ParseNames(g)
+				if err != nil {
 					return fmt.Errorf("--versus: %w", err)
 				}
-				if err := eval.CheckVersus(o.Models, vs); err != nil {
-					return fmt.Errorf("--versus: %w", err)
-				}
+				vs = append(vs, names)
+			}
+			if err := eval.CheckVersus(o.Models, vs); err != nil {
+				return fmt.Errorf("--versus: %w", err)
 			}
 			o.Seeds = seeds
 			o.Workers = workers
@@ -151,7 +157,7 @@ cores); the scores are those of one worker.`,
 	f.StringVar(&devices, "device", "", "comma-separated devices (default: all with measured pairs)")
 	f.BoolVar(&asJSON, "json", false, "print one JSON object per (model, protocol, device, fraction)")
 	f.BoolVar(&markdown, "markdown", false, "print median MAE tables in Markdown")
-	f.StringVar(&versus, "versus", "", "with --markdown: comma-separated baseline models (e.g. gbt,forest); a last row gives the best other model's MAE over the best baseline's, per column")
+	f.StringArrayVar(&versus, "versus", nil, "with --markdown: comma-separated baseline models (e.g. gbt,forest); a last row gives the best model named in no --versus over the best of these, per column (MAE ratio); repeat for one row per group")
 	f.BoolVarP(&quiet, "quiet", "q", false, "no progress or warnings on stderr")
 	f.BoolVar(&includeUnsettled, "include-unsettled", false, "also use suspect pairs from profiling runs whose step time never settled")
 	f.Float64Var(&o0.Trust.Coverage, "coverage", o0.Trust.Coverage, "nominal coverage of the prediction intervals scored")

@@ -68,9 +68,10 @@ func TestEvalWritesVersionedFile(t *testing.T) {
 	}
 }
 
-// --versus adds the ratio row to the Markdown tables, and is refused,
-// before anything is fit, without --markdown or naming a model not
-// evaluated or every model evaluated.
+// --versus adds the ratio row to the Markdown tables, one per
+// occurrence, and is refused, before anything is fit, without --markdown,
+// with an empty group, naming a model not evaluated, or when the groups
+// name every model evaluated.
 func TestEvalVersusRow(t *testing.T) {
 	out, _, err := runCmd(t, "eval", "--data", gavelDir, "--models", "mean,bias", "--fractions", "0.5",
 		"--seeds", "1", "--device", "k80", "--folds", "0", "--markdown", "--versus", "mean", "-q")
@@ -80,8 +81,18 @@ func TestEvalVersusRow(t *testing.T) {
 	if !strings.Contains(out, "| best / best of mean | 0.") || !strings.Contains(out, " (bias) |") {
 		t.Errorf("no ratio row of bias over mean:\n%s", out)
 	}
+	out, _, err = runCmd(t, "eval", "--data", gavelDir, "--models", "mean,bias,pmf", "--fractions", "0.5",
+		"--seeds", "1", "--device", "k80", "--folds", "0", "--markdown", "--versus", "mean", "--versus", "pmf", "-q")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "| best / best of mean | 0.") || !strings.Contains(out, "| best / best of pmf | ") || strings.Count(out, " (bias) |") != 2 {
+		t.Errorf("want one ratio row of bias per --versus group:\n%s", out)
+	}
 	for _, bad := range [][]string{
 		{"--versus", "mean"},
+		{"--markdown", "--versus", ""},
+		{"--markdown", "--versus", "mean", "--versus", "bias"},
 		{"--markdown", "--versus", "gbt"},
 		{"--markdown", "--versus", "bias,mean"},
 	} {

@@ -126,34 +126,49 @@ func (r *Result) WriteText(w io.Writer) error {
 }
 
 // CheckVersus returns an error unless every versus model is one of
-// models and at least one model is not a versus model: the ratio row of
-// WriteMarkdown compares the best of the others with the best of them.
-func CheckVersus(models, versus []string) error {
+// models and at least one model is in no group: each ratio row of
+// WriteMarkdown compares the best of the others with the best of one
+// group.
+func CheckVersus(models []string, groups [][]string) error {
+	_, err := versusSet(models, groups)
+	return err
+}
+
+// versusSet checks groups against models (see CheckVersus) and returns
+// the set of models named in some group.
+func versusSet(models []string, groups [][]string) (map[string]bool, error) {
 	named := map[string]bool{}
-	for _, v := range versus {
-		if !slices.Contains(models, v) {
-			return fmt.Errorf("versus model %q is not among the models evaluated (%s)", v, strings.Join(models, ", "))
+	for _, g := range groups {
+		if len(g) == 0 {
+			return nil, errors.New("an empty group of versus models")
 		}
-		named[v] = true
+		for _, v := range g {
+			if !slices.Contains(models, v) {
+				return nil, fmt.Errorf("versus model %q is not among the models evaluated (%s)", v, strings.Join(models, ", "))
+			}
+			named[v] = true
+		}
 	}
 	for _, m := range models {
 		if !named[m] {
-			return nil
+			return named, nil
 		}
 	}
-	if len(versus) > 0 {
-		return errors.New("every model evaluated is a versus model: nothing is left to compare with them")
+	if len(groups) > 0 {
+		return nil, errors.New("every model evaluated is a versus model: nothing is left to compare with them")
 	}
-	return nil
+	return named, nil
 }
 
 // WriteMarkdown prints, for each protocol, a table of median MAE with one
 // row per model and one column per (device, fraction); the lowest MAE of a
-// column is bold. With versus (names of models in the result), a last row
-// gives, per column, the lowest MAE of the other models over the lowest of
-// the versus models, and which other model it is: "best other / best
-// baseline", the ratio an accuracy target is read from.
-func (r *Result) WriteMarkdown(w io.Writer, versus ...string) error {
+// column is bold. Each group of versus models (names of models in the
+// result) adds a last row that gives, per column, the lowest MAE of the
+// models in no group over the lowest of the group's, and which other
+// model it is: "best other / best baseline", the ratio an accuracy target
+// is read from. Several groups give several rows over the same "other"
+// models, e.g. generic tree ensembles, then trees given coloc's inputs.
+func (r *Result) WriteMarkdown(w io.Writer, groups ...[]string) error {
 	type col struct {
 		dev  string
 		frac float64
@@ -184,12 +199,9 @@ func (r *Result) WriteMarkdown(w io.Writer, versus ...string) error {
 		}
 		val[fmt.Sprint(s.Protocol, "|", s.Model, "|", s.Device, "|", s.Fraction)] = s.MAEMedian
 	}
-	if err := CheckVersus(models, versus); err != nil {
+	isVersus, err := versusSet(models, groups)
+	if err != nil {
 		return err
-	}
-	isVersus := map[string]bool{}
-	for _, v := range versus {
-		isVersus[v] = true
 	}
 	for _, p := range protos {
 		fmt.Fprintf(w, "Protocol `%s`: median MAE of normalized throughput over seeds\n\n| model |", p)
@@ -225,20 +237,20 @@ func (r *Result) WriteMarkdown(w io.Writer, versus ...string) error {
 			}
 			fmt.Fprintln(w)
 		}
-		if len(versus) > 0 {
-			fmt.Fprintf(w, "| best / best of %s |", strings.Join(versus, ", "))
+		for _, g := range groups {
+			fmt.Fprintf(w, "| best / best of %s |", strings.Join(g, ", "))
 			for _, c := range cols[p] {
-				bestOf := func(want bool) (string, float64) {
+				bestOf := func(in func(string) bool) (string, float64) {
 					name, low := "", math.Inf(1)
 					for _, m := range models {
-						if v, ok := val[fmt.Sprint(p, "|", m, "|", c.dev, "|", c.frac)]; ok && isVersus[m] == want && v < low {
+						if v, ok := val[fmt.Sprint(p, "|", m, "|", c.dev, "|", c.frac)]; ok && in(m) && v < low {
 							name, low = m, v
 						}
 					}
 					return name, low
 				}
-				name, num := bestOf(false)
-				_, den := bestOf(true)
+				name, num := bestOf(func(m string) bool { return !isVersus[m] })
+				_, den := bestOf(func(m string) bool { return slices.Contains(g, m) })
 				if name == "" || math.IsInf(den, 1) || den == 0 {
 					fmt.Fprint(w, " |")
 					continue

@@ -9,7 +9,8 @@ import (
 // The Markdown tables bold each column's lowest MAE, and with versus
 // models a last row gives the best other model's MAE over the best
 // versus model's, naming the other model; a column where a versus model
-// has no score is left empty.
+// has no score is left empty. Each group of versus models gives its own
+// row, and the "best other" model is chosen among the models in no group.
 func TestWriteMarkdownVersusRow(t *testing.T) {
 	r := &Result{Summaries: []Summary{
 		{Model: "iasp", Protocol: "pairs", Device: "k80", Fraction: 0.2, MAEMedian: 0.030},
@@ -23,7 +24,7 @@ func TestWriteMarkdownVersusRow(t *testing.T) {
 		{Model: "rlfm", Protocol: "new-job", Device: "k80", Fraction: 0, MAEMedian: 0.060},
 	}}
 	var b bytes.Buffer
-	if err := r.WriteMarkdown(&b, "gbt", "forest"); err != nil {
+	if err := r.WriteMarkdown(&b, []string{"gbt", "forest"}); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
@@ -45,10 +46,27 @@ func TestWriteMarkdownVersusRow(t *testing.T) {
 	if strings.Contains(b.String(), "best / best") {
 		t.Errorf("a versus row without versus models:\n%s", b.String())
 	}
-	if err := r.WriteMarkdown(&b, "knn"); err == nil || !strings.Contains(err.Error(), `"knn"`) {
+	if err := r.WriteMarkdown(&b, []string{"knn"}); err == nil || !strings.Contains(err.Error(), `"knn"`) {
 		t.Errorf("versus model not evaluated: err %v, want one naming knn", err)
 	}
-	if err := r.WriteMarkdown(&b, "iasp", "rlfm", "gbt", "forest"); err == nil {
+	if err := r.WriteMarkdown(&b, []string{"iasp", "rlfm"}, []string{"gbt", "forest"}); err == nil {
 		t.Error("every model a versus model: no error")
+	}
+	if err := r.WriteMarkdown(&b, []string{"gbt"}, nil); err == nil {
+		t.Error("an empty group: no error")
+	}
+	b.Reset()
+	if err := r.WriteMarkdown(&b, []string{"gbt", "forest"}, []string{"rlfm"}); err != nil {
+		t.Fatal(err)
+	}
+	out = b.String()
+	for _, want := range []string{
+		"| best / best of gbt, forest | 0.833 (iasp) | 1.125 (iasp) |",
+		"| best / best of rlfm | 1.111 (iasp) | 0.818 (iasp) |",
+		"| best / best of gbt, forest | |\n| best / best of rlfm | 0.833 (iasp) |",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("two groups: missing %q in\n%s", want, out)
+		}
 	}
 }
