@@ -92,8 +92,8 @@ func TestGBTPairSumsLearnsALoadThreshold(t *testing.T) {
 	}
 }
 
-// The trees of the stack and the committee read the pair sums; the gbt
-// baseline's do not.
+// The trees of the stack and the committee read the pair sums, and so
+// does gbt-sums; the gbt baseline's do not.
 func TestMemberTreesReadPairSums(t *testing.T) {
 	if !NewCommittee().GBT.Opts.PairSums {
 		t.Fatal("the committee's trees do not read the pair sums")
@@ -107,6 +107,9 @@ func TestMemberTreesReadPairSums(t *testing.T) {
 	}
 	if m.(*GBT).Opts.PairSums {
 		t.Fatal("the gbt baseline reads the pair sums")
+	}
+	if m, err = New("gbt-sums"); err != nil || !m.(*GBT).Opts.PairSums {
+		t.Fatalf("gbt-sums (err %v) does not read the pair sums", err)
 	}
 }
 
