@@ -275,6 +275,9 @@ func TestCampaignOOMPairIsInfeasible(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(ds.Pairs.Rows) != 2 {
+		for _, r := range ds.Runs.Rows {
+			t.Logf("run %+v", r)
+		}
 		t.Fatalf("pairs %+v, want a|oom and oom|a", ds.Pairs.Rows)
 	}
 	for _, p := range ds.Pairs.Rows {

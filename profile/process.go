@@ -55,6 +55,10 @@ type group struct {
 	Started func(pids []int)
 }
 
+// testHookFailed, when set by a test, runs after a failed member has
+// signalled its failure and before it counts as done.
+var testHookFailed func()
+
 // stderrTailBytes is how much of a failed process's stderr its error keeps.
 const stderrTailBytes = 2048
 
@@ -65,7 +69,9 @@ const oomMarker = "out of memory"
 type member struct {
 	cmd  *exec.Cmd
 	exit *Exit
-	done chan struct{}
+	// exited closes when the process has been waited for, before its
+	// output is drained; done closes when that output is read too.
+	exited, done chan struct{}
 }
 
 // run starts every command and waits for all of them. It returns ctx.Err()
@@ -184,12 +190,14 @@ func stoppedFromOutside(members, killed []*member) bool {
 
 // kill stops the members still running: SIGTERM to each process group,
 // then SIGKILL to those left after KillGrace. It returns the members it
-// found running.
+// found running. A member that has exited is not running, even while its
+// output is still being read: the member whose failure made the group
+// stop its partners is never among those it stopped.
 func (g group) kill(members []*member) []*member {
 	var live []*member
 	for _, m := range members {
 		select {
-		case <-m.done:
+		case <-m.exited:
 		default:
 			live = append(live, m)
 			_ = syscall.Kill(-m.cmd.Process.Pid, syscall.SIGTERM)
@@ -202,7 +210,7 @@ func (g group) kill(members []*member) []*member {
 	defer grace.Stop()
 	for _, m := range live {
 		select {
-		case <-m.done:
+		case <-m.exited:
 		case <-grace.C:
 			for _, m := range live {
 				_ = syscall.Kill(-m.cmd.Process.Pid, syscall.SIGKILL)
@@ -243,7 +251,7 @@ func start(c Command, t0 time.Time, failed chan<- struct{}) (*member, error) {
 	}
 	outW.Close()
 	errW.Close()
-	m := &member{cmd: cmd, exit: &Exit{Label: c.Label, Stream: &Stream{}}, done: make(chan struct{})}
+	m := &member{cmd: cmd, exit: &Exit{Label: c.Label, Stream: &Stream{}}, exited: make(chan struct{}), done: make(chan struct{})}
 	var readers sync.WaitGroup
 	readers.Add(2)
 	go func() {
@@ -280,6 +288,7 @@ func start(c Command, t0 time.Time, failed chan<- struct{}) (*member, error) {
 	}()
 	go func() {
 		werr := cmd.Wait()
+		close(m.exited)
 		m.exit.Wall = time.Since(t0).Seconds()
 		// Members of the group left behind (a worker that outlived its
 		// launcher) would hold the pipes open: end them.
@@ -301,6 +310,9 @@ func start(c Command, t0 time.Time, failed chan<- struct{}) (*member, error) {
 				m.exit.Err = werr
 			}
 			failed <- struct{}{}
+			if testHookFailed != nil {
+				testHookFailed()
+			}
 		}
 		close(m.done)
 	}()

@@ -84,3 +84,28 @@ func TestStoppedFromOutside(t *testing.T) {
 		}
 	}
 }
+
+// TestFailFastStopsOnlyThePartner: the member whose failure stops the group
+// keeps its own failure (here an OOM); only its partner is recorded as
+// stopped by the harness. The hook holds the failed member between
+// signalling its failure and counting as done, the window in which kill
+// once took it for a running member and overwrote its OOM with "stopped"
+// (the pair then lost its infeasible status; seen under load in CI).
+func TestFailFastStopsOnlyThePartner(t *testing.T) {
+	testHookFailed = func() { time.Sleep(200 * time.Millisecond) }
+	t.Cleanup(func() { testHookFailed = nil })
+	g := group{FailFast: true, KillGrace: time.Second, Timeout: time.Minute}
+	exits, err := g.run(context.Background(), []Command{
+		{Label: "oom", Argv: []string{"sh", "-c", "echo 'RuntimeError: CUDA out of memory' >&2; exit 3"}},
+		{Label: "partner", Argv: []string{"sleep", "30"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := exits[0]; e.Stopped || !e.OOM || e.Code != 3 {
+		t.Errorf("failed member %+v: want its own OOM (exit status 3), not stopped", e)
+	}
+	if e := exits[1]; !e.Stopped || e.Err == nil {
+		t.Errorf("partner %+v: want stopped by the harness", e)
+	}
+}
