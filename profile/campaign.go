@@ -111,6 +111,13 @@ func (c *Campaign) Execute(ctx context.Context) (*Summary, error) {
 		return nil, err
 	}
 	defer unlock()
+	// Before anything else: the workloads a killed predecessor left
+	// running would share the device with every run to come.
+	c.Runner.LiveFile = filepath.Join(c.Dir, LiveFile)
+	leftWarns, err := stopLeftovers(c.Runner.LiveFile, c.Runner.Options.KillGrace)
+	if err != nil {
+		return nil, err
+	}
 	man, err := c.prepare()
 	if err != nil {
 		return nil, err
@@ -123,7 +130,7 @@ func (c *Campaign) Execute(ctx context.Context) (*Summary, error) {
 		return nil, err
 	}
 	defer j.Close()
-	sum := &Summary{Planned: len(todo.Runs), Warnings: warns}
+	sum := &Summary{Planned: len(todo.Runs), Warnings: append(leftWarns, warns...)}
 	pending := Pending(todo, recs, c.RetryFailed, c.RetryUnsettled)
 	for _, pr := range todo.Runs {
 		if recs[pr.ID] != nil {
@@ -246,7 +253,7 @@ func checkForeign(dir string) error {
 		switch e.Name() {
 		case "manifest.json", FleetFile:
 			return nil
-		case LockFile, samplesDir, logsDir:
+		case LockFile, LiveFile, samplesDir, logsDir:
 		default:
 			if e.Name() == journalName || strings.HasSuffix(e.Name(), ".arrow") {
 				other = append(other, e.Name())

@@ -114,7 +114,8 @@ func TestEndToEndTinySuite(t *testing.T) {
 	start := time.Now()
 
 	// The child runs the campaign; it is killed with SIGKILL once two runs
-	// are in its journal.
+	// are in its journal and a third has started (the live file names its
+	// processes), so that its workloads are left running.
 	child := exec.Command(os.Args[0], "-test.run=^TestEndToEndHelper$", "-test.timeout=20m")
 	child.Env = append(os.Environ(), e2eHelperEnv+"="+dir, "COLOC_PYTHON="+python)
 	var childOut strings.Builder
@@ -131,7 +132,9 @@ func TestEndToEndTinySuite(t *testing.T) {
 			t.Fatalf("the campaign process ended before it was killed (%v):\n%s", err, childOut.String())
 		case <-time.After(100 * time.Millisecond):
 		}
-		if recs, _, err := ReadCampaignJournal(dir); err == nil && len(recs) >= 2 {
+		recs, _, err := ReadCampaignJournal(dir)
+		live, _, lerr := readLive(filepath.Join(dir, LiveFile))
+		if err == nil && len(recs) >= 2 && lerr == nil && len(live.Procs) > 0 {
 			_ = child.Process.Signal(syscall.SIGKILL)
 			<-done
 			killed = true
@@ -145,11 +148,25 @@ func TestEndToEndTinySuite(t *testing.T) {
 		t.Log("after SIGKILL:", w)
 	}
 
+	// The workloads of the run in progress outlive the killed campaign
+	// (each in its own process group); the live file names them.
+	leftover, _, err := readLive(filepath.Join(dir, LiveFile))
+	if err != nil {
+		t.Fatalf("live file after SIGKILL: %v", err)
+	}
+
 	// Resume in this process.
 	sum, err := c.Execute(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The resume stopped them first (or they had ended).
+	for _, p := range leftover.Procs {
+		if st, ok := procStat(p.PID); ok && st.start == p.StartTicks && !st.exited() {
+			t.Errorf("workload %s (pid %d) of run %s, left by the killed campaign, still runs after the resume", p.Label, p.PID, leftover.Run)
+		}
+	}
+	t.Logf("the killed campaign left %d workload processes of run %q; warnings: %q", len(leftover.Procs), leftover.Run, sum.Warnings)
 	t.Logf("%d runs (%d done before the kill), estimated %s, took %s with the killed attempt; %d ok (%d unsettled), %d failed, %d infeasible",
 		len(plan.Runs), len(before), plan.Total(), time.Since(start).Round(time.Second), sum.OK, sum.Unsettled, sum.Failed, sum.Infeasible)
 	if sum.Skipped != len(before) || sum.Skipped+sum.Ran != len(plan.Runs) {

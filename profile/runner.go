@@ -2,7 +2,9 @@ package profile
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -98,6 +100,10 @@ type Runner struct {
 	// LogDir, when set, receives each process's stderr as
 	// <run>.<label>.stderr.
 	LogDir string
+	// LiveFile, when set, names the processes of the run in progress
+	// while it runs (leftover.go), so that a campaign resumed after this
+	// one was killed can stop them.
+	LiveFile string
 }
 
 // Run executes one planned run and returns its record and samples. A
@@ -167,6 +173,15 @@ func (r *Runner) Run(ctx context.Context, pr PlannedRun) (*RunRecord, *datasets.
 		KillGrace: o.KillGrace,
 		FailFast:  len(cmds) > 1,
 		Started: func(pids []int) {
+			if r.LiveFile != "" {
+				labels := make([]string, len(cmds))
+				for i, c := range cmds {
+					labels[i] = c.Label
+				}
+				if err := writeLive(r.LiveFile, pr.ID, labels, pids); err != nil {
+					rec.Warnings = append(rec.Warnings, fmt.Sprintf("naming the run's processes in %s: %v (were coloc killed now, a resume could not stop them)", r.LiveFile, err))
+				}
+			}
 			t := sampler.Target{Devices: gpus, Procs: map[string][]int{}}
 			for i, pid := range pids {
 				t.Procs[cmds[i].Label] = []int{pid}
@@ -178,6 +193,12 @@ func (r *Runner) Run(ctx context.Context, pr PlannedRun) (*RunRecord, *datasets.
 	rec.Start = time.Now().UTC()
 	exits, err := g.run(ctx, cmds)
 	rec.End = time.Now().UTC()
+	if r.LiveFile != "" {
+		// g.run has stopped every process of the run: none is left.
+		if rerr := os.Remove(r.LiveFile); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
+			rec.Warnings = append(rec.Warnings, fmt.Sprintf("removing %s: %v", r.LiveFile, rerr))
+		}
+	}
 	var samples *datasets.Table
 	if started {
 		var warns []string

@@ -1,0 +1,214 @@
+package profile
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// A campaign killed with SIGKILL (by hand, by the kernel's OOM killer, by
+// a batch system past its grace) cannot stop its workloads: each runs in
+// a process group of its own, so they go on after it, on the device the
+// resumed campaign is about to measure on, and a solo run measured beside
+// a leftover training job is wrong without any sign of it. So while a run
+// is in progress its processes are named in the campaign directory's
+// live file (LiveFile), and a campaign that takes the directory's lock
+// first stops the processes a predecessor named there that still run.
+//
+// A process is named by its PID and its start time (clock ticks since
+// boot, /proc/PID/stat): a PID reused since by another process has
+// another start time and is left alone. Each named process leads its
+// process group (the workload and what it started, torchrun's workers
+// included), which is stopped as a whole: SIGTERM, then SIGKILL after
+// the run options' KillGrace. Where /proc cannot be read, nothing is
+// stopped and the summary says so.
+
+// LiveFile is the file in a campaign directory that names the processes
+// of the run in progress. It exists only while a run is in progress, and
+// after a campaign that was killed.
+const LiveFile = ".coloc.live.json"
+
+// liveVersion is the version of LiveFile's format.
+const liveVersion = 1
+
+type liveRecord struct {
+	Version int        `json:"version"`
+	Host    string     `json:"host"`
+	Run     string     `json:"run"`
+	Procs   []liveProc `json:"procs"`
+}
+
+type liveProc struct {
+	Label string `json:"label"`
+	PID   int    `json:"pid"` // also its process group's ID
+	// StartTicks is the process's start time in clock ticks since boot.
+	StartTicks uint64 `json:"start_ticks"`
+}
+
+// writeLive names the processes of run in path, replacing what it held
+// (written to a temporary file and renamed, so a crash leaves the old
+// file or the new one, never half of one).
+func writeLive(path, run string, labels []string, pids []int) error {
+	host, _ := os.Hostname()
+	rec := liveRecord{Version: liveVersion, Host: host, Run: run}
+	for i, pid := range pids {
+		st, ok := procStat(pid)
+		if !ok {
+			continue // already gone
+		}
+		rec.Procs = append(rec.Procs, liveProc{Label: labels[i], PID: pid, StartTicks: st.start})
+	}
+	b, err := json.Marshal(rec)
+	if err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// readLive reads a live file; ok is false when there is none.
+func readLive(path string) (rec liveRecord, ok bool, err error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return rec, false, nil
+	}
+	if err != nil {
+		return rec, false, err
+	}
+	if err := json.Unmarshal(b, &rec); err != nil {
+		return rec, false, fmt.Errorf("%s: %w (it names the workloads a killed campaign may have left running; check for them, then remove the file)", path, err)
+	}
+	if rec.Version != liveVersion {
+		return rec, false, fmt.Errorf("%s: version %d, this coloc reads version %d (written by another coloc; check for workloads it left running, then remove the file)", path, rec.Version, liveVersion)
+	}
+	for i, p := range rec.Procs {
+		if p.PID <= 0 {
+			return rec, false, fmt.Errorf("%s: process %d (%q): pid %d is not a process ID", path, i+1, p.Label, p.PID)
+		}
+	}
+	return rec, true, nil
+}
+
+// stopLeftovers stops the processes that the live file at path names and
+// that still run, then removes the file. It returns a warning for each
+// thing it did or could not check; an error only when the file cannot be
+// read (it is then kept).
+func stopLeftovers(path string, grace time.Duration) ([]string, error) {
+	rec, ok, err := readLive(path)
+	if err != nil || !ok {
+		return nil, err
+	}
+	var warns []string
+	host, _ := os.Hostname()
+	switch {
+	case rec.Host != "" && host != "" && rec.Host != host:
+		warns = append(warns, fmt.Sprintf("run %s was in progress on host %s when its campaign ended without stopping it; this is %s, so its workloads were not looked for: check that none still runs there", rec.Run, rec.Host, host))
+	default:
+		var stopped, killed []string
+		var unknown []string
+		for _, p := range rec.Procs {
+			st, ok := procStat(p.PID)
+			switch {
+			case !ok && procReadable():
+				continue // ended
+			case !ok:
+				unknown = append(unknown, fmt.Sprintf("%s (pid %d)", p.Label, p.PID))
+				continue
+			case st.start != p.StartTicks || st.exited():
+				continue // ended, or its PID now names another process
+			}
+			_ = syscall.Kill(-p.PID, syscall.SIGTERM)
+			name := fmt.Sprintf("%s (pid %d)", p.Label, p.PID)
+			if waitEnded(p, grace) {
+				stopped = append(stopped, name)
+				continue
+			}
+			_ = syscall.Kill(-p.PID, syscall.SIGKILL)
+			killed = append(killed, name)
+		}
+		if len(stopped)+len(killed) > 0 {
+			how := ""
+			if len(killed) > 0 {
+				how = fmt.Sprintf("; %s ignored SIGTERM for %s and got SIGKILL", strings.Join(killed, ", "), grace)
+			}
+			warns = append(warns, fmt.Sprintf("run %s was in progress when its campaign ended without stopping it, and its workloads still ran: stopped %s, so that they do not share the device with the runs to come%s",
+				rec.Run, strings.Join(append(stopped, killed...), ", "), how))
+		}
+		if len(unknown) > 0 {
+			warns = append(warns, fmt.Sprintf("run %s was in progress when its campaign ended without stopping it; /proc cannot be read here, so whether %s still run is unknown: check before trusting the runs to come", rec.Run, strings.Join(unknown, ", ")))
+		}
+	}
+	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return warns, err
+	}
+	return warns, nil
+}
+
+// waitEnded waits up to grace for p to end; it reports whether it did.
+func waitEnded(p liveProc, grace time.Duration) bool {
+	deadline := time.Now().Add(grace)
+	for {
+		st, ok := procStat(p.PID)
+		if !ok || st.start != p.StartTicks || st.exited() {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+type procState struct {
+	state byte   // R, S, D, Z, ...
+	start uint64 // clock ticks since boot
+}
+
+// exited reports a process that has ended and awaits its parent's wait (a
+// zombie, or one being torn down).
+func (s procState) exited() bool { return s.state == 'Z' || s.state == 'X' }
+
+// procStat reads the state and start time of pid from /proc; ok is false
+// when there is no such process or /proc cannot be read.
+func procStat(pid int) (procState, bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return procState{}, false
+	}
+	return parseProcStat(b)
+}
+
+// parseProcStat reads /proc/PID/stat: "pid (comm) state ppid ...", where
+// comm may hold spaces and parentheses; starttime is field 22.
+func parseProcStat(b []byte) (procState, bool) {
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return procState{}, false
+	}
+	f := strings.Fields(string(b[i+1:])) // f[0] is field 3 (state)
+	if len(f) < 20 || len(f[0]) != 1 {
+		return procState{}, false
+	}
+	start, err := strconv.ParseUint(f[19], 10, 64)
+	if err != nil {
+		return procState{}, false
+	}
+	return procState{state: f[0][0], start: start}, true
+}
+
+// procReadable reports whether /proc describes this process, so that a
+// process missing from it has ended.
+func procReadable() bool {
+	_, ok := procStat(os.Getpid())
+	return ok
+}

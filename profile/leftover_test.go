@@ -1,0 +1,224 @@
+package profile
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/coloc-dev/coloc/profile/sampler"
+)
+
+func TestParseProcStat(t *testing.T) {
+	// Fields 3 to 22 after the command name; starttime is the 20th.
+	rest := "S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 987654 20 21"
+	tests := []struct {
+		line  string
+		ok    bool
+		state byte
+		start uint64
+	}{
+		{"42 (python3) " + rest, true, 'S', 987654},
+		{"42 (a b) c) (d) " + strings.Replace(rest, "S", "Z", 1), true, 'Z', 987654},
+		{"42 (python3) S 1 2 3", false, 0, 0},
+		{"42 python3 " + rest, false, 0, 0},
+		{"42 (python3) " + strings.Replace(rest, "987654", "x", 1), false, 0, 0},
+	}
+	for _, tc := range tests {
+		st, ok := parseProcStat([]byte(tc.line))
+		if ok != tc.ok || st.state != tc.state || st.start != tc.start {
+			t.Errorf("%q: %+v %v, want state %c start %d ok %v", tc.line, st, ok, tc.state, tc.start, tc.ok)
+		}
+	}
+	if !procReadable() {
+		t.Skip("no /proc here")
+	}
+	if st, ok := procStat(os.Getpid()); !ok || st.exited() || st.start == 0 {
+		t.Errorf("this process: %+v %v", st, ok)
+	}
+}
+
+// startGroup starts argv in a process group of its own and reads its start
+// time; the group is killed when the test ends.
+func startGroup(t *testing.T, argv ...string) (*exec.Cmd, liveProc) {
+	t.Helper()
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		cmd.Wait()
+	})
+	st, ok := procStat(cmd.Process.Pid)
+	if !ok {
+		t.Fatalf("no /proc/%d/stat", cmd.Process.Pid)
+	}
+	return cmd, liveProc{Label: filepath.Base(argv[0]), PID: cmd.Process.Pid, StartTicks: st.start}
+}
+
+// waitSignal waits for cmd and returns the signal that ended it.
+func waitSignal(t *testing.T, cmd *exec.Cmd) syscall.Signal {
+	t.Helper()
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("process %d still runs 30 s after it was stopped", cmd.Process.Pid)
+	}
+	ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
+	if !ws.Signaled() {
+		return 0
+	}
+	return ws.Signal()
+}
+
+// The processes a live file names and that still run are stopped (SIGTERM,
+// SIGKILL for one that ignores it); a PID now naming another process (its
+// start time differs) and a process that has ended are left alone; the
+// file is removed.
+func TestStopLeftovers(t *testing.T) {
+	if !procReadable() {
+		t.Skip("no /proc here")
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, LiveFile)
+	polite, pp := startGroup(t, "sleep", "60")
+	stubborn, sp := startGroup(t, "sh", "-c", `trap "" TERM; while :; do sleep 0.1; done`)
+	stranger, xp := startGroup(t, "sleep", "61")
+	xp.StartTicks++ // the PID, reused by another process since
+	gone := exec.Command("true")
+	if err := gone.Run(); err != nil {
+		t.Fatal(err)
+	}
+	host, _ := os.Hostname()
+	write := func(rec liveRecord) {
+		b := fmt.Sprintf(`{"version":%d,"host":%q,"run":%q,"procs":[`, rec.Version, rec.Host, rec.Run)
+		for i, p := range rec.Procs {
+			if i > 0 {
+				b += ","
+			}
+			b += fmt.Sprintf(`{"label":%q,"pid":%d,"start_ticks":%d}`, p.Label, p.PID, p.StartTicks)
+		}
+		if err := os.WriteFile(path, []byte(b+"]}\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sp.Label = "stubborn"
+	write(liveRecord{Version: liveVersion, Host: host, Run: "pair.a+b.r0", Procs: []liveProc{
+		pp, sp, xp, {Label: "gone", PID: gone.Process.Pid, StartTicks: 1},
+	}})
+	warns, err := stopLeftovers(path, 300*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sig := waitSignal(t, polite); sig != syscall.SIGTERM {
+		t.Errorf("leftover sleep ended by %v, want SIGTERM", sig)
+	}
+	if sig := waitSignal(t, stubborn); sig != syscall.SIGKILL {
+		t.Errorf("leftover that ignores SIGTERM ended by %v, want SIGKILL", sig)
+	}
+	if err := syscall.Kill(stranger.Process.Pid, 0); err != nil {
+		t.Errorf("the process whose start time differs was stopped: %v", err)
+	}
+	all := strings.Join(warns, "\n")
+	for _, want := range []string{"run pair.a+b.r0", fmt.Sprintf("sleep (pid %d)", pp.PID), fmt.Sprintf("stubborn (pid %d) ignored SIGTERM", sp.PID)} {
+		if !strings.Contains(all, want) {
+			t.Errorf("warnings %q do not say %q", warns, want)
+		}
+	}
+	if strings.Contains(all, "gone") || strings.Contains(all, fmt.Sprint(xp.PID)) {
+		t.Errorf("warnings %q name a process that was not stopped", warns)
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Errorf("live file after stopLeftovers: %v, want it removed", err)
+	}
+
+	// Another host's processes are not looked for; a bad file is an error
+	// naming it, and kept.
+	write(liveRecord{Version: liveVersion, Host: host + "-other", Run: "solo.a.r0", Procs: []liveProc{xp}})
+	warns, err = stopLeftovers(path, time.Second)
+	if err != nil || len(warns) != 1 || !strings.Contains(warns[0], "on host "+host+"-other") {
+		t.Errorf("another host: %q, %v", warns, err)
+	}
+	for _, bad := range []string{"{", `{"version":2,"procs":[]}`, `{"version":1,"procs":[{"label":"a","pid":0}]}`} {
+		if err := os.WriteFile(path, []byte(bad), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := stopLeftovers(path, time.Second); err == nil || !strings.Contains(err.Error(), path) {
+			t.Errorf("file %q: error %v, want one naming %s", bad, err, path)
+		}
+		if _, err := os.Stat(path); err != nil {
+			t.Errorf("file %q was not kept: %v", bad, err)
+		}
+	}
+}
+
+// liveSpy reads the live file whenever a run's processes start.
+type liveSpy struct {
+	fakeMonitor
+	path string
+	seen []liveRecord
+}
+
+func (m *liveSpy) Start(runID string, tg sampler.Target) {
+	m.fakeMonitor.Start(runID, tg)
+	rec, _, err := readLive(m.path)
+	if err != nil {
+		rec.Run = "unreadable: " + err.Error()
+	}
+	m.seen = append(m.seen, rec)
+}
+
+// A campaign names each run's processes in the live file while the run is
+// in progress, removes the file after it, and first stops what a killed
+// predecessor's file names.
+func TestCampaignStopsLeftovers(t *testing.T) {
+	if !procReadable() {
+		t.Skip("no /proc here")
+	}
+	dir := t.TempDir()
+	s := fakeSuite(t, fake("a", "ok"), fake("b", "ok"))
+	left, lp := startGroup(t, "sleep", "60")
+	host, _ := os.Hostname()
+	rec := fmt.Sprintf(`{"version":1,"host":%q,"run":"pair.a+b.r0","procs":[{"label":"a","pid":%d,"start_ticks":%d}]}`, host, lp.PID, lp.StartTicks)
+	if err := os.WriteFile(filepath.Join(dir, LiveFile), []byte(rec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	spy := &liveSpy{path: filepath.Join(dir, LiveFile)}
+	sum, err := newCampaign(t, dir, s, planOpts("all", 1, 0, 1), spy).Execute(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sig := waitSignal(t, left); sig != syscall.SIGTERM {
+		t.Errorf("the predecessor's leftover ended by %v, want SIGTERM", sig)
+	}
+	if !strings.Contains(strings.Join(sum.Warnings, "\n"), fmt.Sprintf("stopped a (pid %d)", lp.PID)) {
+		t.Errorf("summary warnings %q do not say the leftover was stopped", sum.Warnings)
+	}
+	if len(spy.seen) != len(spy.started) || len(spy.seen) != sum.Ran {
+		t.Fatalf("%d runs, %d seen by the monitor", sum.Ran, len(spy.seen))
+	}
+	for i, got := range spy.seen {
+		pids := spy.targets[i].Procs
+		if got.Run != spy.started[i] || len(got.Procs) != len(pids) {
+			t.Errorf("during run %s the live file held %+v", spy.started[i], got)
+			continue
+		}
+		for _, p := range got.Procs {
+			if want := pids[p.Label]; len(want) != 1 || want[0] != p.PID {
+				t.Errorf("run %s: live file names %s as pid %d, the run started %v", got.Run, p.Label, p.PID, want)
+			}
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, LiveFile)); !os.IsNotExist(err) {
+		t.Errorf("live file after the campaign: %v, want none", err)
+	}
+}
