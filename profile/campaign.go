@@ -114,9 +114,16 @@ func (c *Campaign) Execute(ctx context.Context) (*Summary, error) {
 	// Before anything else: the workloads a killed predecessor left
 	// running would share the device with every run to come.
 	c.Runner.LiveFile = filepath.Join(c.Dir, LiveFile)
+	prog := c.Progress
+	if prog == nil {
+		prog = nopProgress{}
+	}
 	leftWarns, err := stopLeftovers(c.Runner.LiveFile, c.Runner.Options.KillGrace)
 	if err != nil {
 		return nil, err
+	}
+	for _, w := range leftWarns {
+		prog.Warn(w)
 	}
 	man, err := c.prepare()
 	if err != nil {
@@ -145,10 +152,6 @@ func (c *Campaign) Execute(ctx context.Context) (*Summary, error) {
 	}
 	if err := c.Runner.Preflight(pending); err != nil {
 		return nil, err
-	}
-	prog := c.Progress
-	if prog == nil {
-		prog = nopProgress{}
 	}
 	if len(pending) > 0 && c.Runner.Options.Share == datasets.ShareMPS {
 		if c.MPS == nil {

@@ -18,6 +18,9 @@ type Progress interface {
 	Start(i int, r PlannedRun)
 	Done(i int, r PlannedRun, rec *RunRecord)
 	End(s *Summary)
+	// Warn reports, as it happens, what the campaign did that the user
+	// should know before the end (the summary repeats it).
+	Warn(msg string)
 }
 
 type nopProgress struct{}
@@ -26,6 +29,7 @@ func (nopProgress) Begin([]PlannedRun, int)          {}
 func (nopProgress) Start(int, PlannedRun)            {}
 func (nopProgress) Done(int, PlannedRun, *RunRecord) {}
 func (nopProgress) End(*Summary)                     {}
+func (nopProgress) Warn(string)                      {}
 
 // NewProgress reports to w: a bar with an ETA, redrawn in place every
 // second, when w is a terminal; one log line per run otherwise. The ETA is
@@ -103,6 +107,18 @@ func (p *progress) Done(i int, r PlannedRun, rec *RunRecord) {
 		fmt.Fprint(p.w, "\r\033[K")
 	}
 	fmt.Fprintf(p.w, "[%d/%d] %s: %s (%s)\n", i+1, len(p.pending), r.ID, outcome(rec), round(p.now().Sub(p.runAt)))
+}
+
+func (p *progress) Warn(msg string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.bar {
+		fmt.Fprint(p.w, "\r\033[K")
+	}
+	fmt.Fprintf(p.w, "warning: %s\n", msg)
+	if p.bar && p.current != "" {
+		p.draw()
+	}
 }
 
 func (p *progress) End(s *Summary) {

@@ -28,8 +28,10 @@ func TestProgress(t *testing.T) {
 		at := func(s int) { now = time.Unix(int64(s), 0) }
 		p.now = func() time.Time { return now }
 		at(0)
+		p.Warn("stopped a leftover")
 		p.Begin(runs, 3)
 		p.Start(0, runs[0])
+		p.Warn("mid-run")
 		at(10)
 		p.Done(0, runs[0], ok)
 		p.Start(1, runs[1])
@@ -38,6 +40,8 @@ func TestProgress(t *testing.T) {
 		p.End(&Summary{Planned: 5, Skipped: 3, OK: 4, Failed: 1})
 		out := buf.String()
 		for _, want := range []string{
+			"warning: stopped a leftover\n",
+			"warning: mid-run\n",
 			"resuming: 3 runs already finished, 2 to go\n",
 			"2 runs to do, estimated 20s\n",
 			"[1/2] solo.a.r0: ok, a 123.4 samples/s (10s)\n",
