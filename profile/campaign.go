@@ -122,6 +122,11 @@ func (c *Campaign) Execute(ctx context.Context) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
+	if w, err := StopLeftoverMPS(filepath.Join(c.Dir, MPSFile)); err != nil {
+		return nil, err
+	} else if w != "" {
+		leftWarns = append(leftWarns, w)
+	}
 	for _, w := range leftWarns {
 		prog.Warn(w)
 	}
@@ -156,6 +161,9 @@ func (c *Campaign) Execute(ctx context.Context) (*Summary, error) {
 	if len(pending) > 0 && c.Runner.Options.Share == datasets.ShareMPS {
 		if c.MPS == nil {
 			return nil, errors.New("--share mps: no MPS control for this device")
+		}
+		if m, ok := c.MPS.(*MPS); ok {
+			m.StateFile = filepath.Join(c.Dir, MPSFile)
 		}
 		env, err := c.MPS.Start()
 		if err != nil {
@@ -256,7 +264,7 @@ func checkForeign(dir string) error {
 		switch e.Name() {
 		case "manifest.json", FleetFile:
 			return nil
-		case LockFile, LiveFile, samplesDir, logsDir:
+		case LockFile, LiveFile, MPSFile, samplesDir, logsDir:
 		default:
 			if e.Name() == journalName || strings.HasSuffix(e.Name(), ".arrow") {
 				other = append(other, e.Name())

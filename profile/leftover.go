@@ -28,7 +28,13 @@ import (
 // process group (the workload and what it started, torchrun's workers
 // included), which is stopped as a whole: SIGTERM, then SIGKILL after
 // the run options' KillGrace. Where /proc cannot be read, nothing is
-// stopped and the summary says so.
+// stopped and the summary says so. The private MPS daemon of a campaign
+// sharing by MPS is named likewise in MPSFile, and quit.
+
+// MPSFile is the file in a campaign directory that names the private MPS
+// daemon of a campaign with --share mps, from its start to its stop (see
+// MPS.StateFile and StopLeftoverMPS): a killed campaign leaves it running.
+const MPSFile = ".coloc.mps.json"
 
 // LiveFile is the file in a campaign directory that names the processes
 // of the run in progress. It exists only while a run is in progress, and

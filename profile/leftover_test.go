@@ -164,12 +164,16 @@ func TestStopLeftovers(t *testing.T) {
 // liveSpy reads the live file whenever a run's processes start.
 type liveSpy struct {
 	fakeMonitor
-	path string
-	seen []liveRecord
+	path    string
+	seen    []liveRecord
+	onStart func() // also called at each start, when set
 }
 
 func (m *liveSpy) Start(runID string, tg sampler.Target) {
 	m.fakeMonitor.Start(runID, tg)
+	if m.onStart != nil {
+		m.onStart()
+	}
 	rec, _, err := readLive(m.path)
 	if err != nil {
 		rec.Run = "unreadable: " + err.Error()

@@ -2,8 +2,10 @@ package profile
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -23,8 +25,23 @@ type MPS struct {
 	Control string
 	// Devices is CUDA_VISIBLE_DEVICES for the daemon (the campaign's GPUs).
 	Devices string
-	dir     string
-	env     []string
+	// StateFile, when set, names the running daemon (its control binary,
+	// devices and directory) from Start to Stop, so that a campaign
+	// resumed after this one was killed can stop it (StopLeftoverMPS).
+	StateFile string
+	dir       string
+	env       []string
+}
+
+// mpsVersion is the version of an MPS state file's format.
+const mpsVersion = 1
+
+type mpsRecord struct {
+	Version int    `json:"version"`
+	Host    string `json:"host"`
+	Control string `json:"control"`
+	Devices string `json:"devices"`
+	Dir     string `json:"dir"`
 }
 
 // NewMPS checks that MPS can be used for devices and returns it unstarted.
@@ -61,6 +78,19 @@ func (m *MPS) Start() ([]string, error) {
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("starting the MPS daemon: %w", err)
 	}
+	if m.StateFile != "" {
+		host, _ := os.Hostname()
+		b, _ := json.Marshal(mpsRecord{Version: mpsVersion, Host: host, Control: m.Control, Devices: m.Devices, Dir: dir})
+		tmp := m.StateFile + ".tmp"
+		err := os.WriteFile(tmp, append(b, '\n'), 0o644)
+		if err == nil {
+			err = os.Rename(tmp, m.StateFile)
+		}
+		if err != nil {
+			_ = m.Stop()
+			return nil, fmt.Errorf("naming the MPS daemon in %s: %w", m.StateFile, err)
+		}
+	}
 	return m.env, nil
 }
 
@@ -74,7 +104,57 @@ func (m *MPS) Stop() error {
 		err = rerr
 	}
 	m.dir = ""
+	if m.StateFile != "" {
+		if rerr := os.Remove(m.StateFile); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) && err == nil {
+			err = rerr
+		}
+	}
 	return err
+}
+
+// StopLeftoverMPS quits the MPS daemon that the state file at path names:
+// one a campaign started and could not stop because it was killed. A
+// daemon left so keeps its server, and with it the GPUs' MPS state, from
+// the killed campaign. It returns a warning saying what it did, "" when
+// there was no such file; an error when the file cannot be read (it is
+// then kept). The daemon's directory is removed, whether or not it still
+// answered.
+func StopLeftoverMPS(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	var rec mpsRecord
+	if err := json.Unmarshal(b, &rec); err != nil {
+		return "", fmt.Errorf("%s: %w (it names the MPS daemon a killed campaign may have left running; quit it with %s, then remove the file)", path, err, MPSControl)
+	}
+	if rec.Version != mpsVersion {
+		return "", fmt.Errorf("%s: version %d, this coloc reads version %d (written by another coloc; quit the MPS daemon it names, then remove the file)", path, rec.Version, mpsVersion)
+	}
+	if rec.Dir == "" || rec.Control == "" {
+		return "", fmt.Errorf("%s: no daemon directory or control binary named", path)
+	}
+	var warn string
+	if host, _ := os.Hostname(); rec.Host != "" && host != "" && rec.Host != host {
+		warn = fmt.Sprintf("the campaign killed before left an MPS daemon on host %s (pipe directory %s); this is %s, so it was not stopped: quit it there", rec.Host, rec.Dir, host)
+	} else {
+		m := &MPS{Control: rec.Control, Devices: rec.Devices, dir: rec.Dir, env: []string{
+			"CUDA_MPS_PIPE_DIRECTORY=" + filepath.Join(rec.Dir, "pipe"),
+			"CUDA_MPS_LOG_DIRECTORY=" + filepath.Join(rec.Dir, "log"),
+		}}
+		if err := m.Stop(); err != nil {
+			warn = fmt.Sprintf("the campaign killed before left the MPS daemon of %s: quitting it said %v (it may have ended already); its directory was removed", rec.Dir, err)
+		} else {
+			warn = fmt.Sprintf("the campaign killed before left its MPS daemon running (devices %s): quit it, so that this campaign starts a fresh one", rec.Devices)
+		}
+	}
+	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return warn, err
+	}
+	return warn, nil
 }
 
 func (m *MPS) control(stdin []byte, args ...string) (string, error) {

@@ -3,8 +3,10 @@ package profile
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -98,6 +100,52 @@ func TestCampaignMPS(t *testing.T) {
 	}
 }
 
+// A campaign sharing by MPS names its daemon in MPSFile while it runs, and
+// first quits the daemon a killed predecessor named there.
+func TestCampaignMPSStateFile(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "mps.log")
+	t.Setenv("FAKE_MPS_LOG", log)
+	control := filepath.Join(testdata(t), "fake-mps-control.sh")
+	dir := t.TempDir()
+	old := t.TempDir() // the killed campaign's daemon directory
+	state := filepath.Join(dir, MPSFile)
+	rec := fmt.Sprintf(`{"version":1,"host":"","control":%q,"devices":"0","dir":%q}`, control, old)
+	if err := os.WriteFile(state, []byte(rec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := fakeSuite(t, fake("a", "ok"))
+	spy := &liveSpy{path: filepath.Join(dir, LiveFile)}
+	c := newCampaign(t, dir, s, planOpts("all", 1, 0, 1), spy)
+	m, err := NewMPS(control, "0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Runner.Options.Share, c.MPS = datasets.ShareMPS, m
+	var named []bool
+	spy.onStart = func() {
+		_, err := os.Stat(state)
+		named = append(named, err == nil)
+	}
+	sum, err := c.Execute(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(log); string(got) != "quit\nstart 0\nquit\n" {
+		t.Errorf("control saw %q, want the leftover quit, then this campaign's start and quit", got)
+	}
+	if !strings.Contains(strings.Join(sum.Warnings, "\n"), "left its MPS daemon running") {
+		t.Errorf("warnings %q do not report the leftover daemon", sum.Warnings)
+	}
+	if len(named) == 0 || slices.Contains(named, false) {
+		t.Errorf("state file present at each run's start: %v, want true for all", named)
+	}
+	for _, p := range []string{old, state} {
+		if _, err := os.Stat(p); !os.IsNotExist(err) {
+			t.Errorf("%s left after the campaign", p)
+		}
+	}
+}
+
 func TestMPSControl(t *testing.T) {
 	if _, err := NewMPS("no-such-mps-control", "0"); err == nil || !strings.Contains(err.Error(), "not found in PATH") {
 		t.Errorf("absent control: %v", err)
@@ -125,5 +173,55 @@ func TestMPSControl(t *testing.T) {
 	}
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
 		t.Errorf("MPS directory %s left behind", dir)
+	}
+
+	// With a state file: named from Start to Stop; a daemon whose campaign
+	// was killed (no Stop) is quit by StopLeftoverMPS, which removes its
+	// directory and the file.
+	os.Remove(log)
+	state := filepath.Join(t.TempDir(), MPSFile)
+	m.StateFile = state
+	if _, err := m.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(state); !os.IsNotExist(err) {
+		t.Errorf("state file after Stop: %v, want none", err)
+	}
+	if _, err := m.Start(); err != nil {
+		t.Fatal(err)
+	}
+	dir = m.dir
+	if b, err := os.ReadFile(state); err != nil || !strings.Contains(string(b), dir) {
+		t.Fatalf("state file %q (%v), want it to name %s", b, err, dir)
+	}
+	warn, err := StopLeftoverMPS(state)
+	if err != nil || !strings.Contains(warn, "left its MPS daemon running (devices 2,3): quit it") {
+		t.Errorf("StopLeftoverMPS: %q, %v", warn, err)
+	}
+	got, _ = os.ReadFile(log)
+	if string(got) != "start 2,3\nquit\nstart 2,3\nquit\n" {
+		t.Errorf("control saw %q, want two starts each quit", got)
+	}
+	for _, p := range []string{dir, state} {
+		if _, err := os.Stat(p); !os.IsNotExist(err) {
+			t.Errorf("%s left behind after StopLeftoverMPS", p)
+		}
+	}
+	if warn, err := StopLeftoverMPS(state); warn != "" || err != nil {
+		t.Errorf("no state file: %q, %v", warn, err)
+	}
+	for _, bad := range []string{"{", `{"version":2}`, `{"version":1,"dir":""}`} {
+		if err := os.WriteFile(state, []byte(bad), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := StopLeftoverMPS(state); err == nil || !strings.Contains(err.Error(), state) {
+			t.Errorf("state file %q: %v, want an error naming it", bad, err)
+		}
+		if _, err := os.Stat(state); err != nil {
+			t.Errorf("state file %q was not kept: %v", bad, err)
+		}
 	}
 }
