@@ -54,7 +54,9 @@ the pairs of the list it lacks are added to its plan and run, every finished
 run is kept (the list of a round names only its new pairs). A directory
 holding another suite, plan or settings is refused (--force discards its campaign and starts over); a directory holding
 files but no campaign is always refused. One campaign at a time holds a
-directory (a lock naming its PID).
+directory (a lock naming its PID). A campaign killed outright (kill -9, the
+OOM killer) leaves its running workloads, and its MPS daemon, behind; the
+next run on the directory stops them first and says so (docs/profiling.md).
 
 Exit status: 0 when every run is ok (settled or not) or infeasible, 3 when
 the campaign finished with failed runs (their tables are written; fix the
