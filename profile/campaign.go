@@ -122,7 +122,7 @@ func (c *Campaign) Execute(ctx context.Context) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	if w, err := StopLeftoverMPS(filepath.Join(c.Dir, MPSFile)); err != nil {
+	if w, err := stopLeftoverMPS(filepath.Join(c.Dir, MPSFile)); err != nil {
 		return nil, err
 	} else if w != "" {
 		leftWarns = append(leftWarns, w)

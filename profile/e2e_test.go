@@ -162,7 +162,7 @@ func TestEndToEndTinySuite(t *testing.T) {
 	}
 	// The resume stopped them first (or they had ended).
 	for _, p := range leftover.Procs {
-		if st, ok := procStat(p.PID); ok && st.start == p.StartTicks && !st.exited() {
+		if p.alive() {
 			t.Errorf("workload %s (pid %d) of run %s, left by the killed campaign, still runs after the resume", p.Label, p.PID, leftover.Run)
 		}
 	}

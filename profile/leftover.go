@@ -27,13 +27,13 @@ import (
 // another start time and is left alone. Each named process leads its
 // process group (the workload and what it started, torchrun's workers
 // included), which is stopped as a whole: SIGTERM, then SIGKILL after
-// the run options' KillGrace. Where /proc cannot be read, nothing is
-// stopped and the summary says so. The private MPS daemon of a campaign
+// the run options' KillGrace. Where /proc cannot be read, no process is
+// named, so none is stopped (coloc's GPU hosts are Linux). The private MPS daemon of a campaign
 // sharing by MPS is named likewise in MPSFile, and quit.
 
 // MPSFile is the file in a campaign directory that names the private MPS
 // daemon of a campaign with --share mps, from its start to its stop (see
-// MPS.StateFile and StopLeftoverMPS): a killed campaign leaves it running.
+// MPS.StateFile and stopLeftoverMPS): a killed campaign leaves it running.
 const MPSFile = ".coloc.mps.json"
 
 // LiveFile is the file in a campaign directory that names the processes
@@ -58,44 +58,36 @@ type liveProc struct {
 	StartTicks uint64 `json:"start_ticks"`
 }
 
+// alive reports whether p still runs: its PID names a process that
+// started when p did and has not exited.
+func (p liveProc) alive() bool {
+	st, ok := procStat(p.PID)
+	return ok && st.start == p.StartTicks && !st.exited()
+}
+
 // writeLive names the processes of run in path, replacing what it held
-// (written to a temporary file and renamed, so a crash leaves the old
-// file or the new one, never half of one).
+// (atomically, so a crash leaves the old file or the new one). A process
+// /proc cannot describe (gone already, or no /proc) is not named.
 func writeLive(path, run string, labels []string, pids []int) error {
 	host, _ := os.Hostname()
 	rec := liveRecord{Version: liveVersion, Host: host, Run: run}
 	for i, pid := range pids {
-		st, ok := procStat(pid)
-		if !ok {
-			continue // already gone
+		if st, ok := procStat(pid); ok {
+			rec.Procs = append(rec.Procs, liveProc{Label: labels[i], PID: pid, StartTicks: st.start})
 		}
-		rec.Procs = append(rec.Procs, liveProc{Label: labels[i], PID: pid, StartTicks: st.start})
 	}
 	b, err := json.Marshal(rec)
 	if err != nil {
 		return err
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	return writeFileAtomic(path, append(b, '\n'))
 }
 
 // readLive reads a live file; ok is false when there is none.
 func readLive(path string) (rec liveRecord, ok bool, err error) {
-	b, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return rec, false, nil
-	}
-	if err != nil {
+	ok, err = readStateFile(path, liveVersion, &rec, "the workloads a killed campaign may have left running; check for them")
+	if err != nil || !ok {
 		return rec, false, err
-	}
-	if err := json.Unmarshal(b, &rec); err != nil {
-		return rec, false, fmt.Errorf("%s: %w (it names the workloads a killed campaign may have left running; check for them, then remove the file)", path, err)
-	}
-	if rec.Version != liveVersion {
-		return rec, false, fmt.Errorf("%s: version %d, this coloc reads version %d (written by another coloc; check for workloads it left running, then remove the file)", path, rec.Version, liveVersion)
 	}
 	for i, p := range rec.Procs {
 		if p.PID <= 0 {
@@ -103,6 +95,41 @@ func readLive(path string) (rec liveRecord, ok bool, err error) {
 		}
 	}
 	return rec, true, nil
+}
+
+// readStateFile reads the versioned JSON file at path (a live file, an
+// MPS state file) into v; ok is false when there is none. Its "version"
+// must be want. An error names the file and, from names, what the user
+// should look for before removing it.
+func readStateFile(path string, want int, v any, names string) (ok bool, err error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	var head struct {
+		Version int `json:"version"`
+	}
+	if err := json.Unmarshal(b, &head); err != nil {
+		return false, fmt.Errorf("%s: %w (it names %s, then remove the file)", path, err, names)
+	}
+	if head.Version != want {
+		return false, fmt.Errorf("%s: version %d, this coloc reads version %d (written by another coloc; it names %s, then remove the file)", path, head.Version, want, names)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return false, fmt.Errorf("%s: %w (it names %s, then remove the file)", path, err, names)
+	}
+	return true, nil
+}
+
+// elsewhere reports whether a state file written on host recorded was
+// written on another host than this one (here), whose processes cannot be
+// looked for from here.
+func elsewhere(recorded string) (here string, other bool) {
+	here, _ = os.Hostname()
+	return here, recorded != "" && here != "" && recorded != here
 }
 
 // stopLeftovers stops the processes that the live file at path names and
@@ -115,22 +142,12 @@ func stopLeftovers(path string, grace time.Duration) ([]string, error) {
 		return nil, err
 	}
 	var warns []string
-	host, _ := os.Hostname()
-	switch {
-	case rec.Host != "" && host != "" && rec.Host != host:
+	if host, other := elsewhere(rec.Host); other {
 		warns = append(warns, fmt.Sprintf("run %s was in progress on host %s when its campaign ended without stopping it; this is %s, so its workloads were not looked for: check that none still runs there", rec.Run, rec.Host, host))
-	default:
+	} else {
 		var stopped, killed []string
-		var unknown []string
 		for _, p := range rec.Procs {
-			st, ok := procStat(p.PID)
-			switch {
-			case !ok && procReadable():
-				continue // ended
-			case !ok:
-				unknown = append(unknown, fmt.Sprintf("%s (pid %d)", p.Label, p.PID))
-				continue
-			case st.start != p.StartTicks || st.exited():
+			if !p.alive() {
 				continue // ended, or its PID now names another process
 			}
 			_ = syscall.Kill(-p.PID, syscall.SIGTERM)
@@ -150,9 +167,6 @@ func stopLeftovers(path string, grace time.Duration) ([]string, error) {
 			warns = append(warns, fmt.Sprintf("run %s was in progress when its campaign ended without stopping it, and its workloads still ran: stopped %s, so that they do not share the device with the runs to come%s",
 				rec.Run, strings.Join(append(stopped, killed...), ", "), how))
 		}
-		if len(unknown) > 0 {
-			warns = append(warns, fmt.Sprintf("run %s was in progress when its campaign ended without stopping it; /proc cannot be read here, so whether %s still run is unknown: check before trusting the runs to come", rec.Run, strings.Join(unknown, ", ")))
-		}
 	}
 	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return warns, err
@@ -164,8 +178,7 @@ func stopLeftovers(path string, grace time.Duration) ([]string, error) {
 func waitEnded(p liveProc, grace time.Duration) bool {
 	deadline := time.Now().Add(grace)
 	for {
-		st, ok := procStat(p.PID)
-		if !ok || st.start != p.StartTicks || st.exited() {
+		if !p.alive() {
 			return true
 		}
 		if time.Now().After(deadline) {

@@ -27,7 +27,7 @@ type MPS struct {
 	Devices string
 	// StateFile, when set, names the running daemon (its control binary,
 	// devices and directory) from Start to Stop, so that a campaign
-	// resumed after this one was killed can stop it (StopLeftoverMPS).
+	// resumed after this one was killed can stop it (stopLeftoverMPS).
 	StateFile string
 	dir       string
 	env       []string
@@ -81,12 +81,7 @@ func (m *MPS) Start() ([]string, error) {
 	if m.StateFile != "" {
 		host, _ := os.Hostname()
 		b, _ := json.Marshal(mpsRecord{Version: mpsVersion, Host: host, Control: m.Control, Devices: m.Devices, Dir: dir})
-		tmp := m.StateFile + ".tmp"
-		err := os.WriteFile(tmp, append(b, '\n'), 0o644)
-		if err == nil {
-			err = os.Rename(tmp, m.StateFile)
-		}
-		if err != nil {
+		if err := writeFileAtomic(m.StateFile, append(b, '\n')); err != nil {
 			_ = m.Stop()
 			return nil, fmt.Errorf("naming the MPS daemon in %s: %w", m.StateFile, err)
 		}
@@ -112,33 +107,24 @@ func (m *MPS) Stop() error {
 	return err
 }
 
-// StopLeftoverMPS quits the MPS daemon that the state file at path names:
+// stopLeftoverMPS quits the MPS daemon that the state file at path names:
 // one a campaign started and could not stop because it was killed. A
 // daemon left so keeps its server, and with it the GPUs' MPS state, from
 // the killed campaign. It returns a warning saying what it did, "" when
 // there was no such file; an error when the file cannot be read (it is
 // then kept). The daemon's directory is removed, whether or not it still
 // answered.
-func StopLeftoverMPS(path string) (string, error) {
-	b, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return "", nil
-	}
-	if err != nil {
-		return "", err
-	}
+func stopLeftoverMPS(path string) (string, error) {
 	var rec mpsRecord
-	if err := json.Unmarshal(b, &rec); err != nil {
-		return "", fmt.Errorf("%s: %w (it names the MPS daemon a killed campaign may have left running; quit it with %s, then remove the file)", path, err, MPSControl)
-	}
-	if rec.Version != mpsVersion {
-		return "", fmt.Errorf("%s: version %d, this coloc reads version %d (written by another coloc; quit the MPS daemon it names, then remove the file)", path, rec.Version, mpsVersion)
+	ok, err := readStateFile(path, mpsVersion, &rec, "the MPS daemon a killed campaign may have left running; quit it with "+MPSControl)
+	if err != nil || !ok {
+		return "", err
 	}
 	if rec.Dir == "" || rec.Control == "" {
 		return "", fmt.Errorf("%s: no daemon directory or control binary named", path)
 	}
 	var warn string
-	if host, _ := os.Hostname(); rec.Host != "" && host != "" && rec.Host != host {
+	if host, other := elsewhere(rec.Host); other {
 		warn = fmt.Sprintf("the campaign killed before left an MPS daemon on host %s (pipe directory %s); this is %s, so it was not stopped: quit it there", rec.Host, rec.Dir, host)
 	} else {
 		m := &MPS{Control: rec.Control, Devices: rec.Devices, dir: rec.Dir, env: []string{

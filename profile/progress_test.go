@@ -176,7 +176,7 @@ func TestMPSControl(t *testing.T) {
 	}
 
 	// With a state file: named from Start to Stop; a daemon whose campaign
-	// was killed (no Stop) is quit by StopLeftoverMPS, which removes its
+	// was killed (no Stop) is quit by stopLeftoverMPS, which removes its
 	// directory and the file.
 	os.Remove(log)
 	state := filepath.Join(t.TempDir(), MPSFile)
@@ -197,9 +197,9 @@ func TestMPSControl(t *testing.T) {
 	if b, err := os.ReadFile(state); err != nil || !strings.Contains(string(b), dir) {
 		t.Fatalf("state file %q (%v), want it to name %s", b, err, dir)
 	}
-	warn, err := StopLeftoverMPS(state)
+	warn, err := stopLeftoverMPS(state)
 	if err != nil || !strings.Contains(warn, "left its MPS daemon running (devices 2,3): quit it") {
-		t.Errorf("StopLeftoverMPS: %q, %v", warn, err)
+		t.Errorf("stopLeftoverMPS: %q, %v", warn, err)
 	}
 	got, _ = os.ReadFile(log)
 	if string(got) != "start 2,3\nquit\nstart 2,3\nquit\n" {
@@ -207,17 +207,17 @@ func TestMPSControl(t *testing.T) {
 	}
 	for _, p := range []string{dir, state} {
 		if _, err := os.Stat(p); !os.IsNotExist(err) {
-			t.Errorf("%s left behind after StopLeftoverMPS", p)
+			t.Errorf("%s left behind after stopLeftoverMPS", p)
 		}
 	}
-	if warn, err := StopLeftoverMPS(state); warn != "" || err != nil {
+	if warn, err := stopLeftoverMPS(state); warn != "" || err != nil {
 		t.Errorf("no state file: %q, %v", warn, err)
 	}
 	for _, bad := range []string{"{", `{"version":2}`, `{"version":1,"dir":""}`} {
 		if err := os.WriteFile(state, []byte(bad), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := StopLeftoverMPS(state); err == nil || !strings.Contains(err.Error(), state) {
+		if _, err := stopLeftoverMPS(state); err == nil || !strings.Contains(err.Error(), state) {
 			t.Errorf("state file %q: %v, want an error naming it", bad, err)
 		}
 		if _, err := os.Stat(state); err != nil {
