@@ -27,9 +27,14 @@ type K8sOptions struct {
 	MountPath    string            `json:"mount_path"` // where the pods mount it
 	NodeSelector map[string]string `json:"node_selector,omitempty"`
 	CPUs         string            `json:"cpus,omitempty"` // CPU request per pod, e.g. "8"
-	Coloc        string            `json:"coloc"`
-	Suite        string            `json:"suite"`
-	Python       string            `json:"python"`
+	// HostPID runs the pods in the node's PID namespace (hostPID). NVML
+	// names processes by their host PIDs, so without it the NVML sampler
+	// cannot tell a pod's workloads apart and their per-process counters
+	// read NaN; clusters whose policy forbids host namespaces refuse it.
+	HostPID bool   `json:"host_pid,omitempty"`
+	Coloc   string `json:"coloc"`
+	Suite   string `json:"suite"`
+	Python  string `json:"python"`
 }
 
 // DefaultK8sOptions are the defaults of `coloc profile k8s`.
@@ -126,6 +131,7 @@ type (
 	}
 	k8sPodSpec struct {
 		RestartPolicy string            `yaml:"restartPolicy"`
+		HostPID       bool              `yaml:"hostPID,omitempty"`
 		NodeSelector  map[string]string `yaml:"nodeSelector,omitempty"`
 		Containers    []k8sContainer    `yaml:"containers"`
 		Volumes       []k8sVolume       `yaml:"volumes"`
@@ -205,7 +211,7 @@ func K8sManifest(f *Fleet) ([]byte, error) {
 			Template: k8sTemplate{
 				Metadata: k8sMeta{Labels: labels},
 				Spec: k8sPodSpec{
-					RestartPolicy: "Never", NodeSelector: o.NodeSelector, Containers: []k8sContainer{c},
+					RestartPolicy: "Never", HostPID: o.HostPID, NodeSelector: o.NodeSelector, Containers: []k8sContainer{c},
 					Volumes: []k8sVolume{{Name: "campaign", PVC: k8sClaimRef{ClaimName: o.PVC}}},
 				},
 			},

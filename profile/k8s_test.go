@@ -71,6 +71,7 @@ func TestK8sManifest(t *testing.T) {
 		{[]any{"spec", "parallelism"}, 2},
 		{[]any{"spec", "backoffLimit"}, 6},
 		{append(pod, "restartPolicy"), "Never"},
+		{append(pod, "hostPID"), nil},
 		{append(pod, "nodeSelector", "nvidia.com/gpu.product"), "NVIDIA-H200"},
 		{append(c, "image"), "registry.example.com/coloc:1.0"},
 		{append(c, "resources", "requests", "nvidia.com/gpu"), "2"},
@@ -123,6 +124,24 @@ func TestK8sManifestCPU(t *testing.T) {
 	res := at(t, doc, "spec", "template", "spec", "containers", 0, "resources").(map[string]any)
 	if _, gpu := res["limits"]; gpu || at(t, doc, "spec", "parallelism") != 3 || at(t, doc, "spec", "template", "spec", "containers", 0, "resources", "requests", "cpu") != "2" {
 		t.Errorf("CPU fleet: resources %v, parallelism %v; want no GPU, a CPU request, every shard at once", res, at(t, doc, "spec", "parallelism"))
+	}
+}
+
+// TestK8sManifestHostPID: --host-pid puts the pods in the node's PID
+// namespace, where NVML's PIDs are the pods' own.
+func TestK8sManifestHostPID(t *testing.T) {
+	f := k8sFleet(t)
+	f.K8s.HostPID = true
+	b, err := K8sManifest(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := yaml.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if got := at(t, doc, "spec", "template", "spec", "hostPID"); got != true {
+		t.Errorf("hostPID = %v, want true", got)
 	}
 }
 

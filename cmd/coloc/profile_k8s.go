@@ -38,7 +38,13 @@ shards from the volume into DIR/shards (mount the volume at DIR, or kubectl
 cp them out of a pod that mounts it) and run coloc profile merge DIR.
 --node-selector restricts the pods to one GPU type (e.g. the GPU feature
 discovery label nvidia.com/gpu.product); write one fleet per type, as for
-Slurm.`,
+Slurm.
+
+NVML names GPU processes by their PIDs on the node, which a pod in its own
+PID namespace cannot see: there the per-process counters (proc_sm_util,
+proc_mem_util, proc_mem_used) read NaN and every run says why. --host-pid
+sets hostPID: true on the pods so that they are read; a cluster whose
+policy forbids host namespaces refuses such pods.`,
 		Example: `  coloc profile k8s --suite benchmarks/suites/default.yaml --out camp/h200 --shards 8 \
       --image registry.example.com/coloc:1.0 --pvc coloc-campaigns --namespace profiling \
       --node-selector nvidia.com/gpu.product=NVIDIA-H200 --gpus-per-pod 1
@@ -94,6 +100,7 @@ Slurm.`,
 	fl.IntVar(&ko.BackoffLimit, "backoff-limit", ko.BackoffLimit, "pod failures the Job retries before it gives up")
 	fl.StringVar(&ko.CPUs, "cpus-per-pod", "", "CPU request of each pod, e.g. 8")
 	fl.StringSliceVar(&nodeSelector, "node-selector", nil, "node label key=value the pods need (repeatable), e.g. nvidia.com/gpu.product=NVIDIA-H200")
+	fl.BoolVar(&ko.HostPID, "host-pid", false, "run the pods in the node's PID namespace (hostPID), so that NVML's per-process counters can be attributed")
 	fl.StringVar(&ko.Coloc, "coloc", ko.Coloc, "path of coloc in the image")
 	fl.StringVar(&ko.Suite, "suite-in-image", "", "path of the suite in the image (default: --suite as given)")
 	return cmd

@@ -14,7 +14,7 @@ func TestProfileK8s(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "gpu")
 	args := []string{"profile", "k8s", "--suite", fakeSuite, "--out", dir, "--shards", "3", "--gpus-per-pod", "2",
 		"--image", "reg.example.com/coloc:1", "--pvc", "campaigns", "--namespace", "prof", "--parallelism", "2",
-		"--node-selector", "nvidia.com/gpu.product=NVIDIA-H200", "--duration", "10s", "--repeats", "1"}
+		"--node-selector", "nvidia.com/gpu.product=NVIDIA-H200", "--host-pid", "--duration", "10s", "--repeats", "1"}
 	out, _ := mustRun(t, args...)
 	path := filepath.Join(dir, profile.K8sManifestName)
 	if !strings.Contains(out, "kubectl apply -f "+path) || !strings.Contains(out, "(2 GPUs a shard), 3 shards") {
@@ -33,6 +33,7 @@ func TestProfileK8s(t *testing.T) {
 			Parallelism    int    `yaml:"parallelism"`
 			Template       struct {
 				Spec struct {
+					HostPID      bool              `yaml:"hostPID"`
 					NodeSelector map[string]string `yaml:"nodeSelector"`
 					Containers   []struct {
 						Command   []string `yaml:"command"`
@@ -50,7 +51,7 @@ func TestProfileK8s(t *testing.T) {
 	}
 	pod := job.Spec.Template.Spec
 	if job.APIVersion != "batch/v1" || job.Kind != "Job" || job.Spec.CompletionMode != "Indexed" || job.Spec.Completions != 3 ||
-		job.Spec.Parallelism != 2 || len(pod.Containers) != 1 || pod.NodeSelector["nvidia.com/gpu.product"] != "NVIDIA-H200" {
+		job.Spec.Parallelism != 2 || len(pod.Containers) != 1 || pod.NodeSelector["nvidia.com/gpu.product"] != "NVIDIA-H200" || !pod.HostPID {
 		t.Fatalf("job %+v", job)
 	}
 	c := pod.Containers[0]

@@ -201,6 +201,13 @@ func (d *nvmlDevice) readProcUtil(s *Sampler, procs map[string][]int, workloads 
 		return false
 	}
 	d.lastSeen = newestTimestamp(samples, d.lastSeen)
+	listed := make([]uint32, len(samples))
+	for i, p := range samples {
+		listed[i] = p.Pid
+	}
+	if !s.attribute(d, "GetProcessUtilization", listed, procs) {
+		return true // the call worked; its values stay NaN
+	}
 	clear(d.perPID)
 	for _, p := range samples {
 		a := d.perPID[p.Pid]
@@ -227,6 +234,13 @@ func (d *nvmlDevice) readProcMem(s *Sampler, procs map[string][]int, workloads [
 	if r != nvml.SUCCESS {
 		s.warnf("device %d: GetComputeRunningProcesses: %s (proc_mem_used read as NaN)", d.index, retName(r))
 		return false
+	}
+	listed := make([]uint32, len(infos))
+	for i, p := range infos {
+		listed[i] = p.Pid
+	}
+	if !s.attribute(d, "GetComputeRunningProcesses", listed, procs) {
+		return true // the call worked; its values stay NaN
 	}
 	for i, w := range workloads {
 		var used float64

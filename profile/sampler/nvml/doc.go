@@ -57,8 +57,22 @@
 //     average the non-null values.
 //   - NVML lists only processes that were busy: when new samples exist, a
 //     workload with none is recorded as 0 (it was idle).
-//   - NVML reports host PIDs; coloc must see the same PID namespace as the
-//     workloads (run it on the host or in the same container).
+//   - NVML names processes by their host PIDs (the driver knows no PID
+//     namespace). Inside a container with its own PID namespace none of
+//     them is a PID coloc started, so the run's processes cannot be told
+//     apart: when an NVML call lists PIDs that are neither the run's nor
+//     visible in coloc's /proc, and none that are the run's, that call's
+//     per-process counters read NaN (not 0) and the run's warnings say
+//     why. Run coloc in the host's PID namespace (docker run --pid=host;
+//     `coloc profile k8s --host-pid`) to read them.
+//   - Every process NVML lists on a run's device that is not the run's is
+//     named in the run's warnings: one coloc can see and did not start
+//     (nor any of its workloads: the process tree is read again first) is
+//     another tenant's, so the run shared the GPU and its measurements
+//     include that load; the MPS server is not counted. A PID of another
+//     namespace beside the run's own is another container's, or a process
+//     of the run that had just ended (then for a tick or two). tenants.go
+//     holds the rule.
 //   - Under MPS the driver may report the MPS server rather than its
 //     clients; per-process values of MPS runs are then not attributable.
 //   - On MIG devices per-process utilisation is not supported (NaN).

@@ -21,6 +21,10 @@ type Options struct {
 	// without GPM, where it is the only PCIe counter; GPM devices report
 	// gpm_pcie_tx and gpm_pcie_rx instead.
 	LegacyPCIeWithGPM bool
+	// ProcRoot is where the processes NVML lists are looked up, to tell
+	// the run's from another tenant's and to notice PIDs of another PID
+	// namespace (tenants.go); "" is /proc.
+	ProcRoot string
 }
 
 // DefaultOptions are the options Open uses: GPM where offered, the
@@ -38,6 +42,12 @@ type Sampler struct {
 	sys      sampler.System
 	devs     []*nvmlDevice // by NVML index
 	counters []datasets.Counter
+
+	// thisRun and lastRun are the PIDs of the run being sampled and of the
+	// one before (Reset starts a run): NVML may still list the last run's
+	// processes, or hand out their utilisation samples, at the next run's
+	// first ticks, and they are no other tenant's.
+	thisRun, lastRun map[uint32]bool
 
 	mu       sync.Mutex // guards warnings (devices are read concurrently)
 	warnings []string
@@ -151,6 +161,14 @@ func (s *Sampler) Sample(t sampler.Target) ([]sampler.Reading, error) {
 		}
 		devs[i] = s.devs[idx]
 	}
+	if s.thisRun == nil {
+		s.thisRun = map[uint32]bool{}
+	}
+	for _, pids := range t.Procs {
+		for _, p := range pids {
+			s.thisRun[uint32(p)] = true
+		}
+	}
 	workloads := t.Workloads()
 	out := make([][]sampler.Reading, len(devs))
 	ok := make([]bool, len(devs))
@@ -182,7 +200,10 @@ func (s *Sampler) Sample(t sampler.Target) ([]sampler.Reading, error) {
 // Reset implements Resetter: the next tick takes fresh GPM baselines, so no
 // GPM interval spans two runs. Process-utilisation timestamps are kept:
 // NVML returns samples newer than the last one seen, whenever that was.
+// The PIDs of the run that ended are kept too, for one more run, so that
+// NVML's lingering record of them is not taken for another tenant.
 func (s *Sampler) Reset() {
+	s.lastRun, s.thisRun = s.thisRun, nil
 	for _, d := range s.devs {
 		if d.gpm != nil {
 			d.gpm.have = false

@@ -21,6 +21,9 @@ var pairTarget = sampler.Target{Devices: []int{0}, Procs: map[string][]int{"a": 
 
 func mustOpen(t *testing.T, f *nvmlfake.Fake, opts Options) *Sampler {
 	t.Helper()
+	if opts.ProcRoot == "" {
+		opts.ProcRoot = t.TempDir() // no process of the fake is visible unless a test says so
+	}
 	s, err := Open(f.Server, opts)
 	if err != nil {
 		t.Fatalf("Open: %v", err)

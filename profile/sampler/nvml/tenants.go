@@ -1,0 +1,144 @@
+package nvml
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/coloc-dev/coloc/profile/sampler"
+)
+
+// mpsServer is the command name (/proc/PID/comm, 15 bytes at most) of the
+// MPS server, which NVML may list in its clients' stead.
+const mpsServer = "nvidia-cuda-mps"
+
+// maxNamed bounds the PIDs a warning names.
+const maxNamed = 5
+
+// attribute checks the PIDs an NVML call listed on device d against the
+// run's processes (procs, every workload's process tree as the Recorder
+// last read it). It reports whether the call's per-process values can be
+// given to the workloads, and warns about every process on the device
+// that is not the run's (nor the last run's, which NVML may still list at
+// the next run's first ticks):
+//
+//   - A PID this process can see (ProcRoot/PID exists) that is neither the
+//     run's nor a descendant of it (the tree is read again, so a worker
+//     forked since the Recorder's last read is the run's) nor the MPS
+//     server is another tenant's: the run shared the GPU and its
+//     measurements include that load.
+//   - A PID this process cannot see belongs to another PID namespace.
+//     NVML reports host PIDs, so inside a container without the host's
+//     PID namespace every PID is such a one, the run's included. When
+//     none of the listed PIDs is the run's and some cannot be seen, the
+//     run's processes cannot be told apart from others': the values are
+//     not attributable (false), and the caller leaves them NaN rather
+//     than record the run's use as 0. When some listed PIDs are the
+//     run's, the unseen ones are another container's (or a process of the
+//     run that has just ended, a tick or two): warned, values kept.
+func (s *Sampler) attribute(d *nvmlDevice, call string, listed []uint32, procs map[string][]int) bool {
+	ours := map[uint32]bool{}
+	var roots []int
+	for _, pids := range procs {
+		for _, p := range pids {
+			ours[uint32(p)] = true
+			roots = append(roots, p)
+		}
+	}
+	anyOurs := false
+	var others []uint32
+	for _, p := range listed {
+		switch {
+		case ours[p]:
+			anyOurs = true
+		case s.lastRun[p]:
+			// the last run's, not yet forgotten by NVML
+		case !slices.Contains(others, p):
+			others = append(others, p)
+		}
+	}
+	if len(others) == 0 {
+		return true
+	}
+	slices.Sort(others)
+	var tree map[uint32]bool // the run's processes read now, when needed
+	var tenants []string
+	var unseen []uint32
+	for _, p := range others {
+		dir := filepath.Join(s.procRoot(), strconv.FormatUint(uint64(p), 10))
+		if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+			unseen = append(unseen, p)
+			continue
+		}
+		if tree == nil {
+			tree = map[uint32]bool{}
+			for _, q := range sampler.Descendants(s.procRoot(), roots) {
+				tree[uint32(q)] = true
+			}
+		}
+		if tree[p] {
+			anyOurs = true
+			continue
+		}
+		comm := readComm(dir)
+		if comm == mpsServer {
+			continue
+		}
+		tenants = append(tenants, fmt.Sprintf("%d (%s)", p, comm))
+	}
+	if len(tenants) > 0 {
+		s.warnf("device %d: %s lists processes that are not the run's: %s; the GPU was shared with another tenant and the run's measurements include its load",
+			d.index, call, namedList(tenants))
+	}
+	if len(unseen) == 0 {
+		return true
+	}
+	pids := make([]string, len(unseen))
+	for i, p := range unseen {
+		pids[i] = strconv.FormatUint(uint64(p), 10)
+	}
+	if !anyOurs {
+		s.warnf("device %d: %s lists PIDs %s, none of them the run's and none in this PID namespace: NVML reports host PIDs, so the run's processes cannot be told from others' and their per-process counters read as NaN (run coloc in the host's PID namespace: docker run --pid=host, or hostPID: true in Kubernetes)",
+			d.index, call, namedList(pids))
+		return false
+	}
+	s.warnf("device %d: %s lists, besides the run's, PIDs %s of another PID namespace: another container's processes on the GPU (or the run's own that had just ended, when only a tick or two)",
+		d.index, call, namedList(pids))
+	return true
+}
+
+// procRoot is where the sampler reads processes: Options.ProcRoot, or
+// /proc.
+func (s *Sampler) procRoot() string {
+	if s.opts.ProcRoot != "" {
+		return s.opts.ProcRoot
+	}
+	return "/proc"
+}
+
+// readComm returns a process's command name, "?" when unreadable (it
+// ended, or /proc is restricted).
+func readComm(dir string) string {
+	b, err := os.ReadFile(filepath.Join(dir, "comm"))
+	if err != nil {
+		return "?"
+	}
+	if c := strings.TrimSpace(string(b)); c != "" {
+		return c
+	}
+	return "?"
+}
+
+// namedList joins the first maxNamed items and says how many more there
+// are.
+func namedList(items []string) string {
+	if len(items) <= maxNamed {
+		return strings.Join(items, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(items[:maxNamed], ", "), len(items)-maxNamed)
+}
