@@ -127,6 +127,14 @@ func (c *Campaign) Execute(ctx context.Context) (*Summary, error) {
 	} else if w != "" {
 		leftWarns = append(leftWarns, w)
 	}
+	// Then what others run on the campaign's GPUs, which no resume stops.
+	if tl, ok := c.Runner.Monitor.(tenantLister); ok && c.Runner.Options.DeviceKind == "cuda" {
+		idx := make([]int, len(c.Runner.Options.Devices))
+		for i, d := range c.Runner.Options.Devices {
+			idx[i] = d.Index
+		}
+		leftWarns = append(leftWarns, tl.Tenants(idx)...)
+	}
 	for _, w := range leftWarns {
 		prog.Warn(w)
 	}
@@ -242,6 +250,13 @@ func Pending(plan *Plan, recs map[string]*RunRecord, retryFailed, retryUnsettled
 		}
 	}
 	return out
+}
+
+// tenantLister is a Monitor that can list the processes of others on the
+// devices before the first run (recorderMonitor, through the NVML
+// sampler).
+type tenantLister interface {
+	Tenants(devices []int) []string
 }
 
 // checkForeign refuses a directory that holds files a campaign would

@@ -145,7 +145,12 @@
 // Before the first run, Runner.Preflight checks every workload's program,
 // script and (for a .py script) that its Python imports torch, so that a
 // problem known in advance fails the campaign at once with its fix named,
-// not every run one by one.
+// not every run one by one. A CUDA campaign then asks its Monitor, when it
+// can tell (the NVML sampler through sampler.TenantLister), which compute
+// processes already use its GPUs: none is the campaign's yet, so each is
+// another tenant's, and the campaign warns as it starts; during runs the
+// NVML sampler names, in each run's warnings, the processes on its
+// devices that are not the run's.
 //
 // # Fleets: shards on a cluster
 //

@@ -82,6 +82,15 @@ func (r *recorderMonitor) Start(runID string, t sampler.Target) {
 	r.startErr = r.rec.Start(runID, t)
 }
 
+// Tenants says which processes of others the devices hold (tenantLister).
+func (r *recorderMonitor) Tenants(devices []int) []string {
+	out, err := r.rec.Tenants(devices)
+	if err != nil {
+		return []string{"listing the GPUs' processes: " + err.Error()}
+	}
+	return out
+}
+
 func (r *recorderMonitor) Stop() (*datasets.Table, []string) {
 	if r.startErr != nil {
 		err := r.startErr

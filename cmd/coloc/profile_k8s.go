@@ -40,11 +40,10 @@ cp them out of a pod that mounts it) and run coloc profile merge DIR.
 discovery label nvidia.com/gpu.product); write one fleet per type, as for
 Slurm.
 
-NVML names GPU processes by their PIDs on the node, which a pod in its own
-PID namespace cannot see: there the per-process counters (proc_sm_util,
-proc_mem_util, proc_mem_used) read NaN and every run says why. --host-pid
-sets hostPID: true on the pods so that they are read; a cluster whose
-policy forbids host namespaces refuses such pods.`,
+NVML names processes by their PIDs on the node, which a pod in its own PID
+namespace cannot see: its per-process counters (proc_*) read NaN, and each
+run says why. --host-pid sets hostPID: true so they are read (clusters whose
+policy forbids host namespaces refuse such pods).`,
 		Example: `  coloc profile k8s --suite benchmarks/suites/default.yaml --out camp/h200 --shards 8 \
       --image registry.example.com/coloc:1.0 --pvc coloc-campaigns --namespace profiling \
       --node-selector nvidia.com/gpu.product=NVIDIA-H200 --gpus-per-pod 1

@@ -7,6 +7,7 @@ import (
 	"github.com/coloc-dev/coloc/profile/sampler"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/coloc-dev/coloc/datasets"
@@ -32,6 +33,11 @@ func TestProfileRunOnFakeH200(t *testing.T) {
 		"--duration", "1s", "--warmup", "0s", "--repeats", "1", "--pairs", "none", "--degrees", "1", "--interval", "20ms")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
+	}
+	// The mock lists its three processes on every GPU; before the first
+	// run none is the campaign's, and the campaign says so as it starts.
+	if !strings.Contains(stderr, "GPU 0 already runs 3 compute process(es) before the campaign's first run") {
+		t.Errorf("stderr does not name the processes already on GPU 0:\n%s", stderr)
 	}
 	man, err := profile.ReadManifest(filepath.Join(dir, "manifest.json"))
 	if err != nil {

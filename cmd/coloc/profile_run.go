@@ -57,6 +57,8 @@ files but no campaign is always refused. One campaign at a time holds a
 directory (a lock naming its PID). A campaign killed outright (kill -9, the
 OOM killer) leaves its running workloads, and its MPS daemon, behind; the
 next run on the directory stops them first and says so (docs/profiling.md).
+Compute processes of others on the campaign's GPUs are named as it starts,
+and in the warnings of every run that shared a GPU with them.
 
 Exit status: 0 when every run is ok (settled or not) or infeasible, 3 when
 the campaign finished with failed runs (their tables are written; fix the

@@ -130,6 +130,24 @@ func NewRecorder(samplers []Sampler, opts RecorderOptions) (*Recorder, error) {
 // run_id, device, workload and timestamp.
 func (r *Recorder) Counters() []datasets.Counter { return r.counters }
 
+// Tenants asks every sampler that can (TenantLister) what else runs on
+// devices. It is refused while a run is being recorded, when the run's
+// own processes would be listed too.
+func (r *Recorder) Tenants(devices []int) ([]string, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.running {
+		return nil, fmt.Errorf("recorder: tenants: run %s is being recorded", r.run)
+	}
+	var out []string
+	for _, s := range r.samplers {
+		if tl, ok := s.(TenantLister); ok {
+			out = append(out, tl.Tenants(devices)...)
+		}
+	}
+	return out, nil
+}
+
 // Start begins sampling run runID on target t: it resets the samplers'
 // between-tick state, takes the first tick at once and one every interval
 // after it, until Stop.

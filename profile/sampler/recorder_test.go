@@ -2,6 +2,7 @@ package sampler
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -258,4 +259,38 @@ func counterNames(cs []datasets.Counter) []string {
 		out[i] = c.Name
 	}
 	return out
+}
+
+// lister is a sampler that lists one tenant on each device asked about.
+type lister struct{ scripted }
+
+func (l *lister) Tenants(devices []int) []string {
+	var out []string
+	for _, d := range devices {
+		out = append(out, fmt.Sprintf("%s: GPU %d is busy", l.name, d))
+	}
+	return out
+}
+
+// TestRecorderTenants asks the samplers that can list tenants, and is
+// refused while a run is recorded (its own processes would be listed).
+func TestRecorderTenants(t *testing.T) {
+	c := []datasets.Counter{{Name: "v", Unit: "1"}}
+	gpu := &lister{scripted{name: "gpu", counters: c}}
+	host := &scripted{name: "host", counters: []datasets.Counter{{Name: "w", Unit: "1"}}}
+	r, err := NewRecorder([]Sampler{host, gpu}, RecorderOptions{Clock: newFakeClock(), NoChildren: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := r.Tenants([]int{1, 2})
+	if want := []string{"gpu: GPU 1 is busy", "gpu: GPU 2 is busy"}; err != nil || !slices.Equal(got, want) {
+		t.Errorf("tenants %q, %v; want %q", got, err, want)
+	}
+	if err := r.Start("r1", Target{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Tenants([]int{1}); err == nil || !strings.Contains(err.Error(), "run r1 is being recorded") {
+		t.Errorf("during a run: %v", err)
+	}
+	r.Stop()
 }

@@ -50,6 +50,14 @@ type Resetter interface {
 	Reset()
 }
 
+// TenantLister is implemented by GPU samplers that can list the processes
+// on a device. Tenants is called between runs, when every process on the
+// campaign's devices is someone else's: it returns one message for each of
+// devices that holds any, naming them.
+type TenantLister interface {
+	Tenants(devices []int) []string
+}
+
 // Warner is implemented by samplers that can say why a counter read as NaN
 // (an NVML call that failed, a workload with no live process). Warnings
 // returns the messages gathered since the last call and forgets them; the

@@ -4,12 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/NVIDIA/go-nvml/pkg/nvml"
 	"github.com/coloc-dev/coloc/profile/sampler"
 )
 
@@ -141,4 +143,45 @@ func namedList(items []string) string {
 		return strings.Join(items, ", ")
 	}
 	return fmt.Sprintf("%s and %d more", strings.Join(items[:maxNamed], ", "), len(items)-maxNamed)
+}
+
+// Tenants implements sampler.TenantLister: the compute processes NVML
+// lists on each of devices, the MPS server aside, with their command name
+// (or that this process cannot see them: another PID namespace) and
+// device memory. Called before a campaign's first run, so that a GPU
+// someone else uses is known before hours of runs share it. A device NVML
+// cannot list processes of is left out of the answer.
+func (s *Sampler) Tenants(devices []int) []string {
+	if s.lib == nil {
+		return nil
+	}
+	var out []string
+	for _, idx := range devices {
+		if idx < 0 || idx >= len(s.devs) || !s.devs[idx].procMem {
+			continue
+		}
+		infos, r := s.devs[idx].h.GetComputeRunningProcesses()
+		if r != nvml.SUCCESS {
+			continue
+		}
+		var named []string
+		for _, p := range infos {
+			dir := filepath.Join(s.procRoot(), strconv.FormatUint(uint64(p.Pid), 10))
+			what := "not in this PID namespace"
+			if _, err := os.Stat(dir); err == nil {
+				if what = readComm(dir); what == mpsServer {
+					continue
+				}
+			}
+			if p.UsedGpuMemory != math.MaxUint64 {
+				what += fmt.Sprintf(", %.1f GiB", float64(p.UsedGpuMemory)/(1<<30))
+			}
+			named = append(named, fmt.Sprintf("%d (%s)", p.Pid, what))
+		}
+		if len(named) > 0 {
+			out = append(out, fmt.Sprintf("GPU %d already runs %d compute process(es) before the campaign's first run: %s; runs on it share the GPU with them and their measurements include that load (stop them, or give the campaign other GPUs with CUDA_VISIBLE_DEVICES)",
+				idx, len(named), namedList(named)))
+		}
+	}
+	return out
 }

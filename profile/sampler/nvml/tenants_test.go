@@ -176,3 +176,31 @@ func TestNVMLLastRunIsNoTenant(t *testing.T) {
 		}
 	}
 }
+
+// TestNVMLTenants: before a campaign's first run every compute process on
+// its GPUs is someone else's; each is named, with its memory, the MPS
+// server aside, and a GPU with none gives no message.
+func TestNVMLTenants(t *testing.T) {
+	root := t.TempDir()
+	fakeProc(t, root, 4242, "python3")
+	fakeProc(t, root, 555, "nvidia-cuda-mps")
+	f := nvmlfake.NewH200(3)
+	lists := [][]nvml.ProcessInfo{
+		{{Pid: 4242, UsedGpuMemory: 3 << 30}, {Pid: 555, UsedGpuMemory: 1 << 29}, {Pid: 900001, UsedGpuMemory: math.MaxUint64}},
+		{{Pid: 555, UsedGpuMemory: 1 << 29}},
+		{{Pid: 4242, UsedGpuMemory: 1 << 30}},
+	}
+	for i, l := range lists {
+		dev := f.Server.Devices[i].(*server.Device)
+		dev.GetComputeRunningProcessesFunc = func() ([]nvml.ProcessInfo, nvml.Return) { return l, nvml.SUCCESS }
+	}
+	s := mustOpen(t, f, Options{ProcRoot: root})
+	got := s.Tenants([]int{0, 1, 7})
+	want := "GPU 0 already runs 2 compute process(es) before the campaign's first run: 4242 (python3, 3.0 GiB), 900001 (not in this PID namespace)"
+	if len(got) != 1 || !strings.HasPrefix(got[0], want) {
+		t.Fatalf("tenants %q, want one message starting %q (GPU 1 holds only the MPS server, GPU 7 does not exist, GPU 2 was not asked)", got, want)
+	}
+	if got := s.Tenants([]int{2}); len(got) != 1 || !strings.Contains(got[0], "GPU 2 already runs 1 compute process(es)") {
+		t.Errorf("GPU 2: %q", got)
+	}
+}
