@@ -22,6 +22,7 @@ type nvmlDevice struct {
 	procUtil, procMem  bool
 	procSM, procMemCol int // sampler columns of proc_sm_util, proc_mem_util
 	procUsedCol        int
+	reasonsCol         int                  // sampler column of clock_event_reasons; -1 when not read
 	lastSeen           uint64               // newest process-utilisation timestamp seen (µs)
 	perPID             map[uint32][3]uint64 // per tick: SM sum, memory sum, count
 
@@ -125,9 +126,13 @@ func allocGPM(lib nvml.Interface, note func(string, nvml.Return)) *gpmState {
 // bind maps the device's counters to the sampler's columns.
 func (d *nvmlDevice) bind(col map[string]int) {
 	d.cols = make([][]int, len(d.queries))
+	d.reasonsCol = -1
 	for i, q := range d.queries {
 		for _, c := range q.counters {
 			d.cols[i] = append(d.cols[i], col[c.Name])
+			if c.Name == sampler.CounterClockReasons.Name {
+				d.reasonsCol = col[c.Name]
+			}
 		}
 	}
 	d.procSM, d.procMemCol, d.procUsedCol = -1, -1, -1
@@ -163,6 +168,9 @@ func (d *nvmlDevice) sample(s *Sampler, procs map[string][]int, workloads []stri
 	}
 	if d.gpm != nil && d.gpm.read(s, d, vals) {
 		ok = true
+	}
+	if d.reasonsCol >= 0 && !math.IsNaN(vals[d.reasonsCol]) {
+		warnSlowdowns(s, d.index, uint64(vals[d.reasonsCol]))
 	}
 	readings = append(readings, sampler.Reading{Device: d.index, Values: vals})
 	if len(workloads) == 0 || (!d.procUtil && !d.procMem) {
@@ -317,4 +325,31 @@ func counterNames(cs []datasets.Counter) string {
 		names[i] = c.Name
 	}
 	return strings.Join(names, ", ")
+}
+
+// slowdowns are the clocks event reasons that say the device, not the
+// work, held the clocks down: the board is too hot or its power supply
+// asked it to slow down. A run measured then is slower than the GPU is,
+// whoever ran on it. The other reasons are left alone: a software power
+// cap is how a GPU shares its power between co-located jobs (part of
+// what a pair run measures), and idle, sync boost, application and
+// display clocks are settings or no load.
+var slowdowns = []struct {
+	bit  uint64
+	what string
+}{
+	{nvml.ClocksThrottleReasonHwSlowdown, "hardware slowdown (HW_SLOWDOWN: the board's thermal or power-brake signal)"},
+	{nvml.ClocksEventReasonSwThermalSlowdown, "software thermal slowdown (the GPU or its memory above their maximum operating temperature)"},
+	{nvml.ClocksThrottleReasonHwThermalSlowdown, "hardware thermal slowdown (the GPU too hot)"},
+	{nvml.ClocksThrottleReasonHwPowerBrakeSlowdown, "hardware power-brake slowdown (an external power brake, e.g. the system's power supply)"},
+}
+
+// warnSlowdowns warns, one message per reason, when this tick's clocks
+// event reasons include a slowdown; the Recorder counts the ticks of each.
+func warnSlowdowns(s *Sampler, dev int, reasons uint64) {
+	for _, sd := range slowdowns {
+		if reasons&sd.bit != 0 {
+			s.warnf("device %d: clocks held down by %s (clocks event reason 0x%x): the run's step times are slower than the GPU's", dev, sd.what, sd.bit)
+		}
+	}
 }

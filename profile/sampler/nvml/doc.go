@@ -43,6 +43,16 @@
 // Devices of a multi-GPU run are read concurrently, so a tick takes about
 // as long as one device's calls.
 //
+// # Clock slowdowns
+//
+// clock_event_reasons is recorded every tick, and a tick whose reasons
+// include one of the board's own slowdowns (hardware slowdown, software
+// or hardware thermal slowdown, hardware power brake) warns, one message
+// per reason, so the run's warnings count the ticks each held the clocks
+// down. A software power cap does not warn: co-located jobs that together
+// ask for more than the power limit share it, which is interference a
+// pair run is meant to measure (device.go, slowdowns).
+//
 // # Per-process attribution and its limits
 //
 // GetProcessUtilization is the only NVML view of which process used the

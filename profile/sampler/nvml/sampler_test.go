@@ -299,7 +299,7 @@ func TestNVMLCounterSupport(t *testing.T) {
 		{
 			name: "old driver: throttle reasons",
 			fake: func() *nvmlfake.Fake { f := nvmlfake.NewH200(2); f.NoEventReasons = true; return f },
-			dev1: map[string]float64{"clock_event_reasons": 8},
+			dev1: map[string]float64{"clock_event_reasons": 16},
 		},
 		{
 			name:   "no per-process utilisation",
@@ -406,5 +406,46 @@ func TestNVMLCloseShutsDownOnce(t *testing.T) {
 	}
 	if after := nvmlfake.TotalCalls(f.Server); after != before {
 		t.Errorf("Sample after Close made %d NVML calls", after-before)
+	}
+}
+
+// TestNVMLWarnsOfSlowdowns: clocks held down by the board (too hot, a
+// power brake) are warned of, one message per reason; a software power
+// cap, which co-located jobs meet by sharing the power, is not.
+func TestNVMLWarnsOfSlowdowns(t *testing.T) {
+	f := nvmlfake.NewH200(1)
+	dev := f.Server.Devices[0].(*server.Device)
+	reasons := uint64(nvml.ClocksEventReasonSwPowerCap)
+	dev.GetCurrentClocksEventReasonsFunc = func() (uint64, nvml.Return) { return reasons, nvml.SUCCESS }
+	s := mustOpen(t, f, DefaultOptions)
+	for _, tc := range []struct {
+		reasons uint64
+		want    []string
+	}{
+		{nvml.ClocksEventReasonSwPowerCap | nvml.ClocksEventReasonGpuIdle, nil},
+		{nvml.ClocksEventReasonSwPowerCap | nvml.ClocksEventReasonSwThermalSlowdown | nvml.ClocksThrottleReasonHwThermalSlowdown,
+			[]string{"device 0: clocks held down by software thermal slowdown", "device 0: clocks held down by hardware thermal slowdown"}},
+		{nvml.ClocksThrottleReasonHwSlowdown | nvml.ClocksThrottleReasonHwPowerBrakeSlowdown,
+			[]string{"hardware slowdown (HW_SLOWDOWN", "hardware power-brake slowdown"}},
+	} {
+		reasons = tc.reasons
+		if _, err := s.Sample(pairTarget); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, w := range s.Warnings() {
+			if strings.Contains(w, "clocks held down") {
+				got = append(got, w)
+			}
+		}
+		if len(got) != len(tc.want) {
+			t.Errorf("reasons %#x: warnings %q, want %d", tc.reasons, got, len(tc.want))
+			continue
+		}
+		for i, w := range tc.want {
+			if !strings.Contains(got[i], w) {
+				t.Errorf("reasons %#x: warning %q, want %q", tc.reasons, got[i], w)
+			}
+		}
 	}
 }

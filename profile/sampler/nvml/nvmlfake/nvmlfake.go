@@ -128,7 +128,7 @@ const GiB = 1 << 30
 //	utilisation 50+t % (GPU), 20+i % (memory); memory used (1+t) GiB;
 //	clocks 1980 MHz (SM), 3201 MHz (memory); power 300+t W; temperature
 //	40+i C; PCIe 1000 KiB/s sent, 2000 KiB/s received; clocks event reasons
-//	0x4 (throttle reasons 0x8 on an old driver);
+//	0x4 (throttle reasons 0x10 on an old driver);
 //	process utilisation: PIDA one sample (SM 60%, memory 30%), PIDB two
 //	samples (SM 10% and 20%, memory 4% and 6%), stamped 1000*(t+1) µs, so a
 //	query with the newest timestamp seen gets ERROR_NOT_FOUND until the
@@ -166,7 +166,7 @@ func (f *Fake) Script(d *server.Device, i int) {
 		return 0x4, f.ret(i, "GetCurrentClocksEventReasons")
 	}
 	d.GetCurrentClocksThrottleReasonsFunc = func() (uint64, nvml.Return) {
-		return 0x8, f.ret(i, "GetCurrentClocksThrottleReasons")
+		return 0x10, f.ret(i, "GetCurrentClocksThrottleReasons")
 	}
 	d.GetProcessUtilizationFunc = func(last uint64) ([]nvml.ProcessUtilizationSample, nvml.Return) {
 		if r := f.ret(i, "GetProcessUtilization"); r != nvml.SUCCESS {
