@@ -138,10 +138,14 @@ func (c *Campaign) Execute(ctx context.Context) (*Summary, error) {
 	for _, w := range leftWarns {
 		prog.Warn(w)
 	}
-	man, err := c.prepare()
+	man, hwWarns, err := c.prepare()
 	if err != nil {
 		return nil, err
 	}
+	for _, w := range hwWarns {
+		prog.Warn(w)
+	}
+	leftWarns = append(leftWarns, hwWarns...)
 	if c.Shard == "" {
 		todo = c.Plan // extended by prepare
 	}
@@ -296,8 +300,10 @@ func checkForeign(dir string) error {
 		dir, strings.Join(other, ", "))
 }
 
-// prepare creates or checks the directory and writes the manifest.
-func (c *Campaign) prepare() (*Manifest, error) {
+// prepare creates or checks the directory and writes the manifest. On a
+// resumed campaign it also says what of the hardware changed since its
+// earlier runs (Manifest.hardwareChanges).
+func (c *Campaign) prepare() (*Manifest, []string, error) {
 	o := c.Runner.Options
 	man := &Manifest{
 		Format: ManifestFormat, Version: ManifestVersion, Campaign: c.Name, Tool: version.String(),
@@ -312,17 +318,18 @@ func (c *Campaign) prepare() (*Manifest, error) {
 			Notes: c.Plan.Notes, Runs: c.Plan.Runs},
 	}
 	if _, err := os.Stat(filepath.Join(c.Dir, FleetFile)); err == nil {
-		return nil, fmt.Errorf("%s holds a fleet (%s): its campaign is merged from its shards by coloc profile merge, and a merge would drop runs made here; run a shard instead (--out %s --shard i/n)",
+		return nil, nil, fmt.Errorf("%s holds a fleet (%s): its campaign is merged from its shards by coloc profile merge, and a merge would drop runs made here; run a shard instead (--out %s --shard i/n)",
 			c.Dir, FleetFile, filepath.Join(c.Dir, ShardsDir, "i"))
 	}
 	path := filepath.Join(c.Dir, "manifest.json")
 	old, err := ReadManifest(path)
 	discard := false
+	var warns []string
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
 		if !c.Force {
-			return nil, fmt.Errorf("%w (pass --force to discard the directory's campaign files)", err)
+			return nil, nil, fmt.Errorf("%w (pass --force to discard the directory's campaign files)", err)
 		}
 		discard = true
 	case c.Force:
@@ -337,34 +344,35 @@ func (c *Campaign) prepare() (*Manifest, error) {
 		}
 		if d := man.differences(old, extended); len(d) > 0 {
 			if !c.Force {
-				return nil, fmt.Errorf("%s holds another campaign: %s; rerun with its settings, choose another --out, or pass --force to discard its runs and start over",
+				return nil, nil, fmt.Errorf("%s holds another campaign: %s; rerun with its settings, choose another --out, or pass --force to discard its runs and start over",
 					c.Dir, strings.Join(d, "; "))
 			}
 			discard = true
 		} else {
 			man.Created, man.Campaign = old.Created, old.Campaign
 			c.Name = old.Campaign
+			warns = man.hardwareChanges(old)
 		}
 	}
 	if discard {
 		if err := removeCampaign(c.Dir); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	for _, d := range []string{c.Dir, filepath.Join(c.Dir, samplesDir), filepath.Join(c.Dir, logsDir)} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	c.Runner.LogDir = filepath.Join(c.Dir, logsDir)
 	if c.Runner.Options.Launcher == "" {
 		launcher, err := writeLauncher(c.Runner.LogDir)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		c.Runner.Options.Launcher = launcher
 	}
-	return man, writeManifest(path, man)
+	return man, warns, writeManifest(path, man)
 }
 
 // runOne runs pr, or records it infeasible, and stores its samples.

@@ -143,7 +143,9 @@
 // message refusing a second one. The kernel releases the lock when the
 // holder dies, so a campaign killed with SIGKILL never blocks the next.
 // Before the first run, Runner.Preflight checks every workload's program,
-// script and (for a .py script) that its Python imports torch, so that a
+// script and (for a .py script) that its Python imports torch, and on
+// CUDA that no GPU's compute mode forbids a planned run (prohibited; an
+// exclusive mode under a pair sharing by time slices), so that a
 // problem known in advance fails the campaign at once with its fix named,
 // not every run one by one. A CUDA campaign then asks its Monitor, when it
 // can tell (the NVML sampler through sampler.TenantLister), which compute

@@ -70,3 +70,40 @@ type warnSpy struct {
 }
 
 func (p *warnSpy) Warn(msg string) { *p.warned = append(*p.warned, msg) }
+
+// A campaign resumed where the driver or a GPU's power limit changed since
+// its earlier runs says so as it starts and in its summary; resumed on the
+// same hardware it says nothing of the kind.
+func TestCampaignResumedOnChangedHardware(t *testing.T) {
+	dir := t.TempDir()
+	s := fakeSuite(t, fake("a", "ok"), fake("b", "ok"))
+	gpu := Device{Index: 0, Type: "cpu", UUID: "GPU-1", PowerLimitW: 700}
+	run := func(driver string, limit float64, po PlanOptions) (*Summary, []string) {
+		c := newCampaign(t, dir, s, po, &fakeMonitor{})
+		g := gpu
+		g.PowerLimitW = limit
+		c.Hardware.Devices, c.Hardware.Driver = []Device{g}, driver
+		var warned []string
+		c.Progress = &warnSpy{warned: &warned}
+		sum, err := c.Execute(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sum, warned
+	}
+	run("550.54.15", 700, planOpts("none", 1, 0, 1))
+	changed := func(w string) bool { return strings.Contains(w, "earlier runs") }
+	if _, warned := run("550.54.15", 700, planOpts("none", 1, 0, 1)); slices.ContainsFunc(warned, changed) {
+		t.Errorf("same hardware: %q", warned)
+	}
+	sum, warned := run("560.28.03", 600, planOpts("none", 1, 0, 1))
+	for _, want := range []string{
+		"the GPU driver was 550.54.15 in the campaign's earlier runs and is 560.28.03 now",
+		"GPU 0's power limit was 700 W in the campaign's earlier runs and is 600 W now: runs before and after are not measured alike",
+	} {
+		has := func(w string) bool { return strings.Contains(w, want) }
+		if !slices.ContainsFunc(warned, has) || !slices.ContainsFunc(sum.Warnings, has) {
+			t.Errorf("progress warnings %q or summary warnings %q lack %q", warned, sum.Warnings, want)
+		}
+	}
+}

@@ -38,7 +38,8 @@ func OpenMachine(open sampler.OpenGPU, device string) (*Machine, error) {
 	m.Detection = d
 	var gpus []Device
 	for _, dev := range d.Devices {
-		gpus = append(gpus, Device{Index: dev.Index, Type: dev.Type, Name: dev.Name, UUID: dev.UUID, MemoryBytes: dev.MemoryTotal})
+		gpus = append(gpus, Device{Index: dev.Index, Type: dev.Type, Name: dev.Name, UUID: dev.UUID, MemoryBytes: dev.MemoryTotal,
+			ComputeMode: dev.ComputeMode, PowerLimitW: dev.PowerLimitW})
 	}
 	m.Hardware.Driver, m.Hardware.CUDA = d.System.Driver, d.System.CUDADriver
 	switch {

@@ -145,6 +145,30 @@ func (m *Manifest) differences(old *Manifest, extended bool) []string {
 	return d
 }
 
+// hardwareChanges says what of the hardware that decides a run's speed
+// differs between old, the manifest of the campaign's earlier sessions,
+// and m: the driver, and the power limit of a GPU (matched by UUID, else
+// by index). A resumed campaign is allowed on changed hardware, but its
+// runs from before and after are then not measured alike.
+func (m *Manifest) hardwareChanges(old *Manifest) []string {
+	var out []string
+	if o, n := old.Hardware.Driver, m.Hardware.Driver; o != "" && n != "" && o != n {
+		out = append(out, fmt.Sprintf("the GPU driver was %s in the campaign's earlier runs and is %s now", o, n))
+	}
+	for _, n := range m.Hardware.Devices {
+		for _, o := range old.Hardware.Devices {
+			same := o.UUID != "" && o.UUID == n.UUID || (o.UUID == "" || n.UUID == "") && o.Index == n.Index
+			if same && o.PowerLimitW > 0 && n.PowerLimitW > 0 && o.PowerLimitW != n.PowerLimitW {
+				out = append(out, fmt.Sprintf("GPU %d's power limit was %g W in the campaign's earlier runs and is %g W now", n.Index, o.PowerLimitW, n.PowerLimitW))
+			}
+		}
+	}
+	for i := range out {
+		out[i] += ": runs before and after are not measured alike (--force starts the campaign over)"
+	}
+	return out
+}
+
 func (s Settings) String() string {
 	return fmt.Sprintf("device %s (%s), duration %gs, warmup %gs, share %s", s.Device, s.DeviceType, s.DurationS, s.WarmupS, s.Share)
 }

@@ -8,6 +8,8 @@ import (
 	"os/exec"
 	"strings"
 	"time"
+
+	"github.com/coloc-dev/coloc/datasets"
 )
 
 // PreflightTimeout bounds each check of Preflight (importing torch takes a
@@ -21,6 +23,9 @@ const PreflightTimeout = 2 * time.Minute
 // It fails on the first problem with the fix named, before any run, so a
 // campaign never records a run failed for a reason known in advance.
 func (r *Runner) Preflight(runs []PlannedRun) error {
+	if err := r.checkComputeModes(runs); err != nil {
+		return err
+	}
 	seen := map[string]bool{}
 	torch := map[string]bool{}
 	for _, pr := range runs {
@@ -97,4 +102,34 @@ func lastLine(s string) string {
 		}
 	}
 	return ""
+}
+
+// checkComputeModes refuses runs the GPUs' compute modes forbid, which
+// would otherwise fail one by one: any run on a GPU in mode prohibited,
+// and a pair run sharing a GPU in an exclusive mode by time slicing (the
+// second job cannot create a CUDA context there; under MPS both are
+// clients of the one server process, which is what exclusive_process is
+// for). A device whose mode NVML did not give passes.
+func (r *Runner) checkComputeModes(runs []PlannedRun) error {
+	o := r.Options
+	if o.DeviceKind != "cuda" {
+		return nil
+	}
+	for _, pr := range runs {
+		if pr.Degree > len(o.Devices) {
+			continue // Run refuses it with its reason
+		}
+		for _, d := range o.Devices[:pr.Degree] {
+			fix := fmt.Sprintf("nvidia-smi -i %d -c DEFAULT, or give the campaign other GPUs with CUDA_VISIBLE_DEVICES", d.Index)
+			switch {
+			case d.ComputeMode == "prohibited":
+				return fmt.Errorf("run %s: GPU %d is in compute mode prohibited, where no process may use it; %s", pr.ID, d.Index, fix)
+			case pr.Mode == datasets.ModePair && shareMode(pr, o.Share) == datasets.ShareTimeSlice &&
+				(d.ComputeMode == "exclusive_process" || d.ComputeMode == "exclusive_thread"):
+				return fmt.Errorf("run %s: GPU %d is in compute mode %s, where the second job of a pair cannot start, so every pair run would fail; %s, or share it through MPS (--share mps)",
+					pr.ID, d.Index, d.ComputeMode, fix)
+			}
+		}
+	}
+	return nil
 }

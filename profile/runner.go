@@ -22,6 +22,11 @@ type Device struct {
 	Name        string `json:"name,omitempty"`
 	UUID        string `json:"uuid,omitempty"`
 	MemoryBytes uint64 `json:"memory_bytes,omitempty"` // 0 = unknown: no memory pre-check
+	// ComputeMode and PowerLimitW are NVML's (sampler.Device): a pair
+	// cannot share a GPU in compute mode exclusive_process without MPS,
+	// and runs under different power caps are not comparable.
+	ComputeMode string  `json:"compute_mode,omitempty"`
+	PowerLimitW float64 `json:"power_limit_w,omitempty"`
 }
 
 // Monitor samples counters while a run goes on. Start is called once the

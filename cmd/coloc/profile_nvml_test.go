@@ -63,3 +63,23 @@ func TestProfileRunOnFakeH200(t *testing.T) {
 func withNVML(t *testing.T, lib gonvml.Interface) fakeMachine {
 	return fakeMachine{t, func() sampler.OpenGPU { return nvmlOpener(lib) }}
 }
+
+// TestProfileRunRefusesExclusiveGPU: the compute mode NVML reports reaches
+// the preflight, which refuses pair runs on an exclusive-process GPU
+// before any run (every one would fail).
+func TestProfileRunRefusesExclusiveGPU(t *testing.T) {
+	f := nvmlfake.NewH200(1)
+	f.ComputeModes[0] = gonvml.COMPUTEMODE_EXCLUSIVE_PROCESS
+	m := withNVML(t, f.Server)
+	tmp := t.TempDir()
+	python, _ := filepath.Abs("../../profile/testdata/fakepython.sh")
+	script, _ := filepath.Abs("../../profile/testdata/fake.sh")
+	suite := filepath.Join(tmp, "suite.yaml")
+	os.WriteFile(suite, []byte("version: 1\nname: x\nworkloads:\n  - name: w\n    class: other\n    batch_size: 4\n"+
+		"    command: [\"{python}\", \""+script+"\", \"ok\"]\n"), 0o644)
+	_, _, err := m.run("profile", "run", "--suite", suite, "--out", filepath.Join(tmp, "camp"), "--python", python,
+		"--duration", "1s", "--repeats", "1", "--pairs", "all", "--degrees", "1")
+	if err == nil || !strings.Contains(err.Error(), "GPU 0 is in compute mode exclusive_process") {
+		t.Errorf("err = %v, want the exclusive compute mode named", err)
+	}
+}

@@ -18,7 +18,14 @@ type Device struct {
 	MemoryTotal       uint64 `json:"memory_total_bytes"`
 	Architecture      string `json:"architecture"`       // e.g. "hopper"
 	ComputeCapability string `json:"compute_capability"` // e.g. "9.0"
-	System            System `json:"system"`
+	// ComputeMode is NVML's compute mode: "default" (any number of
+	// processes), "exclusive_process" (one process; MPS clients count as
+	// the server's), "prohibited" (none); "" when NVML did not say.
+	ComputeMode string `json:"compute_mode,omitempty"`
+	// PowerLimitW is the power limit the driver enforces, in watts (0:
+	// unknown). Runs on boards capped differently are not comparable.
+	PowerLimitW float64 `json:"power_limit_w,omitempty"`
+	System      System  `json:"system"`
 	// GPM says whether the device offers GPM metrics (Hopper and newer).
 	GPM bool `json:"gpm"`
 	// Counters are the counters this device offers, device-wide ones first.

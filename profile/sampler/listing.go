@@ -89,14 +89,21 @@ func (d *Detection) WriteText(w io.Writer) error {
 		s := d.System
 		fmt.Fprintf(w, "GPUs: %d (driver %s, CUDA %s, NVML %s)\n", len(d.Devices), s.Driver, s.CUDADriver, s.NVML)
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "  INDEX\tTYPE\tNAME\tMEMORY\tARCH\tCC\tGPM\tUUID")
+		fmt.Fprintln(tw, "  INDEX\tTYPE\tNAME\tMEMORY\tARCH\tCC\tGPM\tMODE\tPOWER CAP\tUUID")
 		for _, dev := range d.Devices {
 			gpm := "no"
 			if dev.GPM {
 				gpm = "yes"
 			}
-			fmt.Fprintf(tw, "  %d\t%s\t%s\t%.1f GiB\t%s\t%s\t%s\t%s\n", dev.Index, dev.Type, dev.Name,
-				float64(dev.MemoryTotal)/(1<<30), dev.Architecture, dev.ComputeCapability, gpm, dev.UUID)
+			mode, cap := dev.ComputeMode, "?"
+			if mode == "" {
+				mode = "?"
+			}
+			if dev.PowerLimitW > 0 {
+				cap = fmt.Sprintf("%.0f W", dev.PowerLimitW)
+			}
+			fmt.Fprintf(tw, "  %d\t%s\t%s\t%.1f GiB\t%s\t%s\t%s\t%s\t%s\t%s\n", dev.Index, dev.Type, dev.Name,
+				float64(dev.MemoryTotal)/(1<<30), dev.Architecture, dev.ComputeCapability, gpm, mode, cap, dev.UUID)
 		}
 		tw.Flush()
 		fmt.Fprintln(w, "\nGPU counters (and the devices that offer them):")

@@ -24,8 +24,29 @@ func describeDevice(h nvml.Device, i int) sampler.Device {
 	if major, minor, r := h.GetCudaComputeCapability(); r == nvml.SUCCESS {
 		d.ComputeCapability = fmt.Sprintf("%d.%d", major, minor)
 	}
+	if m, r := h.GetComputeMode(); r == nvml.SUCCESS {
+		d.ComputeMode = computeModeName(m)
+	}
+	if mw, r := h.GetEnforcedPowerLimit(); r == nvml.SUCCESS {
+		d.PowerLimitW = float64(mw) / 1000
+	}
 	d.Type = sampler.DeviceType(d.Name)
 	return d
+}
+
+// computeModeName names an NVML compute mode as sampler.Device does.
+func computeModeName(m nvml.ComputeMode) string {
+	switch m {
+	case nvml.COMPUTEMODE_DEFAULT:
+		return "default"
+	case nvml.COMPUTEMODE_EXCLUSIVE_THREAD:
+		return "exclusive_thread"
+	case nvml.COMPUTEMODE_PROHIBITED:
+		return "prohibited"
+	case nvml.COMPUTEMODE_EXCLUSIVE_PROCESS:
+		return "exclusive_process"
+	}
+	return fmt.Sprintf("unknown (%d)", m)
 }
 
 func archName(a nvml.DeviceArchitecture) string {

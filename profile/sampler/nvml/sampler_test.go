@@ -78,7 +78,7 @@ func TestOpenNVMLDescribesH200(t *testing.T) {
 	d := devs[1]
 	d.Counters = nil
 	wantDev := sampler.Device{Index: 1, Name: "NVIDIA H200 141GB HBM3e", UUID: "GPU-00000000-0000-0000-0000-000000000001",
-		Type: "h200", MemoryTotal: 144384 << 20, Architecture: "hopper", ComputeCapability: "9.0",
+		Type: "h200", MemoryTotal: 144384 << 20, Architecture: "hopper", ComputeCapability: "9.0", ComputeMode: "default", PowerLimitW: 700,
 		System: sampler.System{Driver: "550.54.15", CUDADriver: "12.4", NVML: "12.550.54.15"}, GPM: true,
 		Unsupported: nil}
 	if !reflect.DeepEqual(d, wantDev) {

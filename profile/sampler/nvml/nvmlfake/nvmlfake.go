@@ -36,7 +36,9 @@ type Fake struct {
 	// NoEventReasons hides nvmlDeviceGetCurrentClocksEventReasons (a
 	// driver older than 535), so the throttle-reasons call must be used.
 	NoEventReasons bool
-	gpm            bool
+	// ComputeModes overrides a device's compute mode (default: DEFAULT).
+	ComputeModes map[int]nvml.ComputeMode
+	gpm          bool
 }
 
 // Process IDs of the scripted campaign: workload "a" is PIDA, workload
@@ -60,7 +62,7 @@ func NewA100(n int) *Fake {
 // New scripts srv's devices; gpm says whether they offer GPM.
 func New(srv *server.Server, gpm bool) *Fake {
 	f := &Fake{Server: srv, FailAll: map[int]nvml.Return{}, FailCall: map[int]string{},
-		unsupported: map[int]map[string]bool{}, gpm: gpm}
+		unsupported: map[int]map[string]bool{}, ComputeModes: map[int]nvml.ComputeMode{}, gpm: gpm}
 	srv.LookupSymbolFunc = func(symbol string) error {
 		if f.NoEventReasons && symbol == "nvmlDeviceGetCurrentClocksEventReasons" {
 			return errors.New("undefined symbol")
@@ -133,9 +135,22 @@ const GiB = 1 << 30
 //	samples (SM 10% and 20%, memory 4% and 6%), stamped 1000*(t+1) µs, so a
 //	query with the newest timestamp seen gets ERROR_NOT_FOUND until the
 //	next tick; process memory PIDA 10 GiB, PIDB 4 GiB, PIDB2 1 GiB;
-//	GPM metric of id m: m+t, NVLink metrics not supported.
+//	GPM metric of id m: m+t, NVLink metrics not supported; enforced power
+//	limit 700 W with GPM (an H200's), else 400 W (an A100's); compute mode
+//	DEFAULT unless ComputeModes says otherwise.
 func (f *Fake) Script(d *server.Device, i int) {
 	d.UUID = fmt.Sprintf("GPU-00000000-0000-0000-0000-%012d", i)
+	d.GetComputeModeFunc = func() (nvml.ComputeMode, nvml.Return) {
+		f.mu.Lock()
+		m := f.ComputeModes[i]
+		f.mu.Unlock()
+		return m, f.ret(i, "GetComputeMode")
+	}
+	limit := uint32(400000) // mW: an A100 SXM4's
+	if f.gpm {
+		limit = 700000 // an H200 SXM5's
+	}
+	d.GetEnforcedPowerLimitFunc = func() (uint32, nvml.Return) { return limit, f.ret(i, "GetEnforcedPowerLimit") }
 	d.GetUtilizationRatesFunc = func() (nvml.Utilization, nvml.Return) {
 		return nvml.Utilization{Gpu: uint32(50 + f.Tick()), Memory: uint32(20 + i)}, f.ret(i, "GetUtilizationRates")
 	}
