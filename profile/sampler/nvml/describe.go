@@ -34,17 +34,18 @@ func describeDevice(h nvml.Device, i int) sampler.Device {
 	return d
 }
 
-// computeModeName names an NVML compute mode as sampler.Device does.
+// computeModes name NVML's compute modes as sampler.Device does.
+var computeModes = map[nvml.ComputeMode]string{
+	nvml.COMPUTEMODE_DEFAULT:           "default",
+	nvml.COMPUTEMODE_EXCLUSIVE_THREAD:  "exclusive_thread",
+	nvml.COMPUTEMODE_PROHIBITED:        "prohibited",
+	nvml.COMPUTEMODE_EXCLUSIVE_PROCESS: "exclusive_process",
+}
+
+// computeModeName names an NVML compute mode (computeModes).
 func computeModeName(m nvml.ComputeMode) string {
-	switch m {
-	case nvml.COMPUTEMODE_DEFAULT:
-		return "default"
-	case nvml.COMPUTEMODE_EXCLUSIVE_THREAD:
-		return "exclusive_thread"
-	case nvml.COMPUTEMODE_PROHIBITED:
-		return "prohibited"
-	case nvml.COMPUTEMODE_EXCLUSIVE_PROCESS:
-		return "exclusive_process"
+	if name, ok := computeModes[m]; ok {
+		return name
 	}
 	return fmt.Sprintf("unknown (%d)", m)
 }
