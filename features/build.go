@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/coloc-dev/coloc/datasets"
 )
@@ -40,6 +41,7 @@ func Build(ds *datasets.Dataset) (*Set, error) {
 
 	// Descriptors, one per workload.
 	desc := map[string]Descriptor{}
+	var undescribed []string
 	kinds := map[string]bool{}
 	classes, precisions := map[string]bool{}, map[string]bool{}
 	for _, r := range solo.Rows {
@@ -52,7 +54,7 @@ func Build(ds *datasets.Dataset) (*Set, error) {
 		}
 		d, ok := describe(r.Workload, meta, bs)
 		if !ok {
-			s.Warnings = append(s.Warnings, fmt.Sprintf("workload %q: no meta and no known model %q: its descriptors are missing", r.Workload, FamilyOf(r.Workload)))
+			undescribed = append(undescribed, r.Workload)
 		}
 		if d.Estimate {
 			s.Meta["coloc.features.estimated."+d.Model] = d.Source
@@ -67,6 +69,9 @@ func Build(ds *datasets.Dataset) (*Set, error) {
 		if d.Precision != "" {
 			precisions[d.Precision] = true
 		}
+	}
+	if len(undescribed) > 0 {
+		s.Warnings = append(s.Warnings, undescribedWarning(undescribed, len(desc)))
 	}
 	layerKinds := sortedSet(kinds)
 	s.Columns = append(s.Columns,
@@ -209,4 +214,27 @@ func sortedSet(m map[string]bool) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// undescribedWarning is one warning for every workload without
+// descriptors, named (the first few) with the model name looked up where
+// it differs from the workload's, and the fix: a dataset of n workloads
+// imported from elsewhere often has none for all of them.
+func undescribedWarning(names []string, n int) string {
+	const shown = 5
+	var list []string
+	for i, w := range names {
+		if i == shown {
+			list = append(list, fmt.Sprintf("and %d more", len(names)-shown))
+			break
+		}
+		if f := FamilyOf(w); f != w {
+			w = fmt.Sprintf("%q (model %q)", w, f)
+		} else {
+			w = strconv.Quote(w)
+		}
+		list = append(list, w)
+	}
+	return fmt.Sprintf("%d of %d workloads have no descriptors (no meta line from a profiling run, no entry in %s, no model coloc knows by that name): %s; their descriptor features stay empty (docs/datasets.md says how to give them)",
+		len(names), n, WorkloadsFile, strings.Join(list, ", "))
 }

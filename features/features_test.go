@@ -155,7 +155,7 @@ func TestCounterSummaries(t *testing.T) {
 		}
 	}
 	// workload w has no meta and no known family: a warning, not an error.
-	if len(s.Warnings) != 1 || !strings.Contains(s.Warnings[0], `workload "w"`) {
+	if len(s.Warnings) != 1 || !strings.Contains(s.Warnings[0], `1 of 1 workloads have no descriptors`) || !strings.Contains(s.Warnings[0], `: "w"; `) {
 		t.Errorf("warnings %q", s.Warnings)
 	}
 }
@@ -272,5 +272,22 @@ func TestCounterSummariesUseRecordedWindow(t *testing.T) {
 	}
 	if got := s.Rows[0].Values[j]; got != 15 {
 		t.Errorf("sm_util_mean = %v, want 15 (the samples of the recorded window only)", got)
+	}
+}
+
+// TestUndescribedWarning: workloads without descriptors make one warning
+// that counts them, names the first five (with the model name looked up
+// where it differs) and says how many more.
+func TestUndescribedWarning(t *testing.T) {
+	names := []string{"ResNet-50 (batch size 64)", "job01", "job02", "job03", "job04", "job05", "job06"}
+	w := undescribedWarning(names, 66)
+	for _, want := range []string{
+		"7 of 66 workloads have no descriptors",
+		`"ResNet-50 (batch size 64)" (model "ResNet-50"), "job01", "job02", "job03", "job04", and 2 more;`,
+		WorkloadsFile,
+	} {
+		if !strings.Contains(w, want) {
+			t.Errorf("warning %q lacks %q", w, want)
+		}
 	}
 }
