@@ -7,7 +7,8 @@
 # the run: of its 68 minutes on 2026-12-02 (two cores, gbt-sums among the
 # models; short probes ran beside it in its first quarter hour), Gavel's
 # new-job took 37, the counters dataset's new-job 13, cross-device 10, the
-# seven other blocks 9.
+# seven other blocks 9. On 2026-12-03, nothing beside it: 53 minutes (Gavel's
+# new-job 30, the counters new-job 8, cross-device 7).
 # To share the work between two checkouts of the same commit, pass flags to
 # the test: RESULTS_FLAGS="-results-only new-job" in one and
 # RESULTS_FLAGS="-results-skip new-job" in the other, then take each one's
