@@ -22,9 +22,10 @@ type nvmlDevice struct {
 	procUtil, procMem  bool
 	procSM, procMemCol int // sampler columns of proc_sm_util, proc_mem_util
 	procUsedCol        int
-	reasonsCol         int                  // sampler column of clock_event_reasons; -1 when not read
-	lastSeen           uint64               // newest process-utilisation timestamp seen (µs)
-	perPID             map[uint32][3]uint64 // per tick: SM sum, memory sum, count
+	reasonsCol         int                   // sampler column of clock_event_reasons; -1 when not read
+	lastSeen           uint64                // newest process-utilisation timestamp seen (µs)
+	perPID             map[uint32][3]uint64  // per tick: SM sum, memory sum, count
+	verdicts           map[uint32]pidVerdict // this run's PIDs of others, classified (tenants.go)
 
 	gpm *gpmState // nil when the device has no GPM
 }
@@ -42,7 +43,7 @@ type gpmState struct {
 // answers ERROR_NOT_SUPPORTED (or that the library lacks) drops its
 // counters on this device; any other error drops them too, with a note.
 func openDevice(lib nvml.Interface, h nvml.Device, i int, opts Options, has func(string) bool) *nvmlDevice {
-	d := &nvmlDevice{index: i, h: h, perPID: map[uint32][3]uint64{}}
+	d := &nvmlDevice{index: i, h: h, perPID: map[uint32][3]uint64{}, verdicts: map[uint32]pidVerdict{}}
 	d.info = describeDevice(h, i)
 	note := func(call string, r nvml.Return) {
 		if r == nvml.ERROR_NOT_SUPPORTED || r == nvml.ERROR_FUNCTION_NOT_FOUND {

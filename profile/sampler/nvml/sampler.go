@@ -201,10 +201,12 @@ func (s *Sampler) Sample(t sampler.Target) ([]sampler.Reading, error) {
 // GPM interval spans two runs. Process-utilisation timestamps are kept:
 // NVML returns samples newer than the last one seen, whenever that was.
 // The PIDs of the run that ended are kept too, for one more run, so that
-// NVML's lingering record of them is not taken for another tenant.
+// NVML's lingering record of them is not taken for another tenant; what
+// the devices found other PIDs to be is forgotten.
 func (s *Sampler) Reset() {
 	s.lastRun, s.thisRun = s.thisRun, nil
 	for _, d := range s.devs {
+		clear(d.verdicts)
 		if d.gpm != nil {
 			d.gpm.have = false
 		}

@@ -43,6 +43,9 @@ const maxNamed = 5
 //     than record the run's use as 0. When some listed PIDs are the
 //     run's, the unseen ones are another container's (or a process of the
 //     run that has just ended, a tick or two): warned, values kept.
+//
+// What a PID was found to be is kept on the device for the rest of the run
+// (pidVerdict), so a tenant present all along costs /proc reads once.
 func (s *Sampler) attribute(d *nvmlDevice, call string, listed []uint32, procs map[string][]int) bool {
 	ours := map[uint32]bool{}
 	var roots []int
@@ -72,26 +75,19 @@ func (s *Sampler) attribute(d *nvmlDevice, call string, listed []uint32, procs m
 	var tenants []string
 	var unseen []uint32
 	for _, p := range others {
-		dir := filepath.Join(s.procRoot(), strconv.FormatUint(uint64(p), 10))
-		if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		v, ok := d.verdicts[p]
+		if !ok {
+			v = s.classify(p, roots, &tree)
+			d.verdicts[p] = v
+		}
+		switch v.kind {
+		case pidUnseen:
 			unseen = append(unseen, p)
-			continue
-		}
-		if tree == nil {
-			tree = map[uint32]bool{}
-			for _, q := range sampler.Descendants(s.procRoot(), roots) {
-				tree[uint32(q)] = true
-			}
-		}
-		if tree[p] {
+		case pidOurs:
 			anyOurs = true
-			continue
+		case pidTenant:
+			tenants = append(tenants, fmt.Sprintf("%d (%s)", p, v.comm))
 		}
-		comm := readComm(dir)
-		if comm == mpsServer {
-			continue
-		}
-		tenants = append(tenants, fmt.Sprintf("%d (%s)", p, comm))
 	}
 	if len(tenants) > 0 {
 		s.warnf("device %d: %s lists processes that are not the run's: %s; the GPU was shared with another tenant and the run's measurements include its load",
@@ -112,6 +108,46 @@ func (s *Sampler) attribute(d *nvmlDevice, call string, listed []uint32, procs m
 	s.warnf("device %d: %s lists, besides the run's, PIDs %s of another PID namespace: another container's processes on the GPU (or the run's own that had just ended, when only a tick or two)",
 		d.index, call, namedList(pids))
 	return true
+}
+
+// pidVerdict is what attribute found a PID listed on a device to be. It
+// is kept on the device until the next run starts (Reset): a process's
+// namespace and parentage do not change while it lives, so /proc is read
+// once for each PID a run meets, not at every tick.
+type pidVerdict struct {
+	kind int // pidOurs, pidMPS, pidUnseen, pidTenant
+	comm string
+}
+
+const (
+	pidOurs   = iota + 1 // forked by the run since the Recorder read its tree
+	pidMPS               // the MPS server
+	pidUnseen            // not in this PID namespace
+	pidTenant            // another tenant's
+)
+
+// classify looks p up in ProcRoot: unseen, the run's (a descendant of
+// roots; *tree, read at the first need, is the run's tree now), the MPS
+// server, or another tenant's.
+func (s *Sampler) classify(p uint32, roots []int, tree *map[uint32]bool) pidVerdict {
+	dir := filepath.Join(s.procRoot(), strconv.FormatUint(uint64(p), 10))
+	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		return pidVerdict{kind: pidUnseen}
+	}
+	if *tree == nil {
+		*tree = map[uint32]bool{}
+		for _, q := range sampler.Descendants(s.procRoot(), roots) {
+			(*tree)[uint32(q)] = true
+		}
+	}
+	if (*tree)[p] {
+		return pidVerdict{kind: pidOurs}
+	}
+	comm := readComm(dir)
+	if comm == mpsServer {
+		return pidVerdict{kind: pidMPS}
+	}
+	return pidVerdict{kind: pidTenant, comm: comm}
 }
 
 // procRoot is where the sampler reads processes: Options.ProcRoot, or
@@ -165,13 +201,15 @@ func (s *Sampler) Tenants(devices []int) []string {
 			continue
 		}
 		var named []string
+		var tree map[uint32]bool // no run yet: nothing is the run's
 		for _, p := range infos {
-			dir := filepath.Join(s.procRoot(), strconv.FormatUint(uint64(p.Pid), 10))
-			what := "not in this PID namespace"
-			if _, err := os.Stat(dir); err == nil {
-				if what = readComm(dir); what == mpsServer {
-					continue
-				}
+			v := s.classify(p.Pid, nil, &tree)
+			what := v.comm
+			switch v.kind {
+			case pidMPS:
+				continue
+			case pidUnseen:
+				what = "not in this PID namespace"
 			}
 			if p.UsedGpuMemory != math.MaxUint64 {
 				what += fmt.Sprintf(", %.1f GiB", float64(p.UsedGpuMemory)/(1<<30))

@@ -204,3 +204,40 @@ func TestNVMLTenants(t *testing.T) {
 		t.Errorf("GPU 2: %q", got)
 	}
 }
+
+// TestNVMLClassifiesAPIDOncePerRun: what a listed PID was found to be is
+// kept for the run, so /proc is not read for it at every tick; the next
+// run looks again.
+func TestNVMLClassifiesAPIDOncePerRun(t *testing.T) {
+	root := t.TempDir()
+	fakeProc(t, root, nvmlfake.PIDA, "python3", 700)
+	fakeProc(t, root, 700, "pt_main_thread")
+	f := nvmlfake.NewH200(1)
+	dev := f.Server.Devices[0].(*server.Device)
+	dev.GetComputeRunningProcessesFunc = func() ([]nvml.ProcessInfo, nvml.Return) {
+		return []nvml.ProcessInfo{{Pid: nvmlfake.PIDA, UsedGpuMemory: nvmlfake.GiB}, {Pid: 700, UsedGpuMemory: nvmlfake.GiB}}, nvml.SUCCESS
+	}
+	s := mustOpen(t, f, Options{ProcRoot: root})
+	tg := sampler.Target{Devices: []int{0}, Procs: map[string][]int{"a": {nvmlfake.PIDA}}}
+	warned := func() bool {
+		if _, err := s.Sample(tg); err != nil {
+			t.Fatal(err)
+		}
+		return strings.Contains(strings.Join(s.Warnings(), "\n"), "700")
+	}
+	s.Reset()
+	if warned() {
+		t.Fatal("tick 1: the run's own worker 700 was warned of")
+	}
+	// /proc no longer shows 700: read again, it would be another namespace's.
+	if err := os.RemoveAll(filepath.Join(root, "700")); err != nil {
+		t.Fatal(err)
+	}
+	if warned() {
+		t.Error("tick 2: PID 700 was looked up again within the run")
+	}
+	s.Reset()
+	if !warned() {
+		t.Error("next run: PID 700 was not looked up again")
+	}
+}
