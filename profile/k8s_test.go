@@ -109,18 +109,25 @@ func TestK8sManifest(t *testing.T) {
 	}
 }
 
-func TestK8sManifestCPU(t *testing.T) {
-	f := k8sFleet(t)
-	f.Settings.GPUs = 0
-	f.K8s.Parallelism, f.K8s.CPUs = 0, "2"
+// manifestDoc is f's Kubernetes manifest, parsed.
+func manifestDoc(t *testing.T, f *Fleet) map[string]any {
+	t.Helper()
 	b, err := K8sManifest(f)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var doc map[string]any
 	if err := yaml.Unmarshal(b, &doc); err != nil {
-		t.Fatal(err)
+		t.Fatalf("manifest is not YAML: %v\n%s", err, b)
 	}
+	return doc
+}
+
+func TestK8sManifestCPU(t *testing.T) {
+	f := k8sFleet(t)
+	f.Settings.GPUs = 0
+	f.K8s.Parallelism, f.K8s.CPUs = 0, "2"
+	doc := manifestDoc(t, f)
 	res := at(t, doc, "spec", "template", "spec", "containers", 0, "resources").(map[string]any)
 	if _, gpu := res["limits"]; gpu || at(t, doc, "spec", "parallelism") != 3 || at(t, doc, "spec", "template", "spec", "containers", 0, "resources", "requests", "cpu") != "2" {
 		t.Errorf("CPU fleet: resources %v, parallelism %v; want no GPU, a CPU request, every shard at once", res, at(t, doc, "spec", "parallelism"))
@@ -132,14 +139,7 @@ func TestK8sManifestCPU(t *testing.T) {
 func TestK8sManifestHostPID(t *testing.T) {
 	f := k8sFleet(t)
 	f.K8s.HostPID = true
-	b, err := K8sManifest(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var doc map[string]any
-	if err := yaml.Unmarshal(b, &doc); err != nil {
-		t.Fatal(err)
-	}
+	doc := manifestDoc(t, f)
 	if got := at(t, doc, "spec", "template", "spec", "hostPID"); got != true {
 		t.Errorf("hostPID = %v, want true", got)
 	}

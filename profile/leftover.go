@@ -28,8 +28,9 @@ import (
 // process group (the workload and what it started, torchrun's workers
 // included), which is stopped as a whole: SIGTERM, then SIGKILL after
 // the run options' KillGrace. Where /proc cannot be read, no process is
-// named, so none is stopped (coloc's GPU hosts are Linux). The private MPS daemon of a campaign
-// sharing by MPS is named likewise in MPSFile, and quit.
+// named, so none is stopped (coloc's GPU hosts are Linux). The private MPS
+// daemon of a campaign sharing by MPS is named likewise in MPSFile, and
+// quit.
 
 // MPSFile is the file in a campaign directory that names the private MPS
 // daemon of a campaign with --share mps, from its start to its stop (see
