@@ -25,7 +25,8 @@ type Data struct {
 type DataOptions struct {
 	// IncludeUnsettled also uses the suspect pairs the profiling harness
 	// measured (source coloc:<campaign>): pairs from runs whose step time
-	// never settled. Suspect pairs of other sources are never used.
+	// never settled, or measured only beside another tenant's processes.
+	// Suspect pairs of other sources are never used.
 	IncludeUnsettled bool
 }
 

@@ -47,10 +47,9 @@ type Campaign struct {
 	// campaign did not write: a directory that holds other files and no
 	// campaign is refused, with or without Force.
 	Force bool
-	// RetryFailed runs again the runs the journal holds as failed;
-	// RetryUnsettled those whose step time never settled. The new record
+	// Retry says which finished runs to run again; the new record
 	// replaces the old one.
-	RetryFailed, RetryUnsettled bool
+	Retry Retry
 	// Extend lets Plan add pair runs to the campaign the directory holds
 	// (extend.go): its runs are kept and the new pairs appended, instead
 	// of the plan being refused as another campaign's.
@@ -61,16 +60,29 @@ type Campaign struct {
 // Summary is what an Execute did.
 type Summary struct {
 	// Skipped counts the runs finished before and not redone; Retried the
-	// finished runs run again (RetryFailed, RetryUnsettled).
+	// finished runs run again (Retry).
 	Planned, Skipped, Retried, Ran int
 	OK, Failed, Infeasible         int
 	// Unsettled counts the ok runs with a side whose step time never
-	// settled.
-	Unsettled int
-	Tables    *Tables
-	Warnings  []string
+	// settled; Shared those that shared their GPUs with another tenant.
+	Unsettled, Shared int
+	Tables            *Tables
+	Warnings          []string
 	// Records are the finished runs of the plan (or shard), by run ID.
 	Records map[string]*RunRecord
+}
+
+// Notes are what a user of the campaign is advised to do about its ok
+// runs: unsettled ones and ones that shared their GPUs.
+func (s *Summary) Notes() []string {
+	var out []string
+	if s.Unsettled > 0 {
+		out = append(out, fmt.Sprintf("%d runs never settled (ok, with a wider interval; their pairs are suspect): raise --duration, or rerun them with --retry-unsettled", s.Unsettled))
+	}
+	if s.Shared > 0 {
+		out = append(out, fmt.Sprintf("%d runs shared their GPU with another tenant's processes (ok, but measured with that load; pairs with no run alone beside them are suspect): free the GPU, then rerun them with --retry-shared", s.Shared))
+	}
+	return out
 }
 
 // ErrInterrupted is wrapped by Execute's error when its context was
@@ -155,7 +167,7 @@ func (c *Campaign) Execute(ctx context.Context) (*Summary, error) {
 	}
 	defer j.Close()
 	sum := &Summary{Planned: len(todo.Runs), Warnings: append(leftWarns, warns...)}
-	pending := Pending(todo, recs, c.RetryFailed, c.RetryUnsettled)
+	pending := Pending(todo, recs, c.Retry)
 	for _, pr := range todo.Runs {
 		if recs[pr.ID] != nil {
 			sum.Skipped++
@@ -229,6 +241,9 @@ func (c *Campaign) Execute(ctx context.Context) (*Summary, error) {
 				if r.Unsettled() {
 					sum.Unsettled++
 				}
+				if r.SharedGPU() {
+					sum.Shared++
+				}
 			case datasets.StatusInfeasible:
 				sum.Infeasible++
 			default:
@@ -237,19 +252,34 @@ func (c *Campaign) Execute(ctx context.Context) (*Summary, error) {
 			for _, w := range r.Warnings {
 				sum.Warnings = append(sum.Warnings, r.RunID+": "+w)
 			}
+			for _, w := range r.Shared {
+				sum.Warnings = append(sum.Warnings, r.RunID+": "+w)
+			}
 		}
 	}
 	prog.End(sum)
 	return sum, runErr
 }
 
+// Retry says which finished runs a campaign runs again.
+type Retry struct {
+	// Failed: the runs held as failed; Unsettled: the ok runs whose step
+	// time never settled; Shared: the ok runs that shared their GPUs with
+	// another tenant's processes.
+	Failed, Unsettled, Shared bool
+}
+
+// again reports whether r is to be run again.
+func (rt Retry) again(r *RunRecord) bool {
+	return rt.Failed && r.Status == datasets.StatusFailed || rt.Unsettled && r.Unsettled() || rt.Shared && r.SharedGPU()
+}
+
 // Pending returns the runs of plan to do: those recs does not hold, and
-// the failed (retryFailed) and unsettled (retryUnsettled) ones it does.
-func Pending(plan *Plan, recs map[string]*RunRecord, retryFailed, retryUnsettled bool) []PlannedRun {
+// those it holds that retry asks for.
+func Pending(plan *Plan, recs map[string]*RunRecord, retry Retry) []PlannedRun {
 	var out []PlannedRun
 	for _, pr := range plan.Runs {
-		r := recs[pr.ID]
-		if r == nil || (retryFailed && r.Status == datasets.StatusFailed) || (retryUnsettled && r.Unsettled()) {
+		if r := recs[pr.ID]; r == nil || retry.again(r) {
 			out = append(out, pr)
 		}
 	}

@@ -60,18 +60,25 @@ func WritePlanText(w io.Writer, s *Suite, full, p *Plan, shard string, gpus int)
 
 // PlanProgress is how far the campaign in a directory is with a plan.
 type PlanProgress struct {
-	// Finished counts the runs of the plan with a record; Failed and
-	// Unsettled those of them that failed or never settled.
-	Finished, Failed, Unsettled int
+	// Finished counts the runs of the plan with a record; Failed,
+	// Unsettled and Shared those of them that failed, never settled or
+	// shared their GPUs with another tenant.
+	Finished, Failed, Unsettled, Shared int
 	// ToDo counts the runs a campaign would (re)do, estimated to take Est.
 	ToDo int
 	Est  time.Duration
 }
 
+// String says it in a sentence.
+func (p PlanProgress) String() string {
+	return fmt.Sprintf("%d of these runs finished (%d failed, %d unsettled, %d shared); a run would do %d, estimated %s",
+		p.Finished, p.Failed, p.Unsettled, p.Shared, p.ToDo, p.Est)
+}
+
 // ReadPlanProgress reads the journal of the campaign in dir and says how far it
 // is with p, and what a run with the given settings would do: everything
 // with force, else the runs not finished (Pending).
-func ReadPlanProgress(dir string, p *Plan, force, retryFailed, retryUnsettled bool) (PlanProgress, error) {
+func ReadPlanProgress(dir string, p *Plan, force bool, retry Retry) (PlanProgress, error) {
 	recs, _, err := ReadCampaignJournal(dir)
 	if err != nil {
 		return PlanProgress{}, err
@@ -89,10 +96,13 @@ func ReadPlanProgress(dir string, p *Plan, force, retryFailed, retryUnsettled bo
 		if rec.Unsettled() {
 			out.Unsettled++
 		}
+		if rec.SharedGPU() {
+			out.Shared++
+		}
 	}
 	todo := p
 	if !force {
-		todo = &Plan{Runs: Pending(p, recs, retryFailed, retryUnsettled)}
+		todo = &Plan{Runs: Pending(p, recs, retry)}
 	}
 	out.ToDo, out.Est = len(todo.Runs), todo.Total()
 	return out, nil

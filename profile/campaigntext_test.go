@@ -71,7 +71,7 @@ func TestReadPlanProgress(t *testing.T) {
 		force, retryFailed bool
 		todo               int
 	}{{false, false, 0}, {false, true, sum.Failed}, {true, false, len(plan.Runs)}} {
-		pr, err := ReadPlanProgress(camp, plan, c.force, c.retryFailed, false)
+		pr, err := ReadPlanProgress(camp, plan, c.force, Retry{Failed: c.retryFailed})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -151,8 +151,21 @@
 // can tell (the NVML sampler through sampler.TenantLister), which compute
 // processes already use its GPUs: none is the campaign's yet, so each is
 // another tenant's, and the campaign warns as it starts; during runs the
-// NVML sampler names, in each run's warnings, the processes on its
-// devices that are not the run's.
+// NVML sampler names the processes on a run's devices that are not the
+// run's: another tenant's go into the record's Shared (sampler.Sharer),
+// the rest into its warnings.
+//
+// # Shared runs (our choice)
+//
+// A run beside another tenant's processes stays ok: its workloads ran
+// and their numbers are real, only not theirs alone. A value (a solo
+// value, a pair's co-located throughput) is taken from the runs of it
+// measured alone when there is one, since the tenant's load lowers a
+// shared run's throughput by an amount nothing recorded can tell; when
+// every run of it was shared, it is taken from those and the pairs rows
+// it makes are suspect, as for unsettled runs, naming the runs.
+// Retry.Shared runs them again. Peak memory, which is the workload's own,
+// takes every run.
 //
 // # Fleets: shards on a cluster
 //

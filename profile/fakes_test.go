@@ -59,6 +59,8 @@ type fakeMonitor struct {
 	targets []sampler.Target
 	runID   string
 	target  sampler.Target
+	// shared names, by run ID, another tenant the monitor reports.
+	shared map[string]string
 }
 
 func (m *fakeMonitor) Start(runID string, t sampler.Target) {
@@ -69,7 +71,7 @@ func (m *fakeMonitor) Start(runID string, t sampler.Target) {
 	m.runID, m.target = runID, t
 }
 
-func (m *fakeMonitor) Stop() (*datasets.Table, []string) {
+func (m *fakeMonitor) Stop() (*datasets.Table, sampler.Notes) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	s := datasets.NewSamples([]datasets.Counter{{Name: "util", Unit: "%"}})
@@ -78,7 +80,11 @@ func (m *fakeMonitor) Stop() (*datasets.Table, []string) {
 	for name := range m.target.Procs {
 		s.Append(m.runID, 0, name, at, []float64{25})
 	}
-	return s.Table(), []string{"fake monitor: 1 tick"}
+	n := sampler.Notes{Warnings: []string{"fake monitor: 1 tick"}}
+	if msg := m.shared[m.runID]; msg != "" {
+		n.Shared = []string{msg}
+	}
+	return s.Table(), n
 }
 
 func (m *fakeMonitor) pids() [][]int {

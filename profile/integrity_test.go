@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -228,7 +230,7 @@ func TestCampaignRetryFailed(t *testing.T) {
 	}
 	mon := &fakeMonitor{}
 	c := newCampaign(t, dir, s, po, mon)
-	c.RetryFailed = true
+	c.Retry.Failed = true
 	sum, err = c.Execute(context.Background())
 	if err != nil || sum.Retried != 1 || sum.Skipped != 1 || sum.Failed != 0 || sum.OK != 2 {
 		t.Fatalf("retry: %+v, %v; want 1 retried, 1 skipped, 2 ok", sum, err)
@@ -256,7 +258,7 @@ func TestCampaignRetryUnsettled(t *testing.T) {
 	}
 	mon := &fakeMonitor{}
 	c := newCampaign(t, dir, s, po, mon)
-	c.RetryUnsettled = true
+	c.Retry.Unsettled = true
 	if _, err := c.Execute(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -297,5 +299,122 @@ func TestCampaignHostileWorkload(t *testing.T) {
 	}
 	if len(ds.Solo.Rows) != 2 || len(ds.Pairs.Rows) != 4 {
 		t.Errorf("%d solo rows, %d pairs rows; want 2 (a, b) and 4 (a|a, a|b, b|a, b|b)", len(ds.Solo.Rows), len(ds.Pairs.Rows))
+	}
+}
+
+// A run the monitor found beside another tenant's processes is recorded
+// shared: a value comes from the runs measured alone when there are any,
+// else from the shared runs, and then the pairs rows it makes are
+// suspect; Retry.Shared runs exactly the shared runs again.
+func TestCampaignSharedRuns(t *testing.T) {
+	dir := t.TempDir()
+	s := fakeSuite(t, fake("a", "ok"), fake("b", "ok"))
+	po := planOpts("all", 2, 0, 1)
+	tenant := "nvml: device 0: another tenant's process 4242 (python3) (in 3 of 9 ticks)"
+	shared := []string{"solo.a.r0", "solo.b.r0", "solo.b.r1", "pair.a+a.r0", "pair.a+a.r1", "pair.a+b.r0"}
+	mon := &fakeMonitor{shared: map[string]string{}}
+	for _, id := range shared {
+		mon.shared[id] = tenant
+	}
+	c := newCampaign(t, dir, s, po, mon)
+	var ids []string
+	for _, r := range c.Plan.Runs {
+		ids = append(ids, r.ID)
+	}
+	for _, id := range shared {
+		if !slices.Contains(ids, id) {
+			t.Fatalf("plan %v has no run %s", ids, id)
+		}
+	}
+	sum, err := c.Execute(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.OK != len(ids) || sum.Shared != len(shared) {
+		t.Fatalf("%d ok, %d shared; want %d ok, %d shared", sum.OK, sum.Shared, len(ids), len(shared))
+	}
+	for _, id := range shared {
+		if r := sum.Records[id]; !r.SharedGPU() || !slices.Equal(r.Shared, []string{tenant}) {
+			t.Errorf("record of %s: shared %q", id, r.Shared)
+		}
+		if !slices.Contains(sum.Warnings, id+": "+tenant) {
+			t.Errorf("warnings %q do not name %s's tenant", sum.Warnings, id)
+		}
+	}
+	if n := strings.Join(sum.Notes(), "\n"); !strings.Contains(n, "6 runs shared their GPU") || !strings.Contains(n, "--retry-shared") {
+		t.Errorf("notes %q", n)
+	}
+	repeats := map[string]int{}
+	for _, r := range sum.Tables.Solo.Rows {
+		repeats[r.Workload] = r.Repeats
+	}
+	if repeats["a"] != 1 || repeats["b"] != 2 {
+		t.Errorf("solo repeats %v; want a 1 (its run alone), b 2 (both shared: no run alone)", repeats)
+	}
+	status := map[string]string{}
+	for _, p := range sum.Tables.Pairs.Rows {
+		status[p.Workload+"|"+p.Partner] = p.Status
+	}
+	// a|b: its pair run r1 was alone and a's solo value too; b|a is
+	// normalized by b's shared solo runs; a|a's pair runs were both shared.
+	want := map[string]string{"a|a": "suspect", "a|b": "ok", "b|a": "suspect", "b|b": "suspect"}
+	if !maps.Equal(status, want) {
+		t.Errorf("pairs statuses %v, want %v", status, want)
+	}
+	for _, sub := range []string{
+		"pair a|a on cpu is suspect: another tenant's processes shared the GPU in pair run pair.a+a.r0, pair.a+a.r1 (coloc profile run --retry-shared reruns them)",
+		"pair b|a on cpu is suspect: normalized by the solo value of b, measured beside another tenant's processes in run solo.b.r0, solo.b.r1",
+	} {
+		if !slices.ContainsFunc(sum.Warnings, func(w string) bool { return strings.Contains(w, sub) }) {
+			t.Errorf("warnings %q lack %q", sum.Warnings, sub)
+		}
+	}
+	again := &fakeMonitor{}
+	c = newCampaign(t, dir, s, po, again)
+	c.Retry.Shared = true
+	if sum, err = c.Execute(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(slices.Sorted(slices.Values(again.started)), slices.Sorted(slices.Values(shared))) {
+		t.Errorf("retry ran %v, want the shared runs %v", again.started, shared)
+	}
+	for _, p := range sum.Tables.Pairs.Rows {
+		if p.Status != datasets.StatusOK {
+			t.Errorf("after the retry, pair %s|%s is %s", p.Workload, p.Partner, p.Status)
+		}
+	}
+}
+
+// The journal reads records of every version up to its own, a version-2
+// record with no tenant seen, and refuses a version it does not know,
+// naming the file and line.
+func TestJournalVersions(t *testing.T) {
+	path := filepath.Join(t.TempDir(), journalName)
+	line := func(v int, id string) string {
+		return fmt.Sprintf(`{"version":%d,"run_id":%q,"mode":"solo","status":"ok","sides":[]}`, v, id)
+	}
+	var lines []string
+	for v := 1; v <= JournalVersion; v++ {
+		lines = append(lines, line(v, fmt.Sprintf("solo.a.r%d", v)))
+	}
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	recs, _, err := ReadJournal(path)
+	if err != nil || len(recs) != JournalVersion {
+		t.Fatalf("%d records, %v; want %d", len(recs), err, JournalVersion)
+	}
+	if r := recs["solo.a.r2"]; r.SharedGPU() {
+		t.Errorf("a version-2 record reads as shared: %+v", r)
+	}
+	for _, v := range []int{0, JournalVersion + 1} {
+		bad := append(slices.Clone(lines), line(v, "solo.b.r0"))
+		if err := os.WriteFile(path, []byte(strings.Join(bad, "\n")+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		want := fmt.Sprintf("%s:%d: journal record version %d is not known to this coloc (it reads versions 1 to %d)", path, len(bad), v, JournalVersion)
+		if _, _, err := ReadJournal(path); err == nil || err.Error() != want {
+			t.Errorf("version %d: %v, want %q", v, err, want)
+		}
 	}
 }

@@ -15,9 +15,12 @@ import (
 )
 
 // JournalVersion is the version of the records in runs.jsonl. Version 2
-// added the settled flag, spread and window of each side; version-1
-// records still read (their sides count as settled, window unknown).
-const JournalVersion = 2
+// added the settled flag, spread and window of each side; version 3 the
+// run's shared list (another tenant's processes on its GPUs), which a
+// coloc that does not know it must not ignore. Version-1 and version-2
+// records still read (their sides count as settled, window unknown; no
+// tenant seen).
+const JournalVersion = 3
 
 // RunRecord is one finished run: a line of the journal runs.jsonl. A run is
 // finished when it has a value, failed, or was found infeasible; a run
@@ -42,6 +45,12 @@ type RunRecord struct {
 	// "" when the monitor returned none.
 	Samples  string   `json:"samples,omitempty"`
 	Warnings []string `json:"warnings,omitempty"`
+	// Shared names what else ran on the run's GPUs (another tenant's
+	// processes, sampler.Sharer), with the ticks it was seen in: the
+	// run's throughputs include that load, so its values are used only
+	// where no run measured alone stands beside them, and make what they
+	// give suspect (tables.go). Empty when the monitor cannot tell.
+	Shared []string `json:"shared,omitempty"`
 }
 
 // SideRecord is what one workload of a run did. Throughput is in samples/s
@@ -90,6 +99,12 @@ func (r *RunRecord) Unsettled() bool {
 		}
 	}
 	return false
+}
+
+// SharedGPU reports whether the run is ok and shared its GPUs with
+// another tenant's processes.
+func (r *RunRecord) SharedGPU() bool {
+	return r.Status == datasets.StatusOK && len(r.Shared) > 0
 }
 
 // settle sets the run's status and error from its sides.
@@ -196,8 +211,8 @@ func parseJournal(path string, data []byte) (map[string]*RunRecord, int, []strin
 		if err := json.Unmarshal(line, &r); err != nil {
 			return nil, 0, nil, fmt.Errorf("%s:%d: %v", path, n+1, err)
 		}
-		if r.Version != JournalVersion && r.Version != 1 {
-			return nil, 0, nil, fmt.Errorf("%s:%d: journal record version %d is not known to this coloc (it reads versions 1 and %d)", path, n+1, r.Version, JournalVersion)
+		if r.Version < 1 || r.Version > JournalVersion {
+			return nil, 0, nil, fmt.Errorf("%s:%d: journal record version %d is not known to this coloc (it reads versions 1 to %d)", path, n+1, r.Version, JournalVersion)
 		}
 		if r.RunID == "" {
 			return nil, 0, nil, fmt.Errorf("%s:%d: record without run_id", path, n+1)

@@ -92,20 +92,20 @@ func (r *recorderMonitor) Tenants(devices []int) []string {
 	return out
 }
 
-func (r *recorderMonitor) Stop() (*datasets.Table, []string) {
+func (r *recorderMonitor) Stop() (*datasets.Table, sampler.Notes) {
 	if r.startErr != nil {
 		err := r.startErr
 		r.startErr = nil
-		return nil, []string{"counters not sampled: " + err.Error()}
+		return nil, sampler.Notes{Warnings: []string{"counters not sampled: " + err.Error()}}
 	}
-	s, warns, err := r.rec.Stop()
+	s, notes, err := r.rec.Stop()
 	if err != nil {
-		warns = append(warns, "counters: "+err.Error())
+		notes.Warnings = append(notes.Warnings, "counters: "+err.Error())
 	}
 	if s == nil || s.Len() == 0 {
-		return nil, warns
+		return nil, notes
 	}
-	return s.Table(), warns
+	return s.Table(), notes
 }
 
 // SelectGPUs returns the GPUs a CUDA campaign uses: those that
@@ -159,13 +159,13 @@ func SelectGPUs(found []Device, n int, cvd string, set bool) ([]Device, string, 
 			note = fmt.Sprintf("CUDA_VISIBLE_DEVICES=%s names GPUs NVML numbers otherwise; taking the %d GPUs NVML shows (renumbered for this job)", cvd, len(found))
 		case unknown != "":
 			return nil, "", fmt.Errorf("CUDA_VISIBLE_DEVICES=%q: GPU %s is not among the %d GPUs NVML shows (indices %s; MIG instances are not supported)",
-				cvd, unknown, len(found), deviceIndices(found))
+				cvd, unknown, len(found), DeviceIndices(found))
 		default:
-			note = fmt.Sprintf("CUDA_VISIBLE_DEVICES=%s: using GPUs %s", cvd, deviceIndices(vis))
+			note = fmt.Sprintf("CUDA_VISIBLE_DEVICES=%s: using GPUs %s", cvd, DeviceIndices(vis))
 		}
 	}
 	if n > len(vis) {
-		return nil, "", fmt.Errorf("--gpus %d: only %d GPUs visible (indices %s)", n, len(vis), deviceIndices(vis))
+		return nil, "", fmt.Errorf("--gpus %d: only %d GPUs visible (indices %s)", n, len(vis), DeviceIndices(vis))
 	}
 	if n > 0 {
 		vis = vis[:n]
@@ -173,7 +173,9 @@ func SelectGPUs(found []Device, n int, cvd string, set bool) ([]Device, string, 
 	return vis, note, nil
 }
 
-func deviceIndices(ds []Device) string {
+// DeviceIndices lists the devices' indices, comma-separated: the form of
+// CUDA_VISIBLE_DEVICES and of MPS's device list.
+func DeviceIndices(ds []Device) string {
 	s := make([]string, len(ds))
 	for i, d := range ds {
 		s[i] = strconv.Itoa(d.Index)

@@ -43,7 +43,7 @@ func TestSelectGPUs(t *testing.T) {
 		if err != nil {
 			got = err.Error()
 		} else {
-			got = deviceIndices(devs)
+			got = DeviceIndices(devs)
 		}
 		if !strings.Contains(got, tc.want) || (err == nil) != (got == tc.want) {
 			t.Errorf("%s: got %q, want %q", tc.name, got, tc.want)

@@ -36,7 +36,7 @@ type Device struct {
 // run's samples table (nil when there is none) and warnings.
 type Monitor interface {
 	Start(runID string, t sampler.Target)
-	Stop() (*datasets.Table, []string)
+	Stop() (*datasets.Table, sampler.Notes)
 }
 
 // NopMonitor samples nothing: the monitor of a machine without a GPU.
@@ -46,7 +46,7 @@ type NopMonitor struct{}
 func (NopMonitor) Start(string, sampler.Target) {}
 
 // Stop returns no samples.
-func (NopMonitor) Stop() (*datasets.Table, []string) { return nil, nil }
+func (NopMonitor) Stop() (*datasets.Table, sampler.Notes) { return nil, sampler.Notes{} }
 
 // RunOptions control how runs execute.
 type RunOptions struct {
@@ -206,9 +206,10 @@ func (r *Runner) Run(ctx context.Context, pr PlannedRun) (*RunRecord, *datasets.
 	}
 	var samples *datasets.Table
 	if started {
-		var warns []string
-		samples, warns = mon.Stop()
-		rec.Warnings = append(rec.Warnings, warns...)
+		var notes sampler.Notes
+		samples, notes = mon.Stop()
+		rec.Warnings = append(rec.Warnings, notes.Warnings...)
+		rec.Shared = notes.Shared
 	}
 	if err != nil && ctx.Err() != nil {
 		return nil, nil, err

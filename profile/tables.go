@@ -47,11 +47,7 @@ func BuildTables(campaign string, s *Suite, plan *Plan, recs map[string]*RunReco
 		w, dev string
 		d      int
 	}
-	tput := map[key][]float64{}
-	step := map[key][]float64{}
-	peak := map[key]float64{}
-	spread := map[key]float64{} // the largest spread of an unsettled run
-	loose := map[key][]string{} // the unsettled runs
+	soloRuns := map[key][]*RunRecord{}
 	var soloOrder []key
 	var pairOrder []pairKey
 	pairRecs := map[pairKey][]*RunRecord{}
@@ -76,33 +72,39 @@ func BuildTables(campaign string, s *Suite, plan *Plan, recs map[string]*RunReco
 				continue
 			}
 			k := key{side.Workload, r.DeviceType, r.Degree}
-			if tput[k] == nil {
+			if soloRuns[k] == nil {
 				soloOrder = append(soloOrder, k)
 			}
-			tput[k] = append(tput[k], *side.Throughput)
-			if side.Unsettled() {
-				spread[k] = max(spread[k], val0(side.Spread))
-				loose[k] = append(loose[k], r.RunID)
-			}
-			step[k] = append(step[k], *side.StepTime)
-			if side.PeakMemory != nil {
-				peak[k] = max(peak[k], *side.PeakMemory)
-			}
+			soloRuns[k] = append(soloRuns[k], r)
 		}
 	}
 	solo := map[string]map[string]soloValue{} // device type -> workload -> degree-1 value
 	for _, k := range soloOrder {
 		w, _ := s.Workload(k.w)
-		e := widen(MeanCI(tput[k]), spread[k])
+		var tput, step []float64
+		spread, pm := 0.0, math.NaN() // the largest spread of an unsettled run; peak memory
+		var loose []string
+		for _, r := range soloRuns[k] { // peak memory is the workload's own: every run's counts
+			if p := r.Sides[0].PeakMemory; p != nil && (math.IsNaN(pm) || *p > pm) {
+				pm = *p
+			}
+		}
+		used, shared := alone(soloRuns[k])
+		for _, r := range used {
+			side := r.Sides[0]
+			tput = append(tput, *side.Throughput)
+			step = append(step, *side.StepTime)
+			if side.Unsettled() {
+				spread = max(spread, val0(side.Spread))
+				loose = append(loose, r.RunID)
+			}
+		}
+		e := widen(MeanCI(tput), spread)
 		if k.d == 1 {
 			if solo[k.dev] == nil {
 				solo[k.dev] = map[string]soloValue{}
 			}
-			solo[k.dev][k.w] = soloValue{e, loose[k]}
-		}
-		pm := math.NaN()
-		if v, ok := peak[k]; ok {
-			pm = v
+			solo[k.dev][k.w] = soloValue{e, loose, shared}
 		}
 		t.Solo.Rows = append(t.Solo.Rows, datasets.Solo{
 			Workload: k.w, DeviceType: k.dev, Degree: k.d, BatchSize: w.BatchSize,
@@ -115,7 +117,7 @@ func BuildTables(campaign string, s *Suite, plan *Plan, recs map[string]*RunReco
 			}
 			t.Scaling.Rows = append(t.Scaling.Rows, datasets.Scale{
 				Workload: k.w, DeviceType: k.dev, Degree: k.d, Nodes: 1, BatchSize: w.BatchSize,
-				Throughput: e.Mean, StepTime: MeanCI(step[k]).Mean, SyncTime: math.NaN(), Source: source,
+				Throughput: e.Mean, StepTime: MeanCI(step).Mean, SyncTime: math.NaN(), Source: source,
 			})
 		}
 	}
@@ -127,10 +129,30 @@ func BuildTables(campaign string, s *Suite, plan *Plan, recs map[string]*RunReco
 	return t
 }
 
-// soloValue is a degree-1 solo value and the unsettled runs behind it.
+// soloValue is a degree-1 solo value, the unsettled runs behind it and
+// those measured beside another tenant.
 type soloValue struct {
 	Estimate
-	unsettled []string
+	unsettled, shared []string
+}
+
+// alone returns the runs of recs to take a value from: those measured
+// alone on their GPUs when there are any (a run beside another tenant's
+// processes measured that load too, and is dropped), else all of them,
+// with the IDs of those that were shared (shared is then not empty).
+func alone(recs []*RunRecord) (used []*RunRecord, shared []string) {
+	for _, r := range recs {
+		if len(r.Shared) == 0 {
+			used = append(used, r)
+		}
+	}
+	if len(used) > 0 {
+		return used, nil
+	}
+	for _, r := range recs {
+		shared = append(shared, r.RunID)
+	}
+	return recs, shared
 }
 
 // widen widens e's interval to at least ±u·mean, the uncertainty of its
@@ -188,8 +210,10 @@ func runRows(campaign string, r *RunRecord) []datasets.Run {
 // propagated CI. A pair none of whose runs succeeded is infeasible when one
 // was refused by the memory check or ran out of memory, and absent (its
 // runs say why) otherwise. A row measured from an unsettled pair run, or
-// normalized by a solo value with an unsettled run, is suspect; the
-// warnings say which runs made it so.
+// normalized by a solo value with an unsettled run, is suspect; so is one
+// measured, or normalized by a solo value measured, only in runs that
+// shared the GPU with another tenant (alone); the warnings say which runs
+// made it so.
 func pairRows(pk pairKey, recs []*RunRecord, solo map[string]soloValue, source string) ([]datasets.Pair, []string) {
 	k, devType := [2]string{pk.a, pk.b}, pk.dev
 	self := k[0] == k[1]
@@ -197,11 +221,16 @@ func pairRows(pk pairKey, recs []*RunRecord, solo map[string]soloValue, source s
 	var coSpread [2]float64
 	var loose []string
 	infeasible := false
+	var ok []*RunRecord
 	for _, r := range recs {
 		if r.Status != datasets.StatusOK {
 			infeasible = infeasible || r.Status == datasets.StatusInfeasible || ranOutOfMemory(r)
 			continue
 		}
+		ok = append(ok, r)
+	}
+	ok, shared := alone(ok)
+	for _, r := range ok {
 		a, b := *r.Sides[0].Throughput, *r.Sides[1].Throughput
 		sa, sb := val0(r.Sides[0].Spread), val0(r.Sides[1].Spread)
 		if self {
@@ -244,16 +273,27 @@ func pairRows(pk pairKey, recs []*RunRecord, solo map[string]soloValue, source s
 			row.Colocated, row.Normalized = ce.Mean, ce.Mean/se.Mean
 			row.NormLow, row.NormHigh, row.Repeats = n.Low, n.High, ce.N
 			row.Status = datasets.StatusOK
-			var why []string
-			if len(loose) > 0 {
-				why = append(why, "step time never settled in pair run "+strings.Join(loose, ", "))
-			}
-			if len(se.unsettled) > 0 {
-				why = append(why, fmt.Sprintf("normalized by the solo value of %s, whose step time never settled in run %s", w, strings.Join(se.unsettled, ", ")))
+			var why, retry []string
+			for _, c := range []struct {
+				pair, solo           []string // the pair runs, the solo runs behind it
+				inPair, inSolo, flag string
+			}{
+				{loose, se.unsettled, "step time never settled in pair run", "whose step time never settled in run", "--retry-unsettled"},
+				{shared, se.shared, "another tenant's processes shared the GPU in pair run", "measured beside another tenant's processes in run", "--retry-shared"},
+			} {
+				if len(c.pair) > 0 {
+					why = append(why, c.inPair+" "+strings.Join(c.pair, ", "))
+				}
+				if len(c.solo) > 0 {
+					why = append(why, fmt.Sprintf("normalized by the solo value of %s, %s %s", w, c.inSolo, strings.Join(c.solo, ", ")))
+				}
+				if len(c.pair)+len(c.solo) > 0 {
+					retry = append(retry, c.flag)
+				}
 			}
 			if len(why) > 0 {
 				row.Status = datasets.StatusSuspect
-				warns = append(warns, fmt.Sprintf("pair %s|%s on %s is suspect: %s (coloc profile run --retry-unsettled reruns them)", w, p, devType, strings.Join(why, "; ")))
+				warns = append(warns, fmt.Sprintf("pair %s|%s on %s is suspect: %s (coloc profile run %s reruns them)", w, p, devType, strings.Join(why, "; "), strings.Join(retry, " ")))
 			}
 		}
 		rows = append(rows, row)

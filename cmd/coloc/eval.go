@@ -159,7 +159,7 @@ cores); the scores are those of one worker.`,
 	f.BoolVar(&markdown, "markdown", false, "print median MAE tables in Markdown")
 	f.StringArrayVar(&versus, "versus", nil, "with --markdown: comma-separated baseline models (e.g. gbt,forest); a last row gives the best model named in no --versus over the best of these, per column (MAE ratio); repeat for one row per group")
 	f.BoolVarP(&quiet, "quiet", "q", false, "no progress or warnings on stderr")
-	f.BoolVar(&includeUnsettled, "include-unsettled", false, "also use suspect pairs from profiling runs whose step time never settled")
+	f.BoolVar(&includeUnsettled, "include-unsettled", false, "also use suspect pairs of coloc's campaigns (runs that never settled or shared the GPU)")
 	f.Float64Var(&o0.Trust.Coverage, "coverage", o0.Trust.Coverage, "nominal coverage of the prediction intervals scored")
 	f.IntVar(&o0.Trust.Folds, "folds", o0.Trust.Folds, "cross-conformal folds per fit, to score interval coverage and width (0: no intervals, eleven times faster)")
 	f.StringVarP(&out, "out", "o", "", "write every seed's scores to this Arrow file")

@@ -91,7 +91,7 @@ more times.`,
 	cmd.Flags().StringVarP(&out, "out", "o", "", "model directory (created if needed)")
 	cmd.Flags().StringVar(&models, "models", "all", "comma-separated models to fit")
 	cmd.Flags().Uint64Var(&seed, "seed", model.DefaultSeed, "seed of every random choice")
-	cmd.Flags().BoolVar(&includeUnsettled, "include-unsettled", false, "also train on suspect pairs from profiling runs whose step time never settled")
+	cmd.Flags().BoolVar(&includeUnsettled, "include-unsettled", false, "also train on suspect pairs of coloc's campaigns (runs that never settled or shared the GPU)")
 	cmd.Flags().IntVar(&workers, "workers", 0, "models fit at once (0: GOMAXPROCS); the files do not depend on it")
 	cmd.Flags().Float64Var(&trust.Coverage, "coverage", trust.Coverage, "nominal coverage of the prediction intervals")
 	cmd.Flags().IntVar(&trust.Folds, "folds", trust.Folds, "cross-conformal folds that calibrate the intervals (0: no intervals)")

@@ -26,7 +26,7 @@ are dealt longest first to the shard with the least time so far.
 It takes every flag of 'coloc profile run', so a command line can be tried
 here first by changing run to plan. With --out it says what a run would do in
 that directory: how many runs are finished, failed or unsettled, and how many
-it would (re)do with --retry-failed or --retry-unsettled.`,
+it would (re)do with --retry-failed, --retry-unsettled or --retry-shared.`,
 		Example: `  coloc profile plan --suite benchmarks/suites/default.yaml --gpus 8
   coloc profile plan --suite benchmarks/suites/default.yaml --gpus 8 --shard 2/4 --json`,
 		Args: cobra.NoArgs,
@@ -64,12 +64,11 @@ it would (re)do with --retry-failed or --retry-unsettled.`,
 			if cf.out == "" {
 				return nil
 			}
-			pr, err := profile.ReadPlanProgress(cf.out, p, cf.force, cf.retryFailed, cf.retryUnsettled)
+			pr, err := profile.ReadPlanProgress(cf.out, p, cf.force, cf.retry)
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(e.stdout, "%s: %d of these runs finished (%d failed, %d unsettled); a run would do %d, estimated %s\n",
-				cf.out, pr.Finished, pr.Failed, pr.Unsettled, pr.ToDo, pr.Est)
+			fmt.Fprintf(e.stdout, "%s: %s\n", cf.out, pr)
 			return nil
 		},
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"strings"
 	"time"
 
@@ -43,13 +42,15 @@ out-of-memory or timeout makes a failed run and the campaign goes on.
 
 A run whose step time never settles is measured over the best window it has
 and recorded ok but unsettled, with a wider confidence interval; the pairs
-built from it are suspect. Before the first run every workload's command (and
+built from it are suspect. A run beside another tenant's processes (NVML)
+is recorded "shared"; runs alone are preferred, pairs from shared ones are
+suspect. Before the first run every workload's command (and
 the Python's torch) is checked, so a missing program fails at once.
 
 Ctrl-C stops the running workloads and keeps every finished run. Running the
 same command again resumes: finished runs are skipped, the interrupted one is
-redone; --retry-failed and --retry-unsettled also redo the failed or
-unsettled runs. --pairs-from on a campaign directory extends its campaign:
+redone; --retry-failed, --retry-unsettled and --retry-shared also redo
+the failed, unsettled or shared runs. --pairs-from on a campaign directory extends its campaign:
 the pairs of the list it lacks are added to its plan and run, every finished
 run is kept (the list of a round names only its new pairs). A directory
 holding another suite, plan or settings is refused (--force discards its campaign and starts over); a directory holding
@@ -138,7 +139,7 @@ cause and rerun with --retry-failed), 1 on any other error.`,
 			ro.Window.MinWarmup, ro.Timeout, ro.Share = rf.warmup, rf.timeout, rf.share
 			c := &profile.Campaign{
 				Dir: cf.out, Suite: s, Plan: plan, Shard: pf.shard, Hardware: hw, Force: cf.force,
-				RetryFailed: cf.retryFailed, RetryUnsettled: cf.retryUnsettled, Extend: from != "",
+				Retry: cf.retry, Extend: from != "",
 				Runner:   &profile.Runner{Suite: s, Options: ro, Monitor: mon},
 				Progress: profile.NewProgress(e.stdout, isTerminal(e.stdout)),
 			}
@@ -146,11 +147,7 @@ cause and rerun with --retry-failed), 1 on any other error.`,
 				if kind != "cuda" {
 					return errors.New("--share mps needs --device cuda")
 				}
-				ids := make([]string, len(hw.Devices))
-				for i, d := range hw.Devices {
-					ids[i] = strconv.Itoa(d.Index)
-				}
-				if c.MPS, err = profile.NewMPS("", strings.Join(ids, ",")); err != nil {
+				if c.MPS, err = profile.NewMPS("", profile.DeviceIndices(hw.Devices)); err != nil {
 					return err
 				}
 			}
@@ -166,8 +163,8 @@ cause and rerun with --retry-failed), 1 on any other error.`,
 			}
 			fmt.Fprintf(e.stdout, "wrote %s: %d runs rows, %d solo rows, %d pairs rows\n",
 				cf.out, len(sum.Tables.Runs.Rows), len(sum.Tables.Solo.Rows), len(sum.Tables.Pairs.Rows))
-			if sum.Unsettled > 0 {
-				fmt.Fprintf(e.stderr, "note: %d runs never settled (ok, with a wider interval; their pairs are suspect): raise --duration, or rerun them with --retry-unsettled\n", sum.Unsettled)
+			for _, n := range sum.Notes() {
+				fmt.Fprintln(e.stderr, "note:", n)
 			}
 			if sum.Failed > 0 {
 				return failedRuns(e.stderr, cf.out, sum)
@@ -200,17 +197,18 @@ func failedRuns(w io.Writer, dir string, sum *profile.Summary) error {
 // directory; `coloc profile plan` takes them too, to show what a run would
 // do there.
 type campaignFlags struct {
-	out                         string
-	force                       bool
-	retryFailed, retryUnsettled bool
+	out   string
+	force bool
+	retry profile.Retry
 }
 
 func (f *campaignFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.StringVar(&f.out, "out", "", "campaign directory (created; an existing one of the same campaign is resumed)")
 	fl.BoolVar(&f.force, "force", false, "discard the campaign in --out (its runs, tables, samples and logs) and start over; files a campaign did not write are never removed")
-	fl.BoolVar(&f.retryFailed, "retry-failed", false, "also run again the runs --out holds as failed")
-	fl.BoolVar(&f.retryUnsettled, "retry-unsettled", false, "also run again the runs --out holds as ok but unsettled")
+	fl.BoolVar(&f.retry.Failed, "retry-failed", false, "also run again the runs --out holds as failed")
+	fl.BoolVar(&f.retry.Unsettled, "retry-unsettled", false, "also run again the runs --out holds as ok but unsettled")
+	fl.BoolVar(&f.retry.Shared, "retry-shared", false, "also run again the runs --out holds as ok but measured beside another tenant's processes on the GPU")
 }
 
 // runFlags are the flags of `coloc profile run` that decide how runs

@@ -113,7 +113,7 @@ func TestProfileRunFailedRunsExit3(t *testing.T) {
 	planArgs := append([]string{"profile", "plan"}, args[2:]...)
 	planArgs = append(planArgs, "--retry-failed", "--timeout", "1m", "--interval", "50ms")
 	out, _, err := runCmd(t, planArgs...)
-	if err != nil || !strings.Contains(out, dir+": 2 of these runs finished (1 failed, 0 unsettled); a run would do 1,") {
+	if err != nil || !strings.Contains(out, dir+": 2 of these runs finished (1 failed, 0 unsettled, 0 shared); a run would do 1,") {
 		t.Errorf("profile plan with the flags of run: %v\n%s", err, out)
 	}
 }

@@ -43,7 +43,7 @@ func ExampleRecorder() {
 	must(err)
 	must(rec.Start("solo-a", sampler.Target{Procs: map[string][]int{"a": {101}}}))
 	clk.c <- clk.now.Add(100 * time.Millisecond) // the next tick
-	samples, warnings, err := rec.Stop()
+	samples, notes, err := rec.Stop()
 	must(err)
 
 	t := samples.Table()
@@ -52,7 +52,7 @@ func ExampleRecorder() {
 			t.Column("timestamp").Format(i), t.Column("device").Format(i), t.Column("workload").Format(i),
 			t.Column("cpu_time").FloatAt(i), t.Column("rss").FloatAt(i)/(1<<20))
 	}
-	fmt.Println(len(warnings), "warnings")
+	fmt.Println(len(notes.Warnings), "warnings")
 	// Output:
 	// GPU: no GPU sampler given
 	// 2026-03-01T12:00:00Z device 0 workload a: cpu_time 9.1 s, rss 301 MiB

@@ -94,6 +94,7 @@ type Recorder struct {
 	target  Target
 	samples *datasets.Samples
 	log     *warnLog
+	shared  *warnLog
 	ticks   int
 	tree    map[string][]int // the target's PIDs and their descendants
 	treeAt  time.Time        // when tree was read
@@ -165,6 +166,7 @@ func (r *Recorder) Start(runID string, t Target) error {
 	r.running, r.run, r.target, r.ticks, r.tree = true, runID, t, 0, nil
 	r.samples = datasets.NewSamples(r.counters)
 	r.log = &warnLog{index: map[string]int{}}
+	r.shared = &warnLog{index: map[string]int{}}
 	r.stop, r.done = make(chan struct{}), make(chan struct{})
 	ticker := r.opts.Clock.NewTicker(r.opts.Interval)
 	go r.loop(ticker)
@@ -185,21 +187,23 @@ func (r *Recorder) loop(ticker Ticker) {
 	}
 }
 
-// Stop ends the run and returns its samples and warnings: ticks that
-// failed, counters that read NaN and why, each message once with how many
-// ticks it concerned. The returned Samples belong to the caller.
-func (r *Recorder) Stop() (*datasets.Samples, []string, error) {
+// Stop ends the run and returns its samples and notes: ticks that
+// failed, counters that read NaN and why, what else ran on the run's
+// devices, each message once with how many ticks it concerned. The
+// returned Samples belong to the caller.
+func (r *Recorder) Stop() (*datasets.Samples, Notes, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if !r.running {
-		return nil, nil, errors.New("recorder: stop: no run is being recorded")
+		return nil, Notes{}, errors.New("recorder: stop: no run is being recorded")
 	}
 	close(r.stop)
 	<-r.done
 	r.running = false
-	s, w := r.samples, r.log.list(r.ticks)
-	r.samples, r.log = nil, nil
-	return s, w, nil
+	s := r.samples
+	n := Notes{Warnings: r.log.list(r.ticks), Shared: r.shared.list(r.ticks)}
+	r.samples, r.log, r.shared = nil, nil, nil
+	return s, n, nil
 }
 
 // rowKey identifies a row of one tick.
@@ -228,6 +232,11 @@ func (r *Recorder) tick(at time.Time) {
 		if w, ok := s.(Warner); ok {
 			for _, msg := range w.Warnings() {
 				r.log.add(s.Name()+": "+msg, r.ticks, at)
+			}
+		}
+		if sh, ok := s.(Sharer); ok {
+			for _, msg := range sh.Shared() {
+				r.shared.add(s.Name()+": "+msg, r.ticks, at)
 			}
 		}
 		if err != nil {

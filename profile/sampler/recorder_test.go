@@ -44,9 +44,11 @@ type scripted struct {
 	counters []datasets.Counter
 	script   []any // []Reading or error, per tick
 	warn     map[int][]string
+	share    map[int][]string
 	calls    int
 	resets   int
 	pending  []string
+	sharing  []string
 }
 
 func (s *scripted) Name() string                 { return s.name }
@@ -58,10 +60,16 @@ func (s *scripted) Warnings() []string {
 	s.pending = nil
 	return w
 }
+func (s *scripted) Shared() []string {
+	w := s.sharing
+	s.sharing = nil
+	return w
+}
 func (s *scripted) Sample(Target) ([]Reading, error) {
 	i := s.calls
 	s.calls++
 	s.pending = append(s.pending, s.warn[i]...)
+	s.sharing = append(s.sharing, s.share[i]...)
 	if i >= len(s.script) {
 		return nil, nil
 	}
@@ -106,7 +114,8 @@ func TestRecorderMergesTicks(t *testing.T) {
 			errors.New("device lost"),
 			[]Reading{rd(1, "", 53, nan)},
 		},
-		warn: map[int][]string{3: {"power read as NaN"}},
+		warn:  map[int][]string{3: {"power read as NaN"}},
+		share: map[int][]string{1: {"device 1: pid 7 (python)"}, 3: {"device 1: pid 7 (python)"}},
 	}
 	cpu := &scripted{
 		name:     "cpu",
@@ -136,10 +145,11 @@ func TestRecorderMergesTicks(t *testing.T) {
 	for k := 1; k <= 3; k++ {
 		clk.tick(k)
 	}
-	s, warnings, err := r.Stop()
+	s, notes, err := r.Stop()
 	if err != nil {
 		t.Fatal(err)
 	}
+	warnings := notes.Warnings
 	if !clk.stopped {
 		t.Error("ticker not stopped")
 	}
@@ -170,6 +180,11 @@ func TestRecorderMergesTicks(t *testing.T) {
 	if !slices.Equal(warnings, wantWarnings) {
 		t.Errorf("warnings\n got %q\nwant %q", warnings, wantWarnings)
 	}
+	// what else ran is kept apart from the warnings, each message once
+	wantShared := []string{"gpu: device 1: pid 7 (python) (in 2 of 4 ticks, first at tick 2, 2026-03-01T12:00:00.25Z)"}
+	if !slices.Equal(notes.Shared, wantShared) {
+		t.Errorf("shared\n got %q\nwant %q", notes.Shared, wantShared)
+	}
 	if err := datasets.Validate(s.Table(), "samples"); err != nil {
 		t.Errorf("the table does not validate: %v", err)
 	}
@@ -186,8 +201,8 @@ func TestRecorderSurvivesPanickingSampler(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.Start("r", Target{})
-	s, w, _ := r.Stop()
-	if s.Len() != 0 || len(w) != 1 || !strings.Contains(w[0], "p: tick failed, no readings from it: panic: bad script") {
+	s, n, _ := r.Stop()
+	if w := n.Warnings; s.Len() != 0 || len(w) != 1 || !strings.Contains(w[0], "p: tick failed, no readings from it: panic: bad script") {
 		t.Errorf("rows %d, warnings %q; want none and the panic", s.Len(), w)
 	}
 }

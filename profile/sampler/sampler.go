@@ -66,6 +66,25 @@ type Warner interface {
 	Warnings() []string
 }
 
+// Sharer is implemented by samplers that can tell that a run's devices
+// held load that is not the run's: another tenant's processes. Shared
+// returns what was found since the last call (a message naming the
+// device and the processes) and forgets it; the Recorder calls it after
+// every tick. A run with any is not measured alone (Notes.Shared).
+type Sharer interface {
+	Shared() []string
+}
+
+// Notes are what the Recorder has to say about a run besides its samples.
+// Each message appears once, with how many ticks it concerned.
+type Notes struct {
+	// Warnings are ticks that failed and counters that read NaN, and why.
+	Warnings []string
+	// Shared says what else ran on the run's devices (Sharer): the run's
+	// measurements include that load.
+	Shared []string
+}
+
 // Workloads returns the names of the workloads in Procs, sorted, the order
 // in which samplers emit their per-workload readings.
 func (t Target) Workloads() []string {

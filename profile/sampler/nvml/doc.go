@@ -76,10 +76,11 @@
 //     why. Run coloc in the host's PID namespace (docker run --pid=host;
 //     `coloc profile k8s --host-pid`) to read them.
 //   - Every process NVML lists on a run's device that is not the run's is
-//     named in the run's warnings: one coloc can see and did not start
-//     (nor any of its workloads: the process tree is read again first) is
-//     another tenant's, so the run shared the GPU and its measurements
-//     include that load; the MPS server is not counted. A PID of another
+//     named: one coloc can see and did not start (nor any of its
+//     workloads: the process tree is read again first) is another
+//     tenant's, so the run shared the GPU and its measurements include
+//     that load (Shared, sampler.Sharer; the campaign records the run as
+//     shared); the MPS server is not counted. Others are in the warnings. A PID of another
 //     namespace beside the run's own is another container's, or a process
 //     of the run that had just ended (then for a tick or two). tenants.go
 //     holds the rule.

@@ -83,10 +83,11 @@ func TestRecorderNVMLCampaign(t *testing.T) {
 	for k := 1; k <= 4; k++ {
 		clk.tick(k)
 	}
-	s, warnings, err := r.Stop()
+	s, notes, err := r.Stop()
 	if err != nil {
 		t.Fatal(err)
 	}
+	warnings := notes.Warnings
 	tab := s.Table()
 	if got, want := tab.Len(), 3*4+2; got != want { // the failed tick has host rows only
 		t.Errorf("%d rows, want %d", got, want)

@@ -49,9 +49,10 @@ type Sampler struct {
 	// first ticks, and they are no other tenant's.
 	thisRun, lastRun map[uint32]bool
 
-	mu       sync.Mutex // guards warnings (devices are read concurrently)
+	mu       sync.Mutex // guards warnings and shared (devices are read concurrently)
 	warnings []string
 	dropped  int
+	shared   []string // other tenants found since the last Shared call
 }
 
 // maxPendingWarnings bounds the warnings a sampler keeps between two
@@ -223,6 +224,37 @@ func (s *Sampler) Warnings() []string {
 	}
 	s.warnings, s.dropped = nil, 0
 	return w
+}
+
+// The Recorder finds these by type assertion; a method renamed would
+// silently drop what it reports.
+var (
+	_ sampler.Warner       = (*Sampler)(nil)
+	_ sampler.Sharer       = (*Sampler)(nil)
+	_ sampler.Resetter     = (*Sampler)(nil)
+	_ sampler.TenantLister = (*Sampler)(nil)
+)
+
+// Shared implements sampler.Sharer: the other tenants' processes found on
+// the run's devices since the last call (tenants.go).
+func (s *Sampler) Shared() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	w := s.shared
+	s.shared = nil
+	return w
+}
+
+// sharedf notes another tenant on a run's device. A message already
+// pending is not added again (one per device and NVML call a tick), so
+// the list stays bounded when nobody drains it.
+func (s *Sampler) sharedf(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !slices.Contains(s.shared, msg) && len(s.shared) < maxPendingWarnings {
+		s.shared = append(s.shared, msg)
+	}
 }
 
 func (s *Sampler) warnf(format string, args ...any) {

@@ -25,9 +25,10 @@ const maxNamed = 5
 // attribute checks the PIDs an NVML call listed on device d against the
 // run's processes (procs, every workload's process tree as the Recorder
 // last read it). It reports whether the call's per-process values can be
-// given to the workloads, and warns about every process on the device
-// that is not the run's (nor the last run's, which NVML may still list at
-// the next run's first ticks):
+// given to the workloads, and names every process on the device that is
+// not the run's (nor the last run's, which NVML may still list at the
+// next run's first ticks), another tenant's in Shared, others in the
+// warnings:
 //
 //   - A PID this process can see (ProcRoot/PID exists) that is neither the
 //     run's nor a descendant of it (the tree is read again, so a worker
@@ -90,7 +91,7 @@ func (s *Sampler) attribute(d *nvmlDevice, call string, listed []uint32, procs m
 		}
 	}
 	if len(tenants) > 0 {
-		s.warnf("device %d: %s lists processes that are not the run's: %s; the GPU was shared with another tenant and the run's measurements include its load",
+		s.sharedf("device %d: %s lists processes that are not the run's: %s; the GPU was shared with another tenant and the run's measurements include its load",
 			d.index, call, namedList(tenants))
 	}
 	if len(unseen) == 0 {

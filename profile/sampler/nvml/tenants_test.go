@@ -48,21 +48,22 @@ func TestNVMLTellsTheRunFromOtherTenants(t *testing.T) {
 		listed []uint32
 		// wantA, wantB: proc_mem_used of a and b
 		wantA, wantB float64
-		warn         []string // substrings of the one warning; none when empty
+		warn         []string // substrings of the one message; none when empty
+		shared       bool     // the message is in Shared (another tenant), not Warnings
 	}{
-		{"only the run's", []uint32{nvmlfake.PIDA, nvmlfake.PIDB}, 1 * gib, 1 * gib, nil},
+		{"only the run's", []uint32{nvmlfake.PIDA, nvmlfake.PIDB}, 1 * gib, 1 * gib, nil, false},
 		{"another tenant beside the run", []uint32{nvmlfake.PIDA, nvmlfake.PIDB, 4242}, 1 * gib, 1 * gib,
-			[]string{"device 0: GetComputeRunningProcesses lists processes that are not the run's: 4242 (python3)", "shared with another tenant"}},
+			[]string{"device 0: GetComputeRunningProcesses lists processes that are not the run's: 4242 (python3)", "shared with another tenant"}, true},
 		{"another tenant before the run's start", []uint32{4242}, 0, 0,
-			[]string{"4242 (python3)", "shared with another tenant"}},
-		{"the MPS server", []uint32{nvmlfake.PIDA, 555}, 1 * gib, 0, nil},
-		{"a worker forked since the tree was read", []uint32{nvmlfake.PIDA, 700}, 1 * gib, 0, nil},
+			[]string{"4242 (python3)", "shared with another tenant"}, true},
+		{"the MPS server", []uint32{nvmlfake.PIDA, 555}, 1 * gib, 0, nil, false},
+		{"a worker forked since the tree was read", []uint32{nvmlfake.PIDA, 700}, 1 * gib, 0, nil, false},
 		{"inside a container: host PIDs only", []uint32{900001, 900002}, nan, nan,
-			[]string{"lists PIDs 900001, 900002, none of them the run's and none in this PID namespace", "read as NaN", "--pid=host", "hostPID: true"}},
+			[]string{"lists PIDs 900001, 900002, none of them the run's and none in this PID namespace", "read as NaN", "--pid=host", "hostPID: true"}, false},
 		{"another container's process beside the run", []uint32{nvmlfake.PIDA, nvmlfake.PIDB, 900003}, 1 * gib, 1 * gib,
-			[]string{"besides the run's, PIDs 900003 of another PID namespace"}},
+			[]string{"besides the run's, PIDs 900003 of another PID namespace"}, false},
 		{"many tenants", []uint32{11, 12, 13, 14, 15, 16, 17}, 0, 0,
-			[]string{"11 (python3), 12 (python3), 13 (python3), 14 (python3), 15 (python3) and 2 more"}},
+			[]string{"11 (python3), 12 (python3), 13 (python3), 14 (python3), 15 (python3) and 2 more"}, true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -94,20 +95,30 @@ func TestNVMLTellsTheRunFromOtherTenants(t *testing.T) {
 					t.Errorf("%s: proc_mem_used %v, want %v", rs[1+i].Workload, got, want)
 				}
 			}
-			var warns []string
-			for _, w := range s.Warnings() {
-				if strings.Contains(w, "GetComputeRunningProcesses") {
-					warns = append(warns, w)
+			about := func(msgs []string) []string {
+				var out []string
+				for _, w := range msgs {
+					if strings.Contains(w, "GetComputeRunningProcesses") {
+						out = append(out, w)
+					}
 				}
+				return out
+			}
+			warns, shared := about(s.Warnings()), about(s.Shared())
+			if tc.shared {
+				warns, shared = shared, warns
+			}
+			if len(shared) != 0 {
+				t.Errorf("messages %q in the wrong list (shared: %v)", shared, tc.shared)
 			}
 			if len(tc.warn) == 0 {
 				if len(warns) != 0 {
-					t.Errorf("warnings %q, want none", warns)
+					t.Errorf("messages %q, want none", warns)
 				}
 				return
 			}
 			if len(warns) != 1 {
-				t.Fatalf("warnings %q, want one", warns)
+				t.Fatalf("messages %q, want one", warns)
 			}
 			for _, sub := range tc.warn {
 				if !strings.Contains(warns[0], sub) {
