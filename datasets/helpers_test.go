@@ -75,7 +75,7 @@ func sampleScaling() *ScalingTable {
 func sampleRuns() *RunsTable {
 	t0 := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
 	return &RunsTable{ThroughputUnit: UnitSamplesPerS, Rows: []Run{
-		{Campaign: "c1", RunID: "solo-A-r0", Mode: ModeSolo, Workload: "A", DeviceType: "v100", DeviceIDs: "0", Degree: 1, ShareMode: ShareExclusive, Start: t0, End: t0.Add(30 * time.Second), Steps: 300, Throughput: 100, WindowS: 20, PeakMemory: 8e9, Status: StatusOK, Settled: SettledYes, WindowStart: t0.Add(8 * time.Second), WindowEnd: t0.Add(28 * time.Second)},
+		{Campaign: "c1", RunID: "solo-A-r0", Mode: ModeSolo, Workload: "A", DeviceType: "v100", DeviceIDs: "0", Degree: 1, ShareMode: ShareExclusive, Start: t0, End: t0.Add(30 * time.Second), Steps: 300, Throughput: 100, WindowS: 20, PeakMemory: 8e9, Status: StatusOK, Settled: SettledYes, WindowStart: t0.Add(8 * time.Second), WindowEnd: t0.Add(28 * time.Second), Shared: "nvml: device 0: 4242 (python3) (in 3 of 9 ticks)"},
 		{Campaign: "c1", RunID: "pair-A-B-r0", Mode: ModePair, Workload: "A", Partner: "B", DeviceType: "v100", DeviceIDs: "0", Degree: 1, ShareMode: ShareTimeSlice, Start: t0, End: t0.Add(time.Minute), Steps: 0, Throughput: nan, WindowS: nan, PeakMemory: nan, Status: StatusFailed, Error: "CUDA out of memory"},
 		{Campaign: "c1", RunID: "scale-A-4-r0", Mode: ModeScale, Workload: "A", DeviceType: "v100", DeviceIDs: "0,1,2,3", Degree: 4, ShareMode: ShareExclusive, Repeat: 0, Start: t0, End: t0.Add(time.Minute), Steps: 600, Throughput: 380, WindowS: 40, PeakMemory: 8.1e9, Status: StatusOK, Settled: SettledNo},
 	}}

@@ -13,7 +13,9 @@ import (
 // window, SettledNo when it never did (the value was measured over the best
 // window available and is less certain), "" when unknown (a failed run, or
 // a version-1 file). WindowStart and WindowEnd bound the measuring window
-// on the wall clock; zero when unknown.
+// on the wall clock; zero when unknown. Shared names what else ran on the
+// run's GPUs (another tenant's processes), "" when nothing was seen or
+// could be (a CPU run, a version-1 or version-2 file).
 type Run struct {
 	Campaign               string
 	RunID                  string
@@ -34,6 +36,7 @@ type Run struct {
 	Error                  string
 	Settled                string
 	WindowStart, WindowEnd time.Time
+	Shared                 string
 }
 
 // RunsTable is the typed view of a runs table.
@@ -70,6 +73,7 @@ func RunsFrom(t *Table) (*RunsTable, error) {
 			Status:     r.str("status", i),
 			Error:      r.str("error", i),
 			Settled:    r.str("settled", i),
+			Shared:     r.str("shared", i),
 		}
 		if c := t.Column("window_start"); c != nil && !c.IsNull(i) {
 			out.Rows[i].WindowStart = time.Unix(0, c.Int[i]).UTC()
@@ -111,6 +115,7 @@ func (rt *RunsTable) Table() *Table {
 	se := w.strs("settled", UnitNone, n)
 	wa := w.times("window_start", n)
 	wb := w.times("window_end", n)
+	sh := w.strs("shared", UnitNone, n)
 	for _, r := range rt.Rows {
 		cm.AppendString(r.Campaign, false)
 		id.AppendString(r.RunID, false)
@@ -133,6 +138,7 @@ func (rt *RunsTable) Table() *Table {
 		se.AppendString(r.Settled, r.Settled == "")
 		wa.AppendInt(r.WindowStart.UnixNano(), r.WindowStart.IsZero())
 		wb.AppendInt(r.WindowEnd.UnixNano(), r.WindowEnd.IsZero())
+		sh.AppendString(r.Shared, r.Shared == "")
 	}
 	return t
 }

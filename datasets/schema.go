@@ -13,9 +13,10 @@ import (
 const Version = 1
 
 // RunsVersion is the schema version of the runs table. Version 2 added the
-// columns settled, window_start and window_end; a version-1 runs file still
-// reads (those columns absent: unknown).
-const RunsVersion = 2
+// columns settled, window_start and window_end, version 3 the column
+// shared; version-1 and version-2 runs files still read (the columns they
+// lack absent: unknown).
+const RunsVersion = 3
 
 // KindVersion is the schema version this package writes for tables of kind
 // k.
@@ -27,9 +28,9 @@ func KindVersion(k Kind) int {
 }
 
 // readsOlder reports whether this package still reads dataset tables of
-// kind k at an older schema version v (runs at version 1).
+// kind k at an older schema version v (runs at versions 1 and 2).
 func readsOlder(k Kind, v int) bool {
-	return k == KindRuns && v == 1
+	return k == KindRuns && (v == 1 || v == 2)
 }
 
 // Schema metadata keys. Every file carries both; a file without them is not
@@ -253,6 +254,7 @@ var specs = map[Kind]*Spec{
 			{Name: "settled", Type: String, Nullable: true, Enum: []string{SettledYes, SettledNo}, Doc: "whether the step time settled before the window (version 2); null unless status is ok"},
 			{Name: "window_start", Type: Time, Units: []string{UnitNanoseconds}, Nullable: true, Doc: "start of the measuring window (version 2)"},
 			{Name: "window_end", Type: Time, Units: []string{UnitNanoseconds}, Nullable: true, Doc: "end of the measuring window (version 2)"},
+			{Name: "shared", Type: String, Nullable: true, Doc: "another tenant's processes seen on the run's GPUs, '; '-separated (version 3); null when none was seen or nothing could tell"},
 		},
 	},
 	KindSamples: {

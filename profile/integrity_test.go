@@ -341,6 +341,12 @@ func TestCampaignSharedRuns(t *testing.T) {
 			t.Errorf("warnings %q do not name %s's tenant", sum.Warnings, id)
 		}
 	}
+	for _, r := range sum.Tables.Runs.Rows {
+		id, _, _ := strings.Cut(r.RunID, "/") // a pair run's rows are <run>/<label>
+		if want := map[bool]string{true: tenant}[slices.Contains(shared, id)]; r.Shared != want {
+			t.Errorf("runs row %s: shared %q, want %q", r.RunID, r.Shared, want)
+		}
+	}
 	if n := strings.Join(sum.Notes(), "\n"); !strings.Contains(n, "6 runs shared their GPU") || !strings.Contains(n, "--retry-shared") {
 		t.Errorf("notes %q", n)
 	}

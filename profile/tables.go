@@ -184,7 +184,7 @@ func runRows(campaign string, r *RunRecord) []datasets.Run {
 			DeviceType: r.DeviceType, DeviceIDs: r.DeviceIDs, Degree: r.Degree, ShareMode: r.Share,
 			Repeat: r.Repeat, Start: r.Start, End: r.End, Steps: s.Steps,
 			Throughput: val(s.Throughput), WindowS: val(s.WindowS), PeakMemory: val(s.PeakMemory),
-			Status: s.Status, Error: s.Error,
+			Status: s.Status, Error: s.Error, Shared: strings.Join(r.Shared, "; "),
 		}
 		if s.Settled != nil {
 			row.Settled = datasets.SettledNo
