@@ -18,6 +18,14 @@ type Policy interface {
 	Schedule(v *View) (*Plan, error)
 }
 
+// A Warner is a Policy with something to say about a run that its results
+// cannot show, such as jobs it had no information to decide on. Run adds
+// what Warnings returns after the run to Result.Warnings; each message
+// names the policy.
+type Warner interface {
+	Warnings() []string
+}
+
 // Events says what happened since the policy was last called; more than
 // one bit may be set.
 type Events uint8

@@ -107,6 +107,9 @@ func Run(topo *Topology, jobs []TraceJob, truth Rates, p Policy, opt Options) (*
 		return nil, err
 	}
 	s.finishResult(jobs)
+	if w, ok := p.(Warner); ok {
+		s.res.Warnings = append(s.res.Warnings, w.Warnings()...)
+	}
 	return s.res, nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/coloc-dev/coloc/model"
 	"github.com/coloc-dev/coloc/sim"
@@ -80,7 +81,7 @@ var DefaultSimilarityOptions = SimilarityOptions{K: 0, SmallParams: 20e6}
 //
 // A workload the model cannot describe (not in the model, no known model
 // family) has no references: it ranks every type alike (by name), is not
-// small, and never moves. The policy draws no random numbers and iterates
+// small, and never moves; Warnings names such workloads after a run. The policy draws no random numbers and iterates
 // no map in a decision, so a run is the same for every seed.
 type Similarity struct {
 	Opts  SimilarityOptions
@@ -132,6 +133,30 @@ func NewSimilarityFrom(m *model.Similarity, space *model.Space, solo sim.Rates, 
 
 // Name returns "similarity".
 func (*Similarity) Name() string { return "similarity" }
+
+// Warnings implements sim.Warner: the workloads met so far that the model
+// could not describe, with why, in the order they were first met.
+func (p *Similarity) Warnings() []string {
+	var blind []string
+	for _, d := range p.s.described() {
+		if len(d.refs) == 0 {
+			why := "no references"
+			if d.err != nil {
+				why = d.err.Error()
+			}
+			blind = append(blind, fmt.Sprintf("%s (%s)", d.name, why))
+		}
+	}
+	if len(blind) == 0 {
+		return nil
+	}
+	const named = 5
+	list := strings.Join(blind[:min(named, len(blind))], ", ")
+	if len(blind) > named {
+		list += fmt.Sprintf(" and %d more", len(blind)-named)
+	}
+	return []string{fmt.Sprintf("policy similarity: %d workload(s) the model cannot describe, so their jobs rank every GPU type alike, count as not small and never move: %s", len(blind), list)}
+}
 
 // Schedule starts waiting jobs after arrivals and completions and, at a
 // round with no job waiting, moves running jobs to better-suited GPUs.

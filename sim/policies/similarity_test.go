@@ -4,6 +4,7 @@ import (
 	"math"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/coloc-dev/coloc/features"
@@ -383,5 +384,77 @@ func BenchmarkSimilarityReplay(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// aliased gives workloads the rates of others (as: workload -> the one
+// whose rates it takes).
+type aliased struct {
+	sim.Rates
+	as map[string]string
+}
+
+func (a aliased) name(w string) string {
+	if o, ok := a.as[w]; ok {
+		return o
+	}
+	return w
+}
+
+func (a aliased) Solo(w string, s sim.Shape) (float64, bool) { return a.Rates.Solo(a.name(w), s) }
+func (a aliased) Colocated(w, p string, s sim.Shape) (float64, bool) {
+	return a.Rates.Colocated(a.name(w), a.name(p), s)
+}
+
+// A run with workloads the model cannot describe ends with one warning
+// naming them, in the order met, with why; a run without has none.
+func TestSimilarityWarnsOfUndescribedWorkloads(t *testing.T) {
+	dir, measured := tinyModel(t)
+	truth := aliased{measured, map[string]string{"Mystery": rec512, "Enigma": rec512}}
+	tp := simTopo(t, "a k80 1 2", "b v100 1 1")
+	for _, tc := range []struct {
+		jobs []string
+		want []string
+	}{
+		{[]string{rec512, r50x32}, nil},
+		{[]string{"Mystery", rec512, "Enigma", "Mystery"}, []string{`policy similarity: 2 workload(s) the model cannot describe, so their jobs rank every GPU type alike, count as not small and never move: Mystery (`, `), Enigma (`}},
+	} {
+		o := DefaultSimilarityOptions
+		o.K = 2
+		p, err := NewSimilarity(sim.Env{Seed: 1, Solo: sim.SoloOnly(truth), Models: dir}, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var jobs []sim.TraceJob
+		for i, w := range tc.jobs {
+			jobs = append(jobs, sim.TraceJob{Workload: w, Steps: 100, Scale: 1, Arrival: float64(i)})
+		}
+		r := simRun(t, tp, jobs, truth, p, simOpts())
+		var got []string
+		for _, w := range r.Warnings {
+			if strings.HasPrefix(w, "policy similarity:") {
+				got = append(got, w)
+			}
+		}
+		switch {
+		case tc.want == nil && len(got) != 0:
+			t.Errorf("jobs %v: warnings %q, want none", tc.jobs, got)
+		case tc.want != nil && len(got) != 1:
+			t.Errorf("jobs %v: warnings %q, want one", tc.jobs, got)
+		case tc.want != nil:
+			rest := got[0]
+			for _, part := range tc.want {
+				i := strings.Index(rest, part)
+				if i < 0 {
+					t.Fatalf("warning %q lacks %q (in order)", got[0], part)
+				}
+				rest = rest[i+len(part):]
+			}
+		}
+		for _, j := range r.Jobs {
+			if !(j.JCT > 0) {
+				t.Errorf("jobs %v: job %d (%s) did not run: JCT %v", tc.jobs, j.ID, j.Workload, j.JCT)
+			}
+		}
 	}
 }

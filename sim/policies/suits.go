@@ -150,6 +150,16 @@ func (s *suits) describe(w string) *suitsJob {
 	return d
 }
 
+// described returns the workloads described so far, in the order first
+// met.
+func (s *suits) described() []*suitsJob {
+	out := make([]*suitsJob, len(s.desc))
+	for _, d := range s.desc {
+		out[d.id] = d
+	}
+	return out
+}
+
 // throughput is reference j's measured solo throughput on (type, degree),
 // NaN when unknown.
 func (s *suits) throughput(j int, typ string, degree int) float64 {
