@@ -142,6 +142,7 @@ makespan ratio, then every case and the unrunnable jobs by reason.`,
 			if err != nil {
 				return err
 			}
+			policies.WriteCaseWarnings(e.stderr, cases)
 			w := e.stdout
 			if markdown != "-" {
 				var buf strings.Builder

@@ -37,6 +37,23 @@ type Case struct {
 	Unrunnable     int
 	Reasons        map[string]int // unrunnable jobs by reason
 	Results        []sim.Summary  // in the order of Sweep.Policies
+	// Warnings are the runs' warnings, each once (Warnings).
+	Warnings []string
+}
+
+// WriteCaseWarnings writes each warning of each case on a line of its own,
+// "warning: " and the case first.
+func WriteCaseWarnings(w io.Writer, cases []Case) {
+	for _, c := range cases {
+		for _, msg := range c.Warnings {
+			fmt.Fprintf(w, "warning: %s: %s\n", c, msg)
+		}
+	}
+}
+
+// String names the case: trace, cluster and degree mode.
+func (c Case) String() string {
+	return fmt.Sprintf("%s on %s, degree %s", c.Trace, c.Cluster, c.Degree)
 }
 
 // Run replays all cases, clusters outermost. Names and files are checked
@@ -79,7 +96,7 @@ func (s *Sweep) Run() ([]Case, error) {
 					return nil, fmt.Errorf("%s on %s, degree %s: %w", tr.Name, s.Clusters[ci], mode, err)
 				}
 				if s.Progress != nil {
-					fmt.Fprintf(s.Progress, "%s on %s, degree %s: done\n", c.Trace, c.Cluster, c.Degree)
+					fmt.Fprintf(s.Progress, "%s: done\n", c)
 				}
 				out = append(out, c)
 			}
@@ -98,7 +115,7 @@ func (s *Sweep) one(tr *sim.Trace, topo *sim.Topology, truth sim.Rates, mode str
 	if mode == "" {
 		mode = sim.DegreeTrace
 	}
-	c := Case{Trace: strings.TrimSuffix(filepath.Base(tr.Name), ".trace"), Cluster: topo.Name, Degree: mode, Jobs: len(tr.Jobs), Reasons: map[string]int{}}
+	c := Case{Trace: strings.TrimSuffix(filepath.Base(tr.Name), ".trace"), Cluster: topo.Name, Degree: mode, Jobs: len(tr.Jobs), Reasons: map[string]int{}, Warnings: Warnings(res)}
 	for _, r := range res {
 		c.Results = append(c.Results, r.Summary())
 	}

@@ -3,6 +3,9 @@ package policies
 import (
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -70,6 +73,46 @@ func TestSweepPage(t *testing.T) {
 	s.Policies = []string{"backfill", "lottery"}
 	if _, err := s.Run(); err == nil || !strings.Contains(err.Error(), `unknown policy "lottery"`) {
 		t.Errorf("unknown policy: error %v", err)
+	}
+}
+
+// Each case keeps its runs' warnings, once each: a cluster with a GPU
+// type the data has no rate for says so in every case, and a cluster
+// without says nothing.
+func TestSweepWarnings(t *testing.T) {
+	spec, err := os.ReadFile("../../examples/cluster-gavel-16.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	odd := filepath.Join(t.TempDir(), "odd.yaml")
+	text := strings.Replace(strings.Replace(string(spec), "name: gavel-16", "name: odd", 1), "gpu_type: p100", "gpu_type: h200", 1)
+	if err := os.WriteFile(odd, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := Sweep{
+		Traces:   []string{"../../examples/traces/physical_cluster/small_test.trace"},
+		Clusters: []string{"../../examples/cluster-gavel-16.yaml", odd},
+		Data:     "../../datasets/reference/gavel", Options: sim.DefaultOptions,
+		Policies: []string{"backfill", "oracle"}, Reference: "oracle",
+	}
+	cases, err := s.Run()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cases) != 2 || cases[1].String() != "small_test on odd, degree trace" {
+		t.Fatalf("cases %v", cases)
+	}
+	want := `GPU type "h200" of the cluster has no measured rate in the data: its 4 GPUs stay idle`
+	if !slices.Contains(cases[1].Warnings, want) || slices.Contains(cases[0].Warnings, want) {
+		t.Errorf("warnings %q and %q; want %q in the second case only", cases[0].Warnings, cases[1].Warnings, want)
+	}
+	if n := len(cases[1].Warnings); n != len(slices.Compact(slices.Sorted(slices.Values(cases[1].Warnings)))) {
+		t.Errorf("warnings repeated: %q", cases[1].Warnings)
+	}
+	var b strings.Builder
+	WriteCaseWarnings(&b, cases)
+	if line := "warning: small_test on odd, degree trace: " + want + "\n"; !strings.Contains(b.String(), line) {
+		t.Errorf("written warnings\n%s\nlack %q", b.String(), line)
 	}
 }
 
