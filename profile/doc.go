@@ -131,9 +131,9 @@
 // Executing a campaign in a directory that holds the same campaign (suite
 // hash, plan hash and settings) resumes it: finished runs are skipped and a
 // run that was interrupted (it has no journal line) is redone; a last
-// journal line cut short by a crash is dropped. RetryFailed and
-// RetryUnsettled also redo the failed and the unsettled runs; the new
-// record, appended later, replaces the old. Another campaign is refused
+// journal line cut short by a crash is dropped. Campaign.Retry also
+// redoes the failed, the unsettled or the shared runs; the new record,
+// appended later, replaces the old. Another campaign is refused
 // unless Force is set, which deletes the campaign files first (Force on
 // the same campaign starts it over). A directory that holds files but no
 // campaign is refused always: coloc never deletes files it did not write.

@@ -213,7 +213,7 @@ func TestCampaignForceStartsOver(t *testing.T) {
 	}
 }
 
-// RetryFailed reruns the failed runs of a campaign and nothing else; the
+// Retry.Failed reruns the failed runs of a campaign and nothing else; the
 // new record replaces the failed one in the tables.
 func TestCampaignRetryFailed(t *testing.T) {
 	dir := t.TempDir()
@@ -247,7 +247,7 @@ func TestCampaignRetryFailed(t *testing.T) {
 	}
 }
 
-// RetryUnsettled reruns the ok runs whose step time never settled.
+// Retry.Unsettled reruns the ok runs whose step time never settled.
 func TestCampaignRetryUnsettled(t *testing.T) {
 	dir := t.TempDir()
 	s := fakeSuite(t, fake("a", "ok"), fake("d", "drift"))
