@@ -15,7 +15,9 @@
 //
 //   - alone: its solo rate at Scale GPUs on that GPU type. The Gavel data
 //     give a job's aggregate iterations/s at each scale factor, so no
-//     per-GPU scaling is applied.
+//     per-GPU scaling is applied. Data in samples/s (coloc's profiler
+//     counts every worker's samples) are divided by the workload's
+//     per-GPU batch size, which gives the same aggregate iterations/s.
 //   - spread over more than one node: the rate of the "_unconsolidated"
 //     device type (Gavel measured those); a job with no such rate cannot
 //     be spread.

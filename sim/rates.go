@@ -80,13 +80,20 @@ type pairKey struct {
 }
 
 // NewMeasured builds the ground truth from a dataset's solo and pairs
-// tables. Both must be in iterations/s, the unit of trace steps.
+// tables, in iterations/s, the unit of trace steps. A table in samples/s
+// (what coloc's profiler writes) is converted with each workload's
+// per-GPU batch size from the solo table: a rate at degree d is the
+// job's aggregate iterations/s, d workers each doing iterations of its
+// per-GPU batch (as Gavel's rates are), so iterations/s = samples/s /
+// batch size at every degree. A workload without a batch size, or with
+// two, is refused by name.
 func NewMeasured(solo *datasets.SoloTable, pairs *datasets.Pairs) (*Measured, error) {
 	if solo == nil {
 		return nil, fmt.Errorf("no solo table: the simulator needs measured solo rates")
 	}
-	if solo.ThroughputUnit != datasets.UnitItersPerS {
-		return nil, fmt.Errorf("solo throughput is in %s; the simulator needs %s (trace jobs count iterations)", solo.ThroughputUnit, datasets.UnitItersPerS)
+	per, err := perIteration(solo, pairs)
+	if err != nil {
+		return nil, err
 	}
 	m := &Measured{
 		solo:      map[rateKey]float64{},
@@ -95,21 +102,85 @@ func NewMeasured(solo *datasets.SoloTable, pairs *datasets.Pairs) (*Measured, er
 		types:     map[string]bool{},
 	}
 	for _, r := range solo.Rows {
-		m.solo[rateKey{r.Workload, r.DeviceType, r.Degree}] = r.Throughput
+		m.solo[rateKey{r.Workload, r.DeviceType, r.Degree}] = r.Throughput / per.solo(r.Workload)
 		m.workloads[r.Workload] = true
 		m.types[strings.TrimSuffix(r.DeviceType, UnconsolidatedSuffix)] = true
 	}
 	if pairs != nil {
-		if pairs.ThroughputUnit != datasets.UnitItersPerS {
-			return nil, fmt.Errorf("pair throughput is in %s; the simulator needs %s", pairs.ThroughputUnit, datasets.UnitItersPerS)
-		}
 		for _, p := range pairs.Rows {
 			if p.Measured() {
-				m.pairs[pairKey{p.Workload, p.Partner, p.DeviceType, p.Degree}] = p.Colocated
+				m.pairs[pairKey{p.Workload, p.Partner, p.DeviceType, p.Degree}] = p.Colocated / per.pairs(p.Workload)
 			}
 		}
 	}
 	return m, nil
+}
+
+// units converts the throughputs of the solo and pairs tables to
+// iterations/s: each is divided by what solo or pairs returns for its
+// workload (1 for a table in iterations/s, the batch size for one in
+// samples/s).
+type units struct {
+	batch                 map[string]int
+	soloBatch, pairsBatch bool
+}
+
+func (u units) solo(w string) float64 {
+	if u.soloBatch {
+		return float64(u.batch[w])
+	}
+	return 1
+}
+
+func (u units) pairs(w string) float64 {
+	if u.pairsBatch {
+		return float64(u.batch[w])
+	}
+	return 1
+}
+
+// perIteration checks the tables' units and, when one is in samples/s,
+// that every workload it holds has one batch size in the solo table.
+func perIteration(solo *datasets.SoloTable, pairs *datasets.Pairs) (units, error) {
+	u := units{batch: map[string]int{}}
+	check := func(table, unit string) (bool, error) {
+		switch unit {
+		case datasets.UnitItersPerS:
+			return false, nil
+		case datasets.UnitSamplesPerS:
+			return true, nil
+		}
+		return false, fmt.Errorf("%s throughput is in %s; the simulator needs %s (trace jobs count iterations) or %s with batch sizes", table, unit, datasets.UnitItersPerS, datasets.UnitSamplesPerS)
+	}
+	var err error
+	if u.soloBatch, err = check("solo", solo.ThroughputUnit); err != nil {
+		return u, err
+	}
+	if pairs != nil {
+		if u.pairsBatch, err = check("pair", pairs.ThroughputUnit); err != nil {
+			return u, err
+		}
+	}
+	if !u.soloBatch && !u.pairsBatch {
+		return u, nil
+	}
+	for i, r := range solo.Rows {
+		switch b, ok := u.batch[r.Workload]; {
+		case r.BatchSize <= 0:
+			return u, fmt.Errorf("solo row %d: workload %s has no batch size: samples/s cannot be turned into the iterations/s trace steps count", i+1, r.Workload)
+		case ok && b != r.BatchSize:
+			return u, fmt.Errorf("solo row %d: workload %s has batch sizes %d and %d: samples/s cannot be turned into iterations/s", i+1, r.Workload, b, r.BatchSize)
+		}
+		u.batch[r.Workload] = r.BatchSize
+	}
+	if u.pairsBatch {
+		for i, p := range pairs.Rows {
+			if _, ok := u.batch[p.Workload]; !ok && p.Measured() {
+				return u, fmt.Errorf("pairs row %d: workload %s has no solo row, so no batch size: samples/s cannot be turned into iterations/s", i+1, p.Workload)
+			}
+		}
+	}
+	return u, nil
 }
 
 func device(s Shape) string {

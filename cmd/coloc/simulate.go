@@ -45,7 +45,8 @@ allows several, at the degree the export would choose on an empty cluster;
 a duration becomes steps at that measured rate.
 
 Jobs progress at the rates measured in DIR (solo.arrow and pairs.arrow, in
-iterations/s): their solo rate at their number of GPUs on the GPU type they
+iterations/s; samples/s, as coloc profile writes, are divided by each
+workload's per-GPU batch size from solo.arrow): their solo rate at their number of GPUs on the GPU type they
 run on, or, while two jobs share the same GPUs, the pair's measured
 co-located rate. A pair without a status-ok measurement never shares GPUs,
 except, with --assume-multi-gpu-pairs, two jobs of the same degree k > 1
@@ -94,7 +95,7 @@ policy, one a line.`,
 	fl := cmd.Flags()
 	fl.StringVar(&f.trace, "trace", "", "Gavel job trace file, or job list (.yaml, .yml, .json)")
 	fl.StringVar(&f.cluster, "cluster", "", "cluster spec (YAML, version 1)")
-	fl.StringVar(&f.data, "data", "", "dataset directory with solo.arrow and pairs.arrow (iterations/s)")
+	fl.StringVar(&f.data, "data", "", "dataset directory with solo.arrow and pairs.arrow (iterations/s, or samples/s with batch sizes)")
 	fl.StringVar(&f.models, "models", "", "fitted models, for the policies that use them")
 	fl.StringSliceVar(&f.policies, "policy", []string{"fifo", "random-pack", "greedy-pack"}, "policies to compare, comma-separated")
 	fl.Uint64Var(&f.seed, "seed", 1, "seed of the randomised policies")
@@ -157,7 +158,7 @@ makespan ratio, then every case and the unrunnable jobs by reason.`,
 	fl := cmd.Flags()
 	fl.StringSliceVar(&traces, "traces", nil, "Gavel trace files, comma-separated")
 	fl.StringSliceVar(&clusters, "clusters", nil, "cluster specs, comma-separated")
-	fl.StringVar(&f.data, "data", "", "dataset directory with solo.arrow and pairs.arrow (iterations/s)")
+	fl.StringVar(&f.data, "data", "", "dataset directory with solo.arrow and pairs.arrow (iterations/s, or samples/s with batch sizes)")
 	fl.StringVar(&f.models, "models", "", "fitted models, for the policies that use them")
 	fl.StringSliceVar(&f.policies, "policy", []string{"fifo", "backfill", "greedy-pack", "similarity", "coloc", "oracle"}, "policies; must include coloc")
 	fl.Uint64Var(&f.seed, "seed", 1, "seed of the randomised policies")

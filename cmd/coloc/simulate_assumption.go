@@ -48,7 +48,7 @@ above 0 the assumption is optimistic) and the mean measured value.`,
 			return writeUnmeasured(e, data)
 		},
 	}
-	cmd.Flags().StringVar(&data, "data", "", "dataset directory with solo.arrow and pairs.arrow (iterations/s)")
+	cmd.Flags().StringVar(&data, "data", "", "dataset directory with solo.arrow and pairs.arrow (iterations/s, or samples/s with batch sizes)")
 	cmd.MarkFlagRequired("data")
 	return cmd
 }

@@ -2,11 +2,14 @@ package policies
 
 import (
 	"bytes"
+	"math"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/coloc-dev/coloc/datasets"
 	"github.com/coloc-dev/coloc/sim"
 )
 
@@ -74,5 +77,58 @@ func TestWarningsOnce(t *testing.T) {
 	got := Warnings([]*sim.Result{{Warnings: []string{"a", "b"}}, {Warnings: []string{"b", "c", "a"}}})
 	if !slices.Equal(got, []string{"a", "b", "c"}) {
 		t.Errorf("%q", got)
+	}
+}
+
+// A dataset in samples/s (what coloc's profiler writes) replays like the
+// same rates in iterations/s: Gavel's tables times each job's batch size
+// give the same JCTs under every policy that reads rates.
+func TestSamplesPerSecondData(t *testing.T) {
+	ds, err := datasets.Open(gavelData)
+	if err != nil {
+		t.Fatal(err)
+	}
+	batch := map[string]float64{}
+	for i := range ds.Solo.Rows {
+		r := &ds.Solo.Rows[i]
+		if r.BatchSize <= 0 { // A3C and CycleGAN name none
+			r.BatchSize = 4
+		}
+		batch[r.Workload] = float64(r.BatchSize)
+		r.Throughput *= batch[r.Workload]
+		r.CILow, r.CIHigh = r.CILow*batch[r.Workload], r.CIHigh*batch[r.Workload]
+	}
+	for i := range ds.Pairs.Rows {
+		p := &ds.Pairs.Rows[i]
+		p.Solo *= batch[p.Workload]
+		p.Colocated *= batch[p.Workload]
+	}
+	ds.Solo.ThroughputUnit, ds.Pairs.ThroughputUnit = datasets.UnitSamplesPerS, datasets.UnitSamplesPerS
+	dir := t.TempDir()
+	for name, tab := range map[string]*datasets.Table{"solo.arrow": ds.Solo.Table(), "pairs.arrow": ds.Pairs.Table()} {
+		if err := datasets.Write(filepath.Join(dir, name), tab); err != nil {
+			t.Fatal(err)
+		}
+	}
+	jct := func(data string) []float64 {
+		x := Experiment{Policies: []string{"fifo", "greedy-pack", "oracle"}, Options: sim.DefaultOptions, Env: sim.Env{Seed: 1}}
+		if _, _, err := x.Load(Inputs{Trace: "../../examples/traces/physical_cluster/small_test.trace", Cluster: "../../examples/cluster-gavel-16.yaml", Data: data}); err != nil {
+			t.Fatal(err)
+		}
+		res, err := x.Run()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []float64
+		for _, r := range res {
+			out = append(out, r.Summary().AvgJCT)
+		}
+		return out
+	}
+	want, got := jct(gavelData), jct(dir)
+	for i := range want {
+		if !(math.Abs(got[i]-want[i]) <= 1e-9*want[i]) {
+			t.Errorf("policy %d: average JCT %v from samples/s, %v from iterations/s", i, got[i], want[i])
+		}
 	}
 }
