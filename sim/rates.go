@@ -91,7 +91,7 @@ func NewMeasured(solo *datasets.SoloTable, pairs *datasets.Pairs) (*Measured, er
 	if solo == nil {
 		return nil, fmt.Errorf("no solo table: the simulator needs measured solo rates")
 	}
-	per, err := perIteration(solo, pairs)
+	soloDiv, pairDiv, err := divisors(solo, pairs)
 	if err != nil {
 		return nil, err
 	}
@@ -102,85 +102,68 @@ func NewMeasured(solo *datasets.SoloTable, pairs *datasets.Pairs) (*Measured, er
 		types:     map[string]bool{},
 	}
 	for _, r := range solo.Rows {
-		m.solo[rateKey{r.Workload, r.DeviceType, r.Degree}] = r.Throughput / per.solo(r.Workload)
+		m.solo[rateKey{r.Workload, r.DeviceType, r.Degree}] = r.Throughput / soloDiv(r.Workload)
 		m.workloads[r.Workload] = true
 		m.types[strings.TrimSuffix(r.DeviceType, UnconsolidatedSuffix)] = true
 	}
 	if pairs != nil {
 		for _, p := range pairs.Rows {
 			if p.Measured() {
-				m.pairs[pairKey{p.Workload, p.Partner, p.DeviceType, p.Degree}] = p.Colocated / per.pairs(p.Workload)
+				m.pairs[pairKey{p.Workload, p.Partner, p.DeviceType, p.Degree}] = p.Colocated / pairDiv(p.Workload)
 			}
 		}
 	}
 	return m, nil
 }
 
-// units converts the throughputs of the solo and pairs tables to
-// iterations/s: each is divided by what solo or pairs returns for its
-// workload (1 for a table in iterations/s, the batch size for one in
-// samples/s).
-type units struct {
-	batch                 map[string]int
-	soloBatch, pairsBatch bool
-}
-
-func (u units) solo(w string) float64 {
-	if u.soloBatch {
-		return float64(u.batch[w])
-	}
-	return 1
-}
-
-func (u units) pairs(w string) float64 {
-	if u.pairsBatch {
-		return float64(u.batch[w])
-	}
-	return 1
-}
-
-// perIteration checks the tables' units and, when one is in samples/s,
-// that every workload it holds has one batch size in the solo table.
-func perIteration(solo *datasets.SoloTable, pairs *datasets.Pairs) (units, error) {
-	u := units{batch: map[string]int{}}
-	check := func(table, unit string) (bool, error) {
+// divisors returns what NewMeasured divides each table's throughputs by
+// to get iterations/s, given the workload: 1 for a table in iterations/s,
+// the workload's per-GPU batch size (from the solo table) for one in
+// samples/s. With a table in samples/s every workload the tables hold
+// must have one batch size.
+func divisors(solo *datasets.SoloTable, pairs *datasets.Pairs) (soloDiv, pairDiv func(string) float64, err error) {
+	batch := map[string]int{}
+	one := func(string) float64 { return 1 }
+	byBatch := func(w string) float64 { return float64(batch[w]) }
+	pick := func(table, unit string) (func(string) float64, error) {
 		switch unit {
 		case datasets.UnitItersPerS:
-			return false, nil
+			return one, nil
 		case datasets.UnitSamplesPerS:
-			return true, nil
+			return byBatch, nil
 		}
-		return false, fmt.Errorf("%s throughput is in %s; the simulator needs %s (trace jobs count iterations) or %s with batch sizes", table, unit, datasets.UnitItersPerS, datasets.UnitSamplesPerS)
+		return nil, fmt.Errorf("%s throughput is in %s; the simulator needs %s (trace jobs count iterations) or %s with batch sizes", table, unit, datasets.UnitItersPerS, datasets.UnitSamplesPerS)
 	}
-	var err error
-	if u.soloBatch, err = check("solo", solo.ThroughputUnit); err != nil {
-		return u, err
+	if soloDiv, err = pick("solo", solo.ThroughputUnit); err != nil {
+		return nil, nil, err
 	}
+	pairDiv = one
 	if pairs != nil {
-		if u.pairsBatch, err = check("pair", pairs.ThroughputUnit); err != nil {
-			return u, err
+		if pairDiv, err = pick("pair", pairs.ThroughputUnit); err != nil {
+			return nil, nil, err
 		}
 	}
-	if !u.soloBatch && !u.pairsBatch {
-		return u, nil
+	pairsInSamples := pairs != nil && pairs.ThroughputUnit == datasets.UnitSamplesPerS
+	if solo.ThroughputUnit == datasets.UnitItersPerS && !pairsInSamples {
+		return soloDiv, pairDiv, nil
 	}
 	for i, r := range solo.Rows {
-		switch b, ok := u.batch[r.Workload]; {
+		switch b, ok := batch[r.Workload]; {
 		case r.BatchSize <= 0:
-			return u, fmt.Errorf("solo row %d: workload %s has no batch size: samples/s cannot be turned into the iterations/s trace steps count", i+1, r.Workload)
+			return nil, nil, fmt.Errorf("solo row %d: workload %s has no batch size: samples/s cannot be turned into the iterations/s trace steps count", i+1, r.Workload)
 		case ok && b != r.BatchSize:
-			return u, fmt.Errorf("solo row %d: workload %s has batch sizes %d and %d: samples/s cannot be turned into iterations/s", i+1, r.Workload, b, r.BatchSize)
+			return nil, nil, fmt.Errorf("solo row %d: workload %s has batch sizes %d and %d: samples/s cannot be turned into iterations/s", i+1, r.Workload, b, r.BatchSize)
 		}
-		u.batch[r.Workload] = r.BatchSize
+		batch[r.Workload] = r.BatchSize
 	}
-	if u.pairsBatch {
+	if pairsInSamples {
 		for i, p := range pairs.Rows {
-			if _, ok := u.batch[p.Workload]; !ok && p.Measured() {
-				return u, fmt.Errorf("pairs row %d: workload %s has no solo row, so no batch size: samples/s cannot be turned into iterations/s", i+1, p.Workload)
+			if _, ok := batch[p.Workload]; !ok && p.Measured() {
+				return nil, nil, fmt.Errorf("pairs row %d: workload %s has no solo row, so no batch size: samples/s cannot be turned into iterations/s", i+1, p.Workload)
 			}
 		}
 	}
-	return u, nil
+	return soloDiv, pairDiv, nil
 }
 
 func device(s Shape) string {
