@@ -370,10 +370,14 @@ func TestCampaignSharedRuns(t *testing.T) {
 	for _, sub := range []string{
 		"pair a|a on cpu is suspect: another tenant's processes shared the GPU in pair run pair.a+a.r0, pair.a+a.r1 (coloc profile run --retry-shared reruns them)",
 		"pair b|a on cpu is suspect: normalized by the solo value of b, measured beside another tenant's processes in run solo.b.r0, solo.b.r1",
+		"solo value of b on cpu at 1 GPU(s) measured only beside another tenant's processes, in run solo.b.r0, solo.b.r1 (coloc profile run --retry-shared reruns them)",
 	} {
 		if !slices.ContainsFunc(sum.Warnings, func(w string) bool { return strings.Contains(w, sub) }) {
 			t.Errorf("warnings %q lack %q", sum.Warnings, sub)
 		}
+	}
+	if slices.ContainsFunc(sum.Warnings, func(w string) bool { return strings.Contains(w, "solo value of a on") }) {
+		t.Errorf("warnings %q name a's solo value, which a run alone gave", sum.Warnings)
 	}
 	again := &fakeMonitor{}
 	c = newCampaign(t, dir, s, po, again)

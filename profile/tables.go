@@ -100,6 +100,10 @@ func BuildTables(campaign string, s *Suite, plan *Plan, recs map[string]*RunReco
 			}
 		}
 		e := widen(MeanCI(tput), spread)
+		if len(shared) > 0 { // the solo and scaling tables have no status to say it
+			t.Warnings = append(t.Warnings, fmt.Sprintf("solo value of %s on %s at %d GPU(s) measured only beside another tenant's processes, in run %s (coloc profile run --retry-shared reruns them)",
+				k.w, k.dev, k.d, strings.Join(shared, ", ")))
+		}
 		if k.d == 1 {
 			if solo[k.dev] == nil {
 				solo[k.dev] = map[string]soloValue{}
