@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -249,10 +250,7 @@ func (c *Campaign) Execute(ctx context.Context) (*Summary, error) {
 			default:
 				sum.Failed++
 			}
-			for _, w := range r.Warnings {
-				sum.Warnings = append(sum.Warnings, r.RunID+": "+w)
-			}
-			for _, w := range r.Shared {
+			for _, w := range slices.Concat(r.Warnings, r.Shared) {
 				sum.Warnings = append(sum.Warnings, r.RunID+": "+w)
 			}
 		}

@@ -33,7 +33,8 @@ type Device struct {
 // run's processes have started (Target.Procs holds each workload's process
 // group leader, whose PID is also the group's ID: a sampler that wants the
 // torchrun workers expands the group); Stop ends sampling and returns the
-// run's samples table (nil when there is none) and warnings.
+// run's samples table (nil when there is none) and what the samplers said
+// (warnings, other tenants seen).
 type Monitor interface {
 	Start(runID string, t sampler.Target)
 	Stop() (*datasets.Table, sampler.Notes)
@@ -121,17 +122,15 @@ func (r *Runner) Run(ctx context.Context, pr PlannedRun) (*RunRecord, *datasets.
 		return nil, nil, fmt.Errorf("run %s: degree %d but %d devices", pr.ID, pr.Degree, len(o.Devices))
 	}
 	devs := o.Devices[:pr.Degree]
-	ids := make([]string, len(devs))
 	var gpus []int
-	for i, d := range devs {
-		ids[i] = strconv.Itoa(d.Index)
+	for _, d := range devs {
 		if o.DeviceKind == "cuda" {
 			gpus = append(gpus, d.Index)
 		}
 	}
 	rec := &RunRecord{
 		RunID: pr.ID, Mode: pr.Mode, Degree: pr.Degree, Repeat: pr.Repeat,
-		DeviceType: devs[0].Type, DeviceIDs: strings.Join(ids, ","), Share: shareMode(pr, o.Share),
+		DeviceType: devs[0].Type, DeviceIDs: DeviceIndices(devs), Share: shareMode(pr, o.Share),
 	}
 	var wls []Workload
 	var cmds []Command
@@ -142,7 +141,7 @@ func (r *Runner) Run(ctx context.Context, pr PlannedRun) (*RunRecord, *datasets.
 			f.Close()
 		}
 	}()
-	env := []string{"PYTHONUNBUFFERED=1", "CUDA_DEVICE_ORDER=PCI_BUS_ID", "CUDA_VISIBLE_DEVICES=" + visible(o.DeviceKind, ids)}
+	env := []string{"PYTHONUNBUFFERED=1", "CUDA_DEVICE_ORDER=PCI_BUS_ID", "CUDA_VISIBLE_DEVICES=" + visible(o.DeviceKind, rec.DeviceIDs)}
 	env = append(env, r.Env...)
 	for i, name := range pr.Workloads {
 		w, ok := r.Suite.Workload(name)
@@ -278,11 +277,11 @@ func (r *Runner) argv(w Workload, degree, repeat int) ([]string, error) {
 }
 
 // visible is CUDA_VISIBLE_DEVICES: the run's GPUs, none on CPU.
-func visible(kind string, ids []string) string {
+func visible(kind, ids string) string {
 	if kind != "cuda" {
 		return ""
 	}
-	return strings.Join(ids, ",")
+	return ids
 }
 
 // label names workload i of a run; the second copy of a workload paired

@@ -81,8 +81,9 @@ var DefaultSimilarityOptions = SimilarityOptions{K: 0, SmallParams: 20e6}
 //
 // A workload the model cannot describe (not in the model, no known model
 // family) has no references: it ranks every type alike (by name), is not
-// small, and never moves; Warnings names such workloads after a run. The policy draws no random numbers and iterates
-// no map in a decision, so a run is the same for every seed.
+// small, and never moves; Warnings names such workloads after a run. The
+// policy draws no random numbers and iterates no map in a decision, so a
+// run is the same for every seed.
 type Similarity struct {
 	Opts  SimilarityOptions
 	solo  sim.Rates

@@ -80,10 +80,10 @@
 //     workloads: the process tree is read again first) is another
 //     tenant's, so the run shared the GPU and its measurements include
 //     that load (Shared, sampler.Sharer; the campaign records the run as
-//     shared); the MPS server is not counted. Others are in the warnings. A PID of another
-//     namespace beside the run's own is another container's, or a process
-//     of the run that had just ended (then for a tick or two). tenants.go
-//     holds the rule.
+//     shared); the MPS server is not counted. Others are in the warnings:
+//     a PID of another namespace beside the run's own is another
+//     container's, or a process of the run that had just ended (then for
+//     a tick or two). tenants.go holds the rule.
 //   - Under MPS the driver may report the MPS server rather than its
 //     clients; per-process values of MPS runs are then not attributable.
 //   - On MIG devices per-process utilisation is not supported (NaN).

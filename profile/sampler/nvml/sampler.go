@@ -50,14 +50,39 @@ type Sampler struct {
 	thisRun, lastRun map[uint32]bool
 
 	mu       sync.Mutex // guards warnings and shared (devices are read concurrently)
-	warnings []string
-	dropped  int
-	shared   []string // other tenants found since the last Shared call
+	warnings pending    // since the last Warnings call
+	shared   pending    // other tenants found since the last Shared call
 }
 
-// maxPendingWarnings bounds the warnings a sampler keeps between two
-// Warnings calls, so a sampler nobody drains cannot grow without bound.
+// maxPendingWarnings bounds the messages a sampler keeps between two
+// Warnings (or Shared) calls, so a sampler nobody drains cannot grow
+// without bound.
 const maxPendingWarnings = 1000
+
+// pending holds messages until they are taken; past maxPendingWarnings
+// it only counts them.
+type pending struct {
+	msgs    []string
+	dropped int
+}
+
+func (p *pending) add(msg string) {
+	if len(p.msgs) >= maxPendingWarnings {
+		p.dropped++
+		return
+	}
+	p.msgs = append(p.msgs, msg)
+}
+
+// take returns the messages, and how many were dropped, and forgets them.
+func (p *pending) take() []string {
+	m := p.msgs
+	if p.dropped > 0 {
+		m = append(m, fmt.Sprintf("%d more messages dropped (nobody read them)", p.dropped))
+	}
+	*p = pending{}
+	return m
+}
 
 // Open initialises NVML through lib (nvml.New() in the binary, a mock
 // in tests), finds every device and probes which counters each one offers.
@@ -218,12 +243,7 @@ func (s *Sampler) Reset() {
 func (s *Sampler) Warnings() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	w := s.warnings
-	if s.dropped > 0 {
-		w = append(w, fmt.Sprintf("%d more warnings dropped (nobody read them)", s.dropped))
-	}
-	s.warnings, s.dropped = nil, 0
-	return w
+	return s.warnings.take()
 }
 
 // The Recorder finds these by type assertion; a method renamed would
@@ -240,31 +260,19 @@ var (
 func (s *Sampler) Shared() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	w := s.shared
-	s.shared = nil
-	return w
+	return s.shared.take()
 }
 
-// sharedf notes another tenant on a run's device. A message already
-// pending is not added again (one per device and NVML call a tick), so
-// the list stays bounded when nobody drains it.
 func (s *Sampler) sharedf(format string, args ...any) {
-	msg := fmt.Sprintf(format, args...)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if !slices.Contains(s.shared, msg) && len(s.shared) < maxPendingWarnings {
-		s.shared = append(s.shared, msg)
-	}
+	s.shared.add(fmt.Sprintf(format, args...))
 }
 
 func (s *Sampler) warnf(format string, args ...any) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if len(s.warnings) >= maxPendingWarnings {
-		s.dropped++
-		return
-	}
-	s.warnings = append(s.warnings, fmt.Sprintf(format, args...))
+	s.warnings.add(fmt.Sprintf(format, args...))
 }
 
 // Close frees the GPM samples and shuts NVML down. The sampler cannot be

@@ -1,6 +1,7 @@
 package nvml
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -250,5 +251,21 @@ func TestNVMLClassifiesAPIDOncePerRun(t *testing.T) {
 	s.Reset()
 	if !warned() {
 		t.Error("next run: PID 700 was not looked up again")
+	}
+}
+
+// Messages nobody takes are kept up to maxPendingWarnings, then counted;
+// taking them empties the list.
+func TestPendingIsBounded(t *testing.T) {
+	var p pending
+	for i := range maxPendingWarnings + 2 {
+		p.add(fmt.Sprintf("m%d", i))
+	}
+	got := p.take()
+	if len(got) != maxPendingWarnings+1 || got[0] != "m0" || got[len(got)-1] != "2 more messages dropped (nobody read them)" {
+		t.Errorf("%d messages, last %q", len(got), got[len(got)-1])
+	}
+	if again := p.take(); len(again) != 0 {
+		t.Errorf("taken twice: %q", again)
 	}
 }
