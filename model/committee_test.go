@@ -96,20 +96,10 @@ func TestCommitteeReadsSingleFitFiles(t *testing.T) {
 	c, tr, test := fitSmallCommittee(t, 43, 0.5)
 	sp := tr.Space
 	c.MoreIASP = nil
-	b, err := Encode(c, tr, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if bytes.Contains(b, []byte("iasp_more")) {
-		t.Fatal("a committee without further fits still writes iasp_more")
-	}
-	l, err := Decode(b, "committee.json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := roundTrip(t, c, tr, "iasp_more")
 	for _, o := range test {
 		want := (c.IASP.Predict(o.A, o.B, 0) + c.RLFM.Predict(o.A, o.B, 0) + c.GBT.Predict(o.A, o.B, 0)) / 3
-		if got := l.Model.Predict(o.A, o.B, 0); math.Abs(got-want) > 1e-12 {
+		if got := l.Predict(o.A, o.B, 0); math.Abs(got-want) > 1e-12 {
 			t.Fatalf("%s|%s: single-fit committee %v, want %v", sp.Jobs[o.A], sp.Jobs[o.B], got, want)
 		}
 	}
@@ -124,27 +114,30 @@ func TestCommitteeRefusesMissingMember(t *testing.T) {
 	}
 }
 
-// A pair with a job that has no training pair is predicted by the mean of
-// IAPP, RLFM and GBT, every other pair by the mean of IASP, RLFM and GBT;
-// the file keeps which jobs are unseen, so a loaded committee predicts
-// the same.
-func TestCommitteeFallsBackToIAPPForUnseenJobs(t *testing.T) {
-	sp, raw := synthetic(t, 14, 37)
-	all, _ := allPairs(14, 1, 7, func(a, b int) float64 { return 0.7 + 0.08*raw[a][0] - 0.06*raw[b][1] + 0.03*raw[a][2]*raw[b][2] })
-	held := func(o Obs) bool { return o.A < 2 || o.B < 2 }
-	var train, test []Obs
-	for i, o := range all {
-		if held(o) {
-			test = append(test, o)
-		} else if i%3 != 0 {
-			train = append(train, o)
-		} else {
-			test = append(test, o)
-		}
+// A pair with a job that has no training pair is predicted by the unseen
+// seat, the blend of its candidates with the weights the fit chose, each
+// candidate fit alone on the same pairs (IAPP as the mean of its fits);
+// every other pair by the mean of IASP, RLFM and GBT. The file keeps the
+// unseen jobs, the weights and the weighted candidates, so a loaded
+// committee predicts the same.
+func TestCommitteeUnseenSeat(t *testing.T) {
+	c, tr, test, held := fitUnseenCommittee(t)
+	sp := tr.Space
+	if len(c.Unseen) != 2 || c.Unseen[0] != 0 || c.Unseen[1] != 1 {
+		t.Fatalf("unseen %v; want jobs 0 and 1", c.Unseen)
 	}
-	tr, err := NewTrain(sp, train, 5)
-	if err != nil {
-		t.Fatal(err)
+	w := c.UnseenWeights
+	if len(w) != len(unseenCandidates) {
+		t.Fatalf("unseen weights %v, want %d of them", w, len(unseenCandidates))
+	}
+	if err := c.check(tr.Frame); err != nil {
+		t.Fatalf("the fit committee fails its own check: %v", err)
+	}
+	if (c.IAPP != nil) != (w[0] > 0) || (c.KNN != nil) != (w[3] > 0) {
+		t.Fatalf("weights %v but iapp fit %v, knn fit %v", w, c.IAPP != nil, c.KNN != nil)
+	}
+	if c.IAPP != nil && len(c.MoreIAPP) != CommitteeNetworkFits-1 {
+		t.Fatalf("%d further iapp fits, want %d", len(c.MoreIAPP), CommitteeNetworkFits-1)
 	}
 	fit := func(m Model) Model {
 		if err := m.Fit(tr); err != nil {
@@ -152,70 +145,260 @@ func TestCommitteeFallsBackToIAPPForUnseenJobs(t *testing.T) {
 		}
 		return m
 	}
-	c := fit(NewCommittee()).(*Committee)
-	if len(c.Unseen) != 2 || c.Unseen[0] != 0 || c.Unseen[1] != 1 || c.IAPP == nil {
-		t.Fatalf("unseen %v, iapp fit %v; want jobs 0 and 1 unseen and iapp fit", c.Unseen, c.IAPP != nil)
-	}
-	if len(c.MoreIAPP) != CommitteeNetworkFits-1 {
-		t.Fatalf("%d further iapp fits, want %d", len(c.MoreIAPP), CommitteeNetworkFits-1)
-	}
 	iasp := fitAveraged(t, tr, test, func() Model { return NewIASP(DefaultIASPOptions) })
-	iapp := fitAveraged(t, tr, test, func() Model { return NewIAPP(DefaultIAPPOptions) })
-	if iapp.seedSpread < 1e-3 {
-		t.Fatalf("IAPP's %d fits agree within %g on every pair: the seeds do not reach the fits", CommitteeNetworkFits, iapp.seedSpread)
-	}
 	rlfm, gbt := fit(NewRLFM(DefaultRLFMOptions)), fit(NewGBT(MemberGBTOptions))
+	cands := []interface{ Predict(a, b, s int) float64 }{nil, rlfm, gbt, nil}
+	if w[0] > 0 {
+		cands[0] = fitAveraged(t, tr, test, func() Model { return NewIAPP(DefaultIAPPOptions) })
+	}
+	if w[3] > 0 {
+		cands[3] = fit(NewKNN(DefaultKNNOptions))
+	}
+	l := roundTrip(t, c, tr, "")
+	differ := false
+	for _, o := range test {
+		seen := (iasp.Predict(o.A, o.B, 0) + rlfm.Predict(o.A, o.B, 0) + gbt.Predict(o.A, o.B, 0)) / 3
+		want := seen
+		if held(o) {
+			want = 0
+			for i, m := range cands {
+				if w[i] > 0 {
+					want += w[i] * m.Predict(o.A, o.B, 0)
+				}
+			}
+			differ = differ || math.Abs(want-seen) > 1e-3
+		}
+		if got := c.Predict(o.A, o.B, 0); math.Abs(got-want) > 1e-12 {
+			t.Fatalf("%s|%s: committee %v, want %v (held out %v)", sp.Jobs[o.A], sp.Jobs[o.B], got, want, held(o))
+		}
+		if got := l.Predict(o.A, o.B, 0); math.Abs(got-want) > 1e-12 {
+			t.Fatalf("%s|%s: loaded committee %v, want %v", sp.Jobs[o.A], sp.Jobs[o.B], got, want)
+		}
+	}
+	if !differ {
+		t.Fatal("the unseen seat and the seen mean agree on every unseen pair: the test cannot tell which one the committee used")
+	}
+
+	// Every candidate weighted (the fit above may weigh some at 0): IAPP's
+	// fits are averaged, KNN is kept, and both survive the file.
+	iappFit, knn := NewIAPP(DefaultIAPPOptions), fit(NewKNN(DefaultKNNOptions)).(*KNN)
+	more := NewIAPP(DefaultIAPPOptions)
+	fit(iappFit)
+	r := *tr
+	r.Seed = fitSeed(tr.Seed, 1)
+	if err := more.Fit(&r); err != nil {
+		t.Fatal(err)
+	}
+	c.UnseenWeights, c.IAPP, c.MoreIAPP, c.KNN = []float64{0.4, 0.2, 0.1, 0.3}, iappFit, []*IAPP{more}, knn
+	l = roundTrip(t, c, tr, "")
+	for _, o := range test {
+		if !held(o) {
+			continue
+		}
+		iappMean := (iappFit.Predict(o.A, o.B, 0) + more.Predict(o.A, o.B, 0)) / 2
+		want := 0.4*iappMean + 0.2*rlfm.Predict(o.A, o.B, 0) + 0.1*gbt.Predict(o.A, o.B, 0) + 0.3*knn.Predict(o.A, o.B, 0)
+		if got := l.Predict(o.A, o.B, 0); math.Abs(got-want) > 1e-12 {
+			t.Fatalf("%s|%s: loaded committee with every candidate weighted %v, want %v", sp.Jobs[o.A], sp.Jobs[o.B], got, want)
+		}
+	}
+}
+
+// A committee file written before the unseen seat's weights were chosen
+// (IAPP, no unseen_weights, no knn) still loads, and predicts an unseen
+// pair as the mean of IAPP, RLFM and GBT.
+func TestCommitteeReadsFilesWithoutUnseenWeights(t *testing.T) {
+	c, tr, test, held := fitUnseenCommittee(t)
+	iapp := NewIAPP(DefaultIAPPOptions)
+	if err := iapp.Fit(tr); err != nil {
+		t.Fatal(err)
+	}
+	c.UnseenWeights, c.KNN, c.IAPP, c.MoreIAPP = nil, nil, iapp, nil
+	l := roundTrip(t, c, tr, "unseen_weights")
+	n := 0
+	for _, o := range test {
+		if !held(o) {
+			continue
+		}
+		n++
+		want := (iapp.Predict(o.A, o.B, 0) + c.RLFM.Predict(o.A, o.B, 0) + c.GBT.Predict(o.A, o.B, 0)) / 3
+		if got := l.Predict(o.A, o.B, 0); math.Abs(got-want) > 1e-12 {
+			t.Fatalf("%s|%s: committee %v, want the mean of iapp, rlfm and gbt %v", tr.Jobs[o.A], tr.Jobs[o.B], got, want)
+		}
+	}
+	if n == 0 {
+		t.Fatal("no unseen pair to test")
+	}
+}
+
+// fitUnseenCommittee fits a committee on two thirds of the pairs of 14
+// synthetic jobs, none of jobs 0 and 1, and returns it, its training
+// input, the pairs left out and which of them have an unseen job.
+func fitUnseenCommittee(t *testing.T) (*Committee, *Train, []Obs, func(Obs) bool) {
+	t.Helper()
+	sp, raw := synthetic(t, 14, 37)
+	all, _ := allPairs(14, 1, 7, func(a, b int) float64 { return 0.7 + 0.08*raw[a][0] - 0.06*raw[b][1] + 0.03*raw[a][2]*raw[b][2] })
+	held := func(o Obs) bool { return o.A < 2 || o.B < 2 }
+	var train, test []Obs
+	for i, o := range all {
+		if held(o) || i%3 == 0 {
+			test = append(test, o)
+		} else {
+			train = append(train, o)
+		}
+	}
+	c, tr := fitCommittee(t, sp, train, 5)
+	return c, tr, test, held
+}
+
+// fitCommittee fits a committee on train with seed.
+func fitCommittee(t *testing.T, sp *Space, train []Obs, seed uint64) (*Committee, *Train) {
+	t.Helper()
+	tr, err := NewTrain(sp, train, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := NewCommittee()
+	if err := c.Fit(tr); err != nil {
+		t.Fatal(err)
+	}
+	return c, tr
+}
+
+// Each (slot, job) with training pairs is hidden in exactly one fold of
+// the unseen weights' choice; a fold trains on no pair of a job it
+// hides and tests every pair that has one.
+func TestUnseenFoldsHideEachJobOnce(t *testing.T) {
+	_, tr, _, _ := fitUnseenCommittee(t)
+	folds := unseenFoldsOf(tr)
+	if len(folds) != unseenFolds {
+		t.Fatalf("%d folds, want %d", len(folds), unseenFolds)
+	}
+	nj := len(tr.Jobs)
+	hidden := map[int]int{}
+	for _, f := range folds {
+		here := map[int]bool{}
+		for _, o := range f.test {
+			here[o.A], here[o.B] = true, true
+		}
+		// a job of a test pair may be its seen partner; the hidden ones
+		// are those with no training pair in the fold
+		trained := map[int]bool{}
+		for _, o := range f.train {
+			trained[o.A], trained[o.B] = true, true
+		}
+		for j := range here {
+			if !trained[j] {
+				hidden[j]++
+			}
+		}
+		for _, o := range f.test {
+			if trained[o.A] && trained[o.B] {
+				t.Fatalf("test pair %s|%s has no hidden job", tr.Jobs[o.A], tr.Jobs[o.B])
+			}
+		}
+		if len(f.train)+len(f.test) != len(tr.Obs) {
+			t.Fatalf("a fold has %d+%d pairs, want %d", len(f.train), len(f.test), len(tr.Obs))
+		}
+	}
+	for j := 2; j < nj; j++ {
+		if hidden[j] != 1 {
+			t.Fatalf("job %s hidden in %d folds, want 1", tr.Jobs[j], hidden[j])
+		}
+	}
+}
+
+// simplexWeights finds the blend of lowest MAE on its grid.
+func TestSimplexWeights(t *testing.T) {
+	y := []float64{0.2, 0.5, 0.9, 0.4, 0.7}
+	shift := func(d float64) []float64 {
+		out := make([]float64, len(y))
+		for i, v := range y {
+			out[i] = v + d
+		}
+		return out
+	}
+	for _, c := range []struct {
+		name string
+		pred [][]float64
+		want []float64
+	}{
+		{"one exact member", [][]float64{shift(0.1), shift(-0.3), y, shift(0.2)}, []float64{0, 0, 1, 0}},
+		{"two opposite biases", [][]float64{shift(0.1), shift(-0.1), shift(0.5)}, []float64{0.5, 0.5, 0}},
+		{"a bias cancelled 3:7", [][]float64{shift(0.7), shift(-0.3)}, []float64{0.3, 0.7}},
+	} {
+		got := simplexWeights(c.pred, y, 10)
+		for i := range got {
+			if math.Abs(got[i]-c.want[i]) > 1e-12 {
+				t.Fatalf("%s: weights %v, want %v", c.name, got, c.want)
+			}
+		}
+	}
+}
+
+// A committee fit with every job paired has no unseen seat; a file whose
+// unseen seat does not add up is refused.
+func TestCommitteeUnseenSeatChecks(t *testing.T) {
+	c, tr, _ := fitSmallCommittee(t, 41, 0.6)
+	if len(c.Unseen) != 0 || c.IAPP != nil || c.KNN != nil || c.UnseenWeights != nil {
+		t.Fatalf("every job has training pairs, yet unseen %v, weights %v, iapp fit %v, knn fit %v", c.Unseen, c.UnseenWeights, c.IAPP != nil, c.KNN != nil)
+	}
+	if err := c.check(tr.Frame); err != nil {
+		t.Fatal(err)
+	}
+	iapp, knn := NewIAPP(DefaultIAPPOptions), NewKNN(DefaultKNNOptions)
+	for _, bad := range []struct {
+		name   string
+		unseen []int
+		w      []float64
+		iapp   *IAPP
+		more   []*IAPP
+		knn    *KNN
+	}{
+		{"an unseen job and no iapp (no weights)", []int{3}, nil, nil, nil, nil},
+		{"iapp and no unseen job", nil, nil, iapp, nil, nil},
+		{"further iapp fits and no iapp", nil, nil, nil, []*IAPP{iapp}, nil},
+		{"weights and no unseen job", nil, []float64{0, 0.5, 0.5, 0}, nil, nil, nil},
+		{"three weights", []int{3}, []float64{0, 0.5, 0.5}, nil, nil, nil},
+		{"a negative weight", []int{3}, []float64{0, 1.2, -0.2, 0}, nil, nil, nil},
+		{"weights summing to 0.9", []int{3}, []float64{0, 0.4, 0.5, 0}, nil, nil, nil},
+		{"iapp weighted and absent", []int{3}, []float64{0.5, 0, 0.5, 0}, nil, nil, nil},
+		{"iapp present and not weighted", []int{3}, []float64{0, 0.5, 0.5, 0}, iapp, nil, nil},
+		{"knn weighted and absent", []int{3}, []float64{0, 0.5, 0, 0.5}, nil, nil, nil},
+		{"knn present and not weighted", []int{3}, []float64{0, 0.5, 0.5, 0}, nil, nil, knn},
+	} {
+		d := *c
+		d.Unseen, d.UnseenWeights, d.IAPP, d.MoreIAPP, d.KNN = bad.unseen, bad.w, bad.iapp, bad.more, bad.knn
+		if err := d.checkUnseen(); err == nil {
+			t.Errorf("a committee with %s passed its check", bad.name)
+		}
+	}
+	d := *c
+	d.Unseen, d.UnseenWeights = []int{3}, []float64{0, 0.5, 0.5, 0}
+	if err := d.checkUnseen(); err != nil {
+		t.Fatalf("a committee weighing rlfm and gbt for its unseen job: %v", err)
+	}
+	d.MoreIASP = []*IASP{nil}
+	if err := d.check(tr.Frame); err == nil {
+		t.Fatal("a committee with a null further iasp fit passed its check")
+	}
+}
+
+// roundTrip writes c to a model file and reads it back; absent, when
+// not empty, is a key the file must not hold.
+func roundTrip(t *testing.T, c *Committee, tr *Train, absent string) Model {
+	t.Helper()
 	b, err := Encode(c, tr, nil)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if absent != "" && bytes.Contains(b, []byte(absent)) {
+		t.Fatalf("the committee's file holds %s", absent)
 	}
 	l, err := Decode(b, "committee.json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	differ := false
-	for _, o := range test {
-		first := interface{ Predict(a, b, s int) float64 }(iasp)
-		if held(o) {
-			first = iapp
-			differ = differ || math.Abs(iapp.Predict(o.A, o.B, 0)-iasp.Predict(o.A, o.B, 0)) > 1e-3
-		}
-		want := (first.Predict(o.A, o.B, 0) + rlfm.Predict(o.A, o.B, 0) + gbt.Predict(o.A, o.B, 0)) / 3
-		if got := c.Predict(o.A, o.B, 0); math.Abs(got-want) > 1e-12 {
-			t.Fatalf("%s|%s: committee %v, want %v (held out %v)", sp.Jobs[o.A], sp.Jobs[o.B], got, want, held(o))
-		}
-		if got := l.Model.Predict(o.A, o.B, 0); math.Abs(got-want) > 1e-12 {
-			t.Fatalf("%s|%s: loaded committee %v, want %v", sp.Jobs[o.A], sp.Jobs[o.B], got, want)
-		}
-	}
-	if !differ {
-		t.Fatal("IAPP and IASP agree on every unseen pair: the test cannot tell which one the committee used")
-	}
-}
-
-// A committee fit with every job paired has no IAPP; a file that claims
-// unseen jobs without IAPP, or IAPP without unseen jobs, is refused.
-func TestCommitteeUnseenAndIAPPGoTogether(t *testing.T) {
-	c, tr, _ := fitSmallCommittee(t, 41, 0.6)
-	if len(c.Unseen) != 0 || c.IAPP != nil {
-		t.Fatalf("every job has training pairs, yet unseen %v and iapp fit %v", c.Unseen, c.IAPP != nil)
-	}
-	c.Unseen = []int{3}
-	if err := c.check(tr.Frame); err == nil {
-		t.Fatal("a committee with an unseen job and no iapp passed its check")
-	}
-	c.Unseen, c.IAPP = nil, NewIAPP(DefaultIAPPOptions)
-	if err := c.check(tr.Frame); err == nil {
-		t.Fatal("a committee with iapp and no unseen job passed its check")
-	}
-	c.IAPP, c.MoreIAPP = nil, []*IAPP{NewIAPP(DefaultIAPPOptions)}
-	if err := c.check(tr.Frame); err == nil {
-		t.Fatal("a committee with further iapp fits and no iapp passed its check")
-	}
-	c.MoreIAPP, c.MoreIASP = nil, []*IASP{nil}
-	if err := c.check(tr.Frame); err == nil {
-		t.Fatal("a committee with a null further iasp fit passed its check")
-	}
+	return l.Model
 }
 
 // fitSmallCommittee fits a committee on frac of the pairs of 10 synthetic
@@ -225,13 +408,6 @@ func fitSmallCommittee(t *testing.T, seed uint64, frac float64) (*Committee, *Tr
 	t.Helper()
 	sp, raw := synthetic(t, 10, seed)
 	train, test := allPairs(10, frac, 3, func(a, b int) float64 { return 0.7 + 0.05*raw[a][0] - 0.05*raw[b][1] })
-	tr, err := NewTrain(sp, train, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := NewCommittee()
-	if err := c.Fit(tr); err != nil {
-		t.Fatal(err)
-	}
+	c, tr := fitCommittee(t, sp, train, 2)
 	return c, tr, test
 }

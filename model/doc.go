@@ -57,10 +57,13 @@
 //     the pair sums as the committee's do (below).
 //   - committee: the plain mean of IASP, RLFM and GBT, each fit on all
 //     pairs; equal weights, so nothing is chosen on the small validation
-//     sets (committee.go says why these three). For a pair with a job
-//     that has no training pair on the slot, IAPP (the papers' model of
-//     jobs known by features alone) takes IASP's seat. Each network's
-//     seat is the mean of CommitteeNetworkFits (5) fits with derived
+//     sets (committee.go says why these three). A pair with a job that
+//     has no training pair on the slot is predicted by a convex blend of
+//     the models that predict a job from its features (IAPP, the papers'
+//     model of jobs known by features alone, RLFM, GBT) and KNN, weighted
+//     on the fit's own pairs with each (slot, job) hidden in one of five
+//     folds (committee_unseen.go): which of them carries a new job
+//     differs between datasets. Each network's seat is the mean of CommitteeNetworkFits (5) fits with derived
 //     seeds: averaging removes the seed's share of a non-convex fit's
 //     error; five is where Gavel's MAE stops falling (a cost knob).
 //     Its trees also read each feature's sum over the pair

@@ -55,7 +55,7 @@ var registry = []struct {
 	{"iapp", "IAPP: feed-forward network on the features of both jobs and the slot", func() Model { return NewIAPP(DefaultIAPPOptions) }, false},
 	{"iasp", "IASP: deep collaborative filtering (GMF + MLP) with side features", func() Model { return NewIASP(DefaultIASPOptions) }, false},
 	{"stack", "IASP and GBT (reading the pair's summed features too) blended with a weight chosen on validation (IASP alone when the trees do not help)", func() Model { return NewStack() }, true},
-	{"committee", "the mean of IASP (5 fits averaged), RLFM and GBT (reading the pair's summed features too), three models that err differently, with IAPP (5 fits) in IASP's seat for a job with no training pair: no weight to choose", func() Model { return NewCommittee() }, true},
+	{"committee", "the mean of IASP (5 fits averaged), RLFM and GBT (reading the pair's summed features too), three models that err differently, no weight to choose; for a job with no training pair, a blend of IAPP, RLFM, GBT and KNN weighted on the fit's own pairs with each job hidden in turn", func() Model { return NewCommittee() }, true},
 	{"similarity", "model similarity: normalized throughputs of the nearest profiled models", func() Model { return NewSimilarity(DefaultSimilarityOptions) }, false},
 }
 
