@@ -8,7 +8,10 @@
 # models; short probes ran beside it in its first quarter hour), Gavel's
 # new-job took 37, the counters dataset's new-job 13, cross-device 10, the
 # seven other blocks 9. On 2026-12-03, nothing beside it: 53 minutes (Gavel's
-# new-job 30, the counters new-job 8, cross-device 7).
+# new-job 30, the counters new-job 8, cross-device 7); later that day, once
+# the committee chose its unseen seat's weights (five more fits of four
+# models whenever a job is unseen), 78 minutes (Gavel's new-job 41, the
+# counters new-job 14, cross-device 11).
 # To share the work between two checkouts of the same commit, pass flags to
 # the test: RESULTS_FLAGS="-results-only new-job" in one and
 # RESULTS_FLAGS="-results-skip new-job" in the other, then take each one's
