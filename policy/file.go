@@ -1,5 +1,7 @@
 package policy
 
+import "fmt"
+
 // The policy file, format Format at version Version: JSON, the contract
 // between coloc and the schedulers that read it. Every field below has the
 // same name in policy.schema.json. Throughputs are in the unit the file's
@@ -163,6 +165,17 @@ type PredictionSummary struct {
 	Uncalib   int     `json:"uncalibrated"` // of them, flagged uncalibrated
 	Dropped   int     `json:"dropped"`      // pairs the models could not predict (a job unknown to them); not written
 	Skipped   int     `json:"infeasible"`   // measured infeasible pairs; not written
+}
+
+// Notes say what the user can do about the predicted pairs the summary
+// counts: a workload with no training pair on a GPU type is predicted from
+// its features alone, and most of that error is the workload's own
+// offsets, which a few measured pairs pin down (docs/models.md).
+func (s PredictionSummary) Notes() []string {
+	if s.Unseen == 0 {
+		return nil
+	}
+	return []string{fmt.Sprintf("%d unseen pairs rest on their workload's features alone; a few measured pairs of each such workload remove most of that error: 'coloc profile next' picks them early (docs/predictions.md)", s.Unseen)}
 }
 
 // FileSum is the SHA-256 of one input file.

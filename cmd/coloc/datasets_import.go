@@ -140,9 +140,7 @@ func writeImported(e *env, dir string, im *datasets.Imported) error {
 	if err := datasets.ReplaceDir(dir, tables...); err != nil {
 		return err
 	}
-	for _, w := range im.Warnings {
-		fmt.Fprintln(e.stderr, "warning:", w)
-	}
+	e.say("warning:", im.Warnings...)
 	for _, t := range tables {
 		fmt.Fprintf(e.stdout, "wrote %s/%s: %d rows\n", dir, t.Kind.FileName(), t.Len())
 	}

@@ -54,9 +54,7 @@ coloc.version=1. It is written atomically.`,
 			if err := sampler.WriteNCU(out, tab, args[0]); err != nil {
 				return err
 			}
-			for _, w := range warnings {
-				fmt.Fprintln(e.stderr, "warning:", w)
-			}
+			e.say("warning:", warnings...)
 			fmt.Fprintf(e.stdout, "wrote %s: %d kernels, %d metrics (ncu %s page)\n", out, len(tab.Kernels), len(tab.Metrics), tab.Format)
 			return nil
 		},

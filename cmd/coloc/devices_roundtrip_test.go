@@ -93,10 +93,13 @@ func TestDeviceNamesRoundTrip(t *testing.T) {
 	os.WriteFile(jobsFile, []byte(jobs.String()), 0o644)
 	for _, cm := range []string{"iasp", "pmf", "linear"} {
 		out := filepath.Join(dir, "policy-"+cm+".json")
-		stdout, _ := mustRun(t, "policy", "export", "--cluster", clusterFile, "--jobs", jobsFile, "--models", models,
+		stdout, stderr := mustRun(t, "policy", "export", "--cluster", clusterFile, "--jobs", jobsFile, "--models", models,
 			"--data", data, "--cluster-model", cm, "--node-model", cm, "-o", out)
 		if !strings.Contains(stdout, "predicted pairs:") {
 			t.Errorf("%s: export summary lacks the prediction counts:\n%s", cm, stdout)
+		}
+		if !strings.Contains(stderr, "unseen pairs rest on their workload's features alone") {
+			t.Errorf("%s: export with unseen pairs gives no note on what removes their error:\n%s", cm, stderr)
 		}
 		mustRun(t, "policy", "validate", out)
 		pol, err := policy.Load(out)

@@ -116,9 +116,7 @@ cores); the scores are those of one worker.`,
 				return err
 			}
 			if !quiet {
-				for _, w := range d.Warnings {
-					fmt.Fprintln(e.stderr, "warning:", w)
-				}
+				e.say("warning:", d.Warnings...)
 			}
 			start := time.Now()
 			res, err := eval.Run(d, o)
@@ -199,9 +197,7 @@ func runActive(e *env, data, models, devices string, seeds int, asJSON, quiet bo
 		return err
 	}
 	if !quiet {
-		for _, w := range res.Warnings {
-			fmt.Fprintln(e.stderr, "warning:", w)
-		}
+		e.say("warning:", res.Warnings...)
 	}
 	if asJSON {
 		return res.WriteJSON(e.stdout)

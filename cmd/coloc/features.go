@@ -47,9 +47,7 @@ on their training rows only.`,
 			if err := features.Write(out, set); err != nil {
 				return err
 			}
-			for _, w := range set.Warnings {
-				fmt.Fprintln(e.stderr, "warning:", w)
-			}
+			e.say("warning:", set.Warnings...)
 			fmt.Fprintf(e.stdout, "wrote %s: %d rows, %d features\n", out, len(set.Rows), len(set.Columns))
 			return nil
 		},

@@ -56,9 +56,7 @@ more times.`,
 			if err != nil {
 				return err
 			}
-			for _, w := range d.Warnings {
-				fmt.Fprintln(e.stderr, "warning:", w)
-			}
+			e.say("warning:", d.Warnings...)
 			if w := model.SmallDataWarning(d); w != "" {
 				fmt.Fprintln(e.stderr, "warning:", w)
 			}
@@ -71,14 +69,10 @@ more times.`,
 			}
 			if len(fitted) > 0 {
 				n := len(fitted[0].Warnings) - len(fitted[0].Calibration)
-				for _, w := range fitted[0].Warnings[:n] {
-					fmt.Fprintln(e.stderr, "warning:", w)
-				}
+				e.say("warning:", fitted[0].Warnings[:n]...)
 			}
 			for _, f := range fitted {
-				for _, w := range f.Calibration {
-					fmt.Fprintln(e.stderr, "warning:", w)
-				}
+				e.say("warning:", f.Calibration...)
 			}
 			for _, f := range fitted {
 				fmt.Fprintf(e.stdout, "wrote %s (%d bytes)\n", filepath.Join(out, f.Name+".json"), len(f.Bytes))

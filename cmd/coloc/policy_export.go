@@ -157,9 +157,7 @@ func runPolicyExport(e *env, f policyExportFlags) error {
 	if err := place.WriteFile(f.out, pf); err != nil {
 		return err
 	}
-	for _, w := range pf.Warnings {
-		fmt.Fprintln(e.stderr, "warning:", w)
-	}
+	e.say("warning:", pf.Warnings...)
 	return printPolicySummary(e, f.out, pf)
 }
 
@@ -204,6 +202,7 @@ func printPolicySummary(e *env, out string, pf *policy.File) error {
 	if s := pf.Provenance.Predictions; s != (policy.PredictionSummary{}) {
 		_, err = fmt.Fprintf(e.stdout, "predicted pairs: %d written with %g%% intervals, %d clamped to the plausible range [%.3g, %.3g], %d flagged unseen, %d uncalibrated; %d not predictable (dropped), %d infeasible; decisions on the %s value\n",
 			s.Predicted, 100*s.Coverage, s.Clamped, s.RangeLow, s.RangeHigh, s.Unseen, s.Uncalib, s.Dropped, s.Skipped, s.Decide)
+		e.say("note:", s.Notes()...)
 	}
 	return err
 }

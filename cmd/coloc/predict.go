@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 
 	"github.com/coloc-dev/coloc/model"
 	"github.com/coloc-dev/coloc/place"
@@ -69,9 +68,7 @@ See docs/predictions.md.`,
 			if len(ms) > 0 {
 				cov = ms[0].File.Trust.Coverage
 			}
-			for _, n := range place.WritePredictions(e.stdout, rows, args[0], args[1], device, cov) {
-				fmt.Fprintln(e.stderr, "note:", n)
-			}
+			e.say("note:", place.WritePredictions(e.stdout, rows, args[0], args[1], device, cov)...)
 			return nil
 		},
 	}

@@ -101,9 +101,7 @@ cause and rerun with --retry-failed), 1 on any other error.`,
 				return err
 			}
 			defer m.Close()
-			for _, w := range m.Warnings() {
-				fmt.Fprintln(e.stderr, "note:", w)
-			}
+			e.say("note:", m.Warnings()...)
 			hw, kind := m.Hardware, m.Kind
 			switch {
 			case kind == "cuda":
@@ -127,9 +125,7 @@ cause and rerun with --retry-failed), 1 on any other error.`,
 			if err != nil {
 				return err
 			}
-			for _, n := range plan.Notes {
-				fmt.Fprintln(e.stderr, "note:", n)
-			}
+			e.say("note:", plan.Notes...)
 			mon, err := m.Monitor(rf.interval)
 			if err != nil {
 				return err
@@ -155,17 +151,13 @@ cause and rerun with --retry-failed), 1 on any other error.`,
 			if sum == nil {
 				return err
 			}
-			for _, w := range sum.Warnings {
-				fmt.Fprintln(e.stderr, "warning:", w)
-			}
+			e.say("warning:", sum.Warnings...)
 			if err != nil {
 				return err
 			}
 			fmt.Fprintf(e.stdout, "wrote %s: %d runs rows, %d solo rows, %d pairs rows\n",
 				cf.out, len(sum.Tables.Runs.Rows), len(sum.Tables.Solo.Rows), len(sum.Tables.Pairs.Rows))
-			for _, n := range sum.Notes() {
-				fmt.Fprintln(e.stderr, "note:", n)
-			}
+			e.say("note:", sum.Notes()...)
 			if sum.Failed > 0 {
 				return failedRuns(e.stderr, cf.out, sum)
 			}

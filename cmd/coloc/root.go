@@ -25,6 +25,15 @@ type env struct {
 	openGPU func() sampler.OpenGPU
 }
 
+// say writes each message to stderr on a line of its own after kind
+// ("note:" for what the user may act on, "warning:" for what may be
+// wrong).
+func (e *env) say(kind string, msgs ...string) {
+	for _, m := range msgs {
+		fmt.Fprintln(e.stderr, kind, m)
+	}
+}
+
 // commands is the table of top-level subcommands, in the order --help
 // lists them (pipeline order).
 var commands = []func(*env) *cobra.Command{

@@ -60,9 +60,7 @@ categorical mismatches, the usual choice for mixed attributes.`,
 				return err
 			}
 			known, sug := ans.Known, ans.Suggestion
-			for _, w := range ans.Warnings {
-				fmt.Fprintln(e.stderr, "warning:", w)
-			}
+			e.say("warning:", ans.Warnings...)
 			if asJSON {
 				return json.NewEncoder(e.stdout).Encode(struct {
 					Job      string `json:"job"`

@@ -210,16 +210,12 @@ func runSimulate(e *env, f simulateFlags) error {
 	if err != nil {
 		return err
 	}
-	for _, w := range warns {
-		fmt.Fprintln(e.stderr, "warning:", w)
-	}
+	e.say("warning:", warns...)
 	results, err := x.Run()
 	if err != nil {
 		return fmt.Errorf("%s: %w", f.trace, err)
 	}
-	for _, w := range policies.Warnings(results) {
-		fmt.Fprintln(e.stderr, "warning:", w)
-	}
+	e.say("warning:", policies.Warnings(results)...)
 	if f.json {
 		enc := json.NewEncoder(e.stdout)
 		for _, r := range results {
