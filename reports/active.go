@@ -1,8 +1,6 @@
 package reports
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -265,13 +263,9 @@ type activeCacheFile struct {
 // build keeps one version across edits: remove the cache after changing a
 // model.
 func activeKey(d *model.Data, o eval.ActiveOptions) (string, error) {
-	m, err := model.New(o.Model)
+	hyper, err := defaultHyper(o.Model)
 	if err != nil {
 		return "", err
-	}
-	var hyper any
-	if h, ok := m.(model.Hyper); ok {
-		hyper = h.Hyper()
 	}
 	data := any(d.Files)
 	if len(d.Files) == 0 {
@@ -280,23 +274,18 @@ func activeKey(d *model.Data, o eval.ActiveOptions) (string, error) {
 			Obs   []model.Obs
 		}{d.Space, d.Obs}
 	}
-	b, err := json.Marshal(struct {
-		Tool       string    `json:"tool"`
-		Format     int       `json:"format"`
-		Data       any       `json:"data"`
-		Model      string    `json:"model"`
-		Hyper      any       `json:"hyper"`
-		Devices    []string  `json:"devices"`
-		Seeds      int       `json:"seeds"`
-		Strategies []string  `json:"strategies"`
-		Shares     []float64 `json:"shares"` // start, step, stop, reference
+	return cacheKey("learning curves", struct {
+		Tool       string         `json:"tool"`
+		Format     int            `json:"format"`
+		Data       any            `json:"data"`
+		Model      string         `json:"model"`
+		Hyper      map[string]any `json:"hyper"`
+		Devices    []string       `json:"devices"`
+		Seeds      int            `json:"seeds"`
+		Strategies []string       `json:"strategies"`
+		Shares     []float64      `json:"shares"` // start, step, stop, reference
 	}{version.String(), activeCacheVersion, data, o.Model, hyper, o.Devices, o.Seeds, o.Strategies,
 		[]float64{o.Start, o.Step, o.Stop, o.Reference}})
-	if err != nil {
-		return "", fmt.Errorf("learning curves cache key: %w", err)
-	}
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:]), nil
 }
 
 // runActiveCached returns eval.RunActive(d, o), read from

@@ -33,17 +33,11 @@ func modelsKey(d *model.Data, names []string, seed uint64) (string, error) {
 	if len(d.Files) == 0 {
 		return "", nil
 	}
-	hyper := map[string]any{}
-	for _, name := range names {
-		m, err := model.New(name)
-		if err != nil {
-			return "", err
-		}
-		if h, ok := m.(model.Hyper); ok {
-			hyper[name] = h.Hyper()
-		}
+	hyper, err := defaultHyper(names...)
+	if err != nil {
+		return "", err
 	}
-	b, err := json.Marshal(struct {
+	return cacheKey("models", struct {
 		Tool   string         `json:"tool"`
 		Format int            `json:"format"`
 		Data   any            `json:"data"`
@@ -51,8 +45,30 @@ func modelsKey(d *model.Data, names []string, seed uint64) (string, error) {
 		Hyper  map[string]any `json:"hyper"`
 		Seed   uint64         `json:"seed"`
 	}{version.String(), model.FileVersion, d.Files, names, hyper, seed})
+}
+
+// defaultHyper maps each model name to its default hyper-parameters, which
+// a cache key changes with.
+func defaultHyper(names ...string) (map[string]any, error) {
+	hyper := map[string]any{}
+	for _, name := range names {
+		m, err := model.New(name)
+		if err != nil {
+			return nil, err
+		}
+		if h, ok := m.(model.Hyper); ok {
+			hyper[name] = h.Hyper()
+		}
+	}
+	return hyper, nil
+}
+
+// cacheKey is the hexadecimal SHA-256 of v's JSON; what names the cache in
+// an error.
+func cacheKey(what string, v any) (string, error) {
+	b, err := json.Marshal(v)
 	if err != nil {
-		return "", fmt.Errorf("models cache key: %w", err)
+		return "", fmt.Errorf("%s cache key: %w", what, err)
 	}
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:]), nil
