@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/coloc-dev/coloc/datasets"
+	"github.com/coloc-dev/coloc/internal/textlist"
 	"github.com/coloc-dev/coloc/internal/version"
 	"github.com/coloc-dev/coloc/model"
 	"github.com/coloc-dev/coloc/place/cluster"
@@ -234,13 +235,7 @@ func annotatePairs(f *policy.File, in Input, types []string) policy.PredictionSu
 	}
 	sort.Strings(dropped)
 	sum.Dropped = len(dropped)
-	list := func(xs []string) string {
-		const show = 10
-		if len(xs) <= show {
-			return strings.Join(xs, "; ")
-		}
-		return strings.Join(xs[:show], "; ") + fmt.Sprintf("; and %d more", len(xs)-show)
-	}
+	list := func(xs []string) string { return textlist.Head(xs, 10, "; ") }
 	if len(clamped) > 0 {
 		f.Warnings = append(f.Warnings, fmt.Sprintf("%d predicted pairs were outside the plausible range [%.3g, %.3g] and were set to the nearest bound (flag out-of-range, raw value kept): %s", len(clamped), tr.Range.Lo, tr.Range.Hi, list(clamped)))
 	}

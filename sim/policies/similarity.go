@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 
+	"github.com/coloc-dev/coloc/internal/textlist"
 	"github.com/coloc-dev/coloc/model"
 	"github.com/coloc-dev/coloc/sim"
 )
@@ -151,12 +151,7 @@ func (p *Similarity) Warnings() []string {
 	if len(blind) == 0 {
 		return nil
 	}
-	const named = 5
-	list := strings.Join(blind[:min(named, len(blind))], ", ")
-	if len(blind) > named {
-		list += fmt.Sprintf(" and %d more", len(blind)-named)
-	}
-	return []string{fmt.Sprintf("policy similarity: %d workload(s) the model cannot describe, so their jobs rank every GPU type alike, count as not small and never move: %s", len(blind), list)}
+	return []string{fmt.Sprintf("policy similarity: %d workload(s) the model cannot describe, so their jobs rank every GPU type alike, count as not small and never move: %s", len(blind), textlist.Head(blind, 5, ", "))}
 }
 
 // Schedule starts waiting jobs after arrivals and completions and, at a

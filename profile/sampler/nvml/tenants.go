@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
+	"github.com/coloc-dev/coloc/internal/textlist"
 	"github.com/coloc-dev/coloc/profile/sampler"
 )
 
@@ -175,12 +176,7 @@ func readComm(dir string) string {
 
 // namedList joins the first maxNamed items and says how many more there
 // are.
-func namedList(items []string) string {
-	if len(items) <= maxNamed {
-		return strings.Join(items, ", ")
-	}
-	return fmt.Sprintf("%s and %d more", strings.Join(items[:maxNamed], ", "), len(items)-maxNamed)
-}
+func namedList(items []string) string { return textlist.Head(items, maxNamed, ", ") }
 
 // Tenants implements sampler.TenantLister: the compute processes NVML
 // lists on each of devices, the MPS server aside, with their command name
