@@ -85,7 +85,7 @@ func WritePredictions(w io.Writer, rows []PairPrediction, a, b, device string, c
 	}
 	if len(rows) > 0 {
 		if u := rows[0].ABEst.Unseen; len(u) > 0 {
-			notes = append(notes, fmt.Sprintf("%s had no training pair on %s: the predictions rest on features alone (out of distribution) and the intervals are widened; profiling a few of its pairs there ('coloc profile next' picks them early) removes most of that error", strings.Join(u, " and "), device))
+			notes = append(notes, fmt.Sprintf("%s had no training pair on %s: the predictions rest on features alone (out of distribution) and the intervals are widened; profiling a few of its pairs there ('coloc profile next' picks them early) removes much of that error", strings.Join(u, " and "), device))
 		}
 		if rows[0].ABEst.Uncalibrated {
 			notes = append(notes, "intervals span the plausible range: the models were fit without calibration (too few pairs, or --folds 0)")

@@ -169,13 +169,13 @@ type PredictionSummary struct {
 
 // Notes say what the user can do about the predicted pairs the summary
 // counts: a workload with no training pair on a GPU type is predicted from
-// its features alone, and most of that error is the workload's own
+// its features alone, and much of that error is the workload's own
 // offsets, which a few measured pairs pin down (docs/models.md).
 func (s PredictionSummary) Notes() []string {
 	if s.Unseen == 0 {
 		return nil
 	}
-	return []string{fmt.Sprintf("%d unseen pairs rest on their workload's features alone; a few measured pairs of each such workload remove most of that error: 'coloc profile next' picks them early (docs/predictions.md)", s.Unseen)}
+	return []string{fmt.Sprintf("%d unseen pairs rest on their workload's features alone; a few measured pairs of each such workload remove much of that error: 'coloc profile next' picks them early (docs/predictions.md)", s.Unseen)}
 }
 
 // FileSum is the SHA-256 of one input file.
