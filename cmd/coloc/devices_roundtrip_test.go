@@ -75,7 +75,8 @@ func TestDeviceNamesRoundTrip(t *testing.T) {
 			t.Errorf("predict on %s:\n%s", dev, out)
 		}
 		out, errOut := mustRun(t, "predict", "--models", models, "--device", dev, "w0", "w7")
-		if !strings.Contains(out, "unseen:w7") || !strings.Contains(errOut, "w7 had no training pair on "+dev) {
+		if !strings.Contains(out, "unseen:w7") || !strings.Contains(errOut, "w7 had no training pair on "+dev) ||
+			!strings.Contains(errOut, "profiling a few of its pairs there") {
 			t.Errorf("predict w7 (never paired) on %s: no unseen flag:\n%s\n%s", dev, out, errOut)
 		}
 	}

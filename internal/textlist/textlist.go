@@ -8,13 +8,9 @@ import (
 	"strings"
 )
 
-// Head joins the first n items with sep and, when there are more, says
-// how many: Head([a b c d], 2, ", ") is "a, b and 2 more". n < 1 names
-// none ("4 items").
+// Head joins the first n items (n >= 1) with sep and, when there are
+// more, says how many: Head([a b c d], 2, ", ") is "a, b and 2 more".
 func Head(items []string, n int, sep string) string {
-	if n < 1 && len(items) > 0 {
-		return fmt.Sprintf("%d items", len(items))
-	}
 	if len(items) <= n {
 		return strings.Join(items, sep)
 	}
