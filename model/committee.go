@@ -21,9 +21,8 @@ import (
 // chosen on five folds of the training pairs (every pair held out once)
 // were tried too and lost 11% on p100 at F = 0.2 for 2% on k80: the
 // three members are close there, so a choice adds more noise than it
-// removes bias. Why these
-// three: they are the best models of the collaborative, the latent-factor
-// and the tree families on Gavel.
+// removes bias. Why these three: they are the best models of the
+// collaborative, the latent-factor and the tree families on Gavel.
 //
 // The committee's trees read, besides what the gbt baseline reads, each
 // feature's sum over the pair (GBTOptions.PairSums): co-located jobs
@@ -98,8 +97,9 @@ type Committee struct {
 const CommitteeNetworkFits = 5
 
 // NewCommittee returns the committee of IASP, RLFM and GBT (and the
-// unseen seat's candidates when a fit needs them) with their default options, the trees reading the pair's
-// summed features (MemberGBTOptions).
+// unseen seat's candidates when a fit needs them) with their default
+// options, the trees reading the pair's summed features
+// (MemberGBTOptions).
 func NewCommittee() *Committee {
 	return &Committee{IASP: NewIASP(DefaultIASPOptions), RLFM: NewRLFM(DefaultRLFMOptions), GBT: NewGBT(MemberGBTOptions)}
 }
