@@ -91,7 +91,7 @@ func (m *Measured) norm1(w, q, t string) (float64, bool) {
 // IsAssumed reports whether the co-located rate of w next to partner on
 // s is assumed (AssumedPairs), not measured.
 func (m *Measured) IsAssumed(w, partner string, s Shape) bool {
-	return m.assumed[pairKey{w, partner, device(s), s.GPUs}]
+	return m.assumed[pairKey{w, partner, m.device(s), s.GPUs}]
 }
 
 // WithoutMultiGPUPairs returns a copy of m without its pairs measured on

@@ -53,7 +53,7 @@ func (m *Measured) Extrapolated() *Measured {
 // IsExtrapolated reports whether the solo rate of w on s was extrapolated
 // (Extrapolated), not measured.
 func (m *Measured) IsExtrapolated(w string, s Shape) bool {
-	return m.extra[rateKey{w, device(s), s.GPUs}]
+	return m.extra[rateKey{w, m.device(s), s.GPUs}]
 }
 
 // extrapolatedType is what the simulator asks of a ground truth with

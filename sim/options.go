@@ -29,12 +29,30 @@ type Options struct {
 	Degree string
 	// MaxDegree caps the degrees of DegreePolicy; 0: the trace's request.
 	MaxDegree int
+	// Schedule says when the policy is asked: ScheduleEvents (at every
+	// arrival, completion and round tick; the default when "") or
+	// ScheduleRounds (only at round boundaries, as in Gavel's simulator:
+	// see Run).
+	Schedule string
+	// WholeSteps, with ScheduleRounds, has each running job do a whole
+	// number of iterations per round, its rate times the round length
+	// rounded down (or what it has left), then hold its GPUs idle until
+	// the round ends; a round ends when its last job is done: Gavel's
+	// micro-tasks. Without it jobs progress continuously and rounds last
+	// Round seconds.
+	WholeSteps bool
 }
 
 // Degree modes.
 const (
 	DegreeTrace  = "trace"
 	DegreePolicy = "policy"
+)
+
+// Schedule modes.
+const (
+	ScheduleEvents = "events"
+	ScheduleRounds = "rounds"
 )
 
 // DefaultOptions are Gavel's round length (360 s), a 30 s restart penalty
@@ -54,6 +72,10 @@ func (o Options) validate() error {
 		return fmt.Errorf("max events %d: want >= 1", o.MaxEvents)
 	case o.Degree != "" && o.Degree != DegreeTrace && o.Degree != DegreePolicy:
 		return fmt.Errorf("degree %q: want %s or %s", o.Degree, DegreeTrace, DegreePolicy)
+	case o.Schedule != "" && o.Schedule != ScheduleEvents && o.Schedule != ScheduleRounds:
+		return fmt.Errorf("schedule %q: want %s or %s", o.Schedule, ScheduleEvents, ScheduleRounds)
+	case o.Schedule == ScheduleRounds && o.Round <= 0:
+		return fmt.Errorf("schedule %s needs a round length > 0", ScheduleRounds)
 	case o.MaxDegree < 0:
 		return fmt.Errorf("max degree %d: want >= 0 (0: the trace's request)", o.MaxDegree)
 	}

@@ -35,6 +35,11 @@ const (
 	Arrived  Events = 1 << iota // one or more jobs arrived
 	Finished                    // one or more jobs completed
 	Round                       // a round boundary was reached
+	// Idle: with Options.Schedule rounds, the cluster holds no job, jobs
+	// wait and none is left to arrive; the policy is asked once more at
+	// the same instant (Gavel's simulator recomputes its allocation then)
+	// before the run is declared stalled.
+	Idle
 )
 
 // Job is a job as a policy sees it. The simulator owns it: a policy reads
@@ -67,7 +72,11 @@ type View struct {
 	// order; Running the running jobs, by ID.
 	Waiting []*Job
 	Running []*Job
-	sim     *simulation
+	// Finished are the jobs that completed since the policy was last
+	// asked, by completion time (Done equals Steps): what a scheduler
+	// learns of a job's size when it ends.
+	Finished []*Job
+	sim      *simulation
 }
 
 // Job returns the job with the given ID (nil when it is not in the system).
@@ -135,14 +144,24 @@ type missCarry struct {
 
 // carryFrom keeps what committed plan p learned for the next plans.
 func (s *simulation) carryFrom(p *Plan) {
-	c := &missCarry{miss: make([][]missAt, len(p.miss)), onFree: slices.Clone(p.onFree)}
+	c := &missCarry{miss: make([][]missAt, len(p.miss))}
+	kept := false
 	for w, ms := range p.miss {
 		for _, m := range ms {
 			if m.freed == p.freed {
 				c.miss[w] = append(c.miss[w], missAt{m.scale, -1, m.free, 0})
+				kept = true
 			}
 		}
 	}
+	if !kept {
+		// Nothing learned: a policy that never records misses (or stops
+		// jobs) carries nothing, and its list of jobs placed on free
+		// GPUs does not grow from plan to plan.
+		s.carry = nil
+		return
+	}
+	c.onFree = slices.Clone(p.onFree)
 	s.carry = c
 }
 

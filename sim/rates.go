@@ -67,6 +67,9 @@ type Measured struct {
 	types     map[string]bool
 	extra     map[rateKey]bool // solo rates extrapolated, not measured
 	assumed   map[pairKey]bool // pair rates assumed, not measured (assumed.go)
+	// freeSpread rates a placement spread over nodes as one on one node
+	// (FreeSpread).
+	freeSpread bool
 }
 
 type rateKey struct {
@@ -166,23 +169,34 @@ func divisors(solo *datasets.SoloTable, pairs *datasets.Pairs) (soloDiv, pairDiv
 	return soloDiv, pairDiv, nil
 }
 
-func device(s Shape) string {
-	if s.Spread && s.GPUs > 1 {
+func (m *Measured) device(s Shape) string {
+	if s.Spread && s.GPUs > 1 && !m.freeSpread {
 		return s.GPUType + UnconsolidatedSuffix
 	}
 	return s.GPUType
 }
 
+// FreeSpread returns m with every placement spread over nodes rated as
+// the same GPUs on one node: the assumption of Gavel's simulator, where a
+// job's rate never depends on where its workers land (it re-places jobs
+// every round at no cost). Apply it last: the copies Extrapolated and
+// AssumedPairs make do not keep it.
+func (m *Measured) FreeSpread() *Measured {
+	out := *m
+	out.freeSpread = true
+	return &out
+}
+
 // Solo returns the measured solo rate.
 func (m *Measured) Solo(w string, s Shape) (float64, bool) {
-	v, ok := m.solo[rateKey{w, device(s), s.GPUs}]
+	v, ok := m.solo[rateKey{w, m.device(s), s.GPUs}]
 	return v, ok
 }
 
 // Colocated returns the measured rate of w next to partner, only for a
 // status-ok pair.
 func (m *Measured) Colocated(w, partner string, s Shape) (float64, bool) {
-	v, ok := m.pairs[pairKey{w, partner, device(s), s.GPUs}]
+	v, ok := m.pairs[pairKey{w, partner, m.device(s), s.GPUs}]
 	return v, ok
 }
 

@@ -32,6 +32,10 @@ type Env struct {
 	// the prediction's interval ("lower", risk-averse), as `coloc policy
 	// export --decide` does.
 	Decide string
+	// Settings names the simulator settings of the run: "" or "coloc"
+	// (this simulator's defaults) or "gavel" (Gavel's simulator's); a
+	// policy with a Gavel form (fifo) takes it under "gavel".
+	Settings string
 	// OracleNoise perturbs the rates the oracle decides on: each pair's
 	// measured normalized throughput times 1 + OracleNoise·u, u uniform in
 	// [-1, 1] drawn per pair from Seed (0: off, the true oracle). The

@@ -19,20 +19,24 @@ const (
 
 // jobState is the simulator's side of a job.
 type jobState struct {
-	status   jobStatus
-	shape    Shape
-	partner  int // -1: alone
-	rate     float64
-	norm     float64 // rate over the solo rate on the same placement
-	restore  float64 // no progress before this time
-	eta      float64
-	start    float64
-	finish   float64
-	restarts int
-	shared   float64
-	reason   string
-	extrap   bool // ran on an extrapolated solo rate
-	assumed  bool // shared on an assumed pair rate
+	status  jobStatus
+	shape   Shape
+	partner int // -1: alone
+	rate    float64
+	norm    float64 // rate over the solo rate on the same placement
+	restore float64 // no progress before this time
+	eta     float64
+	// cap and hold: with Options.WholeSteps, the job stops progressing
+	// this round once it has done cap iterations, at time hold (+Inf:
+	// no cap).
+	cap, hold float64
+	start     float64
+	finish    float64
+	restarts  int
+	shared    float64
+	reason    string
+	extrap    bool // ran on an extrapolated solo rate
+	assumed   bool // shared on an assumed pair rate
 	// The placement and partner rate and norm were looked up for.
 	rated        bool
 	ratedPartner int
@@ -85,6 +89,8 @@ type simulation struct {
 	// carry is what the last committed plan learned about classes that
 	// found no room (Plan.PlacedOnFreeSince), while no job finished.
 	carry *missCarry
+	// finished are the jobs completed since the policy was last asked.
+	finished []*Job
 }
 
 // Run replays jobs on the cluster under policy p, with truth as the rates
@@ -125,7 +131,7 @@ func newSimulation(topo *Topology, jobs []TraceJob, truth Rates, p Policy, opt O
 	s.seq = make([]int, len(jobs))
 	for i, tj := range jobs {
 		s.jobs[i] = &Job{ID: i, Workload: tj.Workload, Scale: tj.Scale, Request: tj.Scale, Degrees: []int{tj.Scale}, Steps: tj.Steps, Arrival: tj.Arrival}
-		s.st[i] = jobState{partner: -1, start: math.NaN(), finish: math.NaN()}
+		s.st[i] = jobState{partner: -1, start: math.NaN(), finish: math.NaN(), cap: math.Inf(1), hold: math.Inf(1)}
 	}
 	s.rules = newRules(s.jobs)
 	types := topo.Types()
@@ -149,7 +155,12 @@ func (s *simulation) loop(jobs []TraceJob, order []int) error {
 	if len(order) > 0 {
 		s.now = jobs[order[0]].Arrival
 	}
+	rounds := s.opt.Schedule == ScheduleRounds
+	roundStart, roundEnd := s.now, math.Inf(1)
 	var ev Events
+	if rounds {
+		ev = Round // the first arrival opens the first round
+	}
 	for events := 0; ; events++ {
 		if events >= s.opt.MaxEvents {
 			return fmt.Errorf("policy %s: more than %d scheduling points at t=%g s; is it moving jobs forever?", s.pol.Name(), s.opt.MaxEvents, s.now)
@@ -160,19 +171,36 @@ func (s *simulation) loop(jobs []TraceJob, order []int) error {
 			}
 			next++
 		}
-		if ev != 0 && s.nActive > 0 {
+		ask := ev != 0
+		if rounds {
+			ask = ev&Round != 0
+		}
+		// With rounds the policy also hears of the round in which the
+		// last job ended, as Gavel's mechanism does (it then revises its
+		// books with no job left).
+		if ask && (s.nActive > 0 || (rounds && ev&Finished != 0)) {
 			if err := s.schedule(ev); err != nil {
 				return err
+			}
+			roundStart = s.now
+			if rounds && s.opt.WholeSteps {
+				roundEnd = s.capRound()
 			}
 		}
 		if s.opt.Timeline {
 			s.res.Timeline = append(s.res.Timeline, s.sample())
 		}
 		if len(s.running) == 0 && len(s.waiting) > 0 && next == len(order) && (s.opt.Round == 0 || ev&Round != 0) {
+			if rounds && ev&Idle == 0 {
+				ev = Round | Idle
+				continue
+			}
 			return fmt.Errorf("policy %s at t=%g s: %w: %d job(s) wait (first: job %d, %s) on an idle cluster and no job is left to arrive",
 				s.pol.Name(), s.now, ErrStalled, len(s.waiting), s.waiting[0].ID, s.waiting[0].Workload)
 		}
-		ev = 0
+		if !rounds || ask {
+			ev = 0
+		}
 		t := math.Inf(1)
 		if next < len(order) {
 			t = jobs[order[next]].Arrival
@@ -181,10 +209,20 @@ func (s *simulation) loop(jobs []TraceJob, order []int) error {
 			t = min(t, s.minEta)
 		}
 		tick := math.Inf(1)
-		if s.opt.Round > 0 && s.nActive > 0 {
+		switch {
+		case rounds && len(s.running) > 0 && s.opt.WholeSteps:
+			// A round ends when its last job has done its steps.
+			tick = roundEnd
+		case rounds && len(s.running) > 0:
+			// A round lasts Round seconds, or until its last job ends.
+			tick = roundStart + s.opt.Round
+		case rounds && next < len(order):
+			// Nothing runs: the next round opens with the next arrival.
+			tick = jobs[order[next]].Arrival
+		case !rounds && s.opt.Round > 0 && s.nActive > 0:
 			tick = (math.Floor(s.now/s.opt.Round) + 1) * s.opt.Round
-			t = min(t, tick)
 		}
+		t = min(t, tick)
 		if math.IsInf(t, 1) {
 			return nil
 		}
@@ -195,7 +233,7 @@ func (s *simulation) loop(jobs []TraceJob, order []int) error {
 		if fin {
 			ev |= Finished
 		}
-		if t == tick {
+		if t == tick || (rounds && fin && len(s.running) == 0) {
 			ev |= Round
 		}
 	}
@@ -214,8 +252,9 @@ func (s *simulation) lookup(id int) *Job {
 
 func (s *simulation) schedule(ev Events) error {
 	s.nbuf = 0 // the plans of the previous call are gone
-	v := &View{Now: s.now, Events: ev, Topology: s.topo, Waiting: s.waiting, Running: s.running, sim: s}
+	v := &View{Now: s.now, Events: ev, Topology: s.topo, Waiting: s.waiting, Running: s.running, Finished: s.finished, sim: s}
 	plan, err := s.pol.Schedule(v)
+	s.finished = s.finished[:0]
 	if err != nil {
 		return fmt.Errorf("policy %s at t=%g s: %w", s.pol.Name(), s.now, err)
 	}
@@ -247,7 +286,7 @@ func (s *simulation) advance(t float64) (bool, error) {
 	var finished []int
 	for _, j := range s.running {
 		st := &s.st[j.ID]
-		eff := t - max(s.now, st.restore)
+		eff := min(t, st.hold) - max(s.now, st.restore)
 		if eff > 0 {
 			s.eff[s.typeOf[j.GPUs[0]]] += eff * st.norm * float64(len(j.GPUs))
 		}
@@ -255,7 +294,9 @@ func (s *simulation) advance(t float64) (bool, error) {
 			finished = append(finished, j.ID)
 			continue
 		}
-		if eff > 0 {
+		if st.hold <= t+tol {
+			j.Done = st.cap // whole steps: exactly the cap
+		} else if eff > 0 {
 			j.Done += st.rate * eff
 		}
 		if st.partner >= 0 {
@@ -269,6 +310,7 @@ func (s *simulation) advance(t float64) (bool, error) {
 			st.shared += dt
 		}
 		j.Done = float64(j.Steps)
+		s.finished = append(s.finished, j)
 		st.status = done
 		st.finish = t
 		s.release(id)
@@ -400,8 +442,7 @@ func (s *simulation) rerate() error {
 		}
 		if st.rated && st.ratedPartner == st.partner && st.ratedShape == st.shape {
 			// Same placement and partner as at the last rating: same rate.
-			st.eta = max(s.now, st.restore) + (float64(j.Steps)-j.Done)/st.rate
-			s.minEta = min(s.minEta, st.eta)
+			s.setEta(j, st)
 			continue
 		}
 		var ok bool
@@ -427,10 +468,42 @@ func (s *simulation) rerate() error {
 			}
 		}
 		st.rated, st.ratedPartner, st.ratedShape = true, st.partner, st.shape
-		st.eta = max(s.now, st.restore) + (float64(j.Steps)-j.Done)/st.rate
-		s.minEta = min(s.minEta, st.eta)
+		s.setEta(j, st)
 	}
 	return nil
+}
+
+// setEta sets a running job's completion time, and, under a cap of
+// whole steps, the time it holds: a job whose cap is below its steps
+// does not complete this round.
+func (s *simulation) setEta(j *Job, st *jobState) {
+	from := max(s.now, st.restore)
+	st.eta = from + (float64(j.Steps)-j.Done)/st.rate
+	st.hold = math.Inf(1)
+	if st.cap < float64(j.Steps) {
+		st.hold = from + max(0, st.cap-j.Done)/st.rate
+		st.eta = math.Inf(1)
+	}
+	s.minEta = min(s.minEta, st.eta)
+}
+
+// capRound starts a round of whole steps (Options.WholeSteps): each
+// running job may do the whole number of iterations its rate gives in a
+// round, or what it has left, and returns when the last of them is done
+// (the round's end).
+func (s *simulation) capRound() float64 {
+	end := math.Inf(-1)
+	for _, j := range s.running {
+		st := &s.st[j.ID]
+		st.cap = min(float64(j.Steps), j.Done+math.Floor(st.rate*s.opt.Round))
+		s.setEta(j, st)
+		end = max(end, min(st.eta, st.hold))
+	}
+	s.minEta = math.Inf(1)
+	for _, j := range s.running {
+		s.minEta = min(s.minEta, s.st[j.ID].eta)
+	}
+	return end
 }
 
 func (s *simulation) sample() Sample {

@@ -26,6 +26,10 @@ type simulateFlags struct {
 	extrapolate                  bool
 	assumePairs, hidePairs       bool
 	json                         bool
+	settings                     string
+	// roundSet and penaltySet say that --round and --restart-penalty
+	// were given, so that they win over --settings.
+	roundSet, penaltySet bool
 }
 
 func newSimulateCmd(e *env) *cobra.Command {
@@ -89,6 +93,7 @@ policy, one a line.`,
     --data datasets/reference/gavel --models out/models --policy fifo,coloc`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			f.roundSet, f.penaltySet = cmd.Flags().Changed("round"), cmd.Flags().Changed("restart-penalty")
 			return runSimulate(e, f)
 		},
 	}
@@ -111,6 +116,7 @@ policy, one a line.`,
 	fl.IntVar(&f.maxDegree, "max-degree", 0, "with --degree policy: the most GPUs a job may get (0: its request)")
 	fl.BoolVar(&f.extrapolate, "extrapolate", false, "run jobs beyond the measured degrees on solo rates extrapolated with the last measured efficiency (labelled in the result)")
 	fl.BoolVar(&f.json, "json", false, "print one JSON object per policy")
+	fl.StringVar(&f.settings, "settings", policies.SettingsColoc, "simulator settings: coloc (decide at every event, moves cost --restart-penalty, spread jobs at measured spread rates) or gavel (Gavel's simulator: decide in 360 s rounds, moves free, spread free, fifo as Gavel's; --round and --restart-penalty still win when given)")
 	addAssumeFlags(fl, &f.assumePairs, &f.hidePairs)
 	for _, name := range []string{"trace", "cluster", "data"} {
 		cmd.MarkFlagRequired(name)
@@ -192,8 +198,17 @@ func sweepCommand(traces, clusters, degrees []string, f simulateFlags) string {
 func runSimulate(e *env, f simulateFlags) error {
 	x := policies.Experiment{Policies: f.policies, Options: sim.DefaultOptions,
 		Env: sim.Env{Seed: f.seed, Models: f.models, MinNormalized: f.minNormalized, Durations: f.durations, Order: f.order, Decide: f.decide, OracleNoise: f.oracleNoise}}
-	x.Options.Round = f.round.Seconds()
-	x.Options.RestartPenalty = f.penalty.Seconds()
+	in := policies.Inputs{Trace: f.trace, Cluster: f.cluster, Data: f.data, Extrapolate: f.extrapolate,
+		AssumeMultiGPUPairs: f.assumePairs, HideMultiGPUPairs: f.hidePairs}
+	if err := policies.ApplySettings(f.settings, &x, &in); err != nil {
+		return fmt.Errorf("--settings: %w", err)
+	}
+	if f.roundSet || f.settings != policies.SettingsGavel {
+		x.Options.Round = f.round.Seconds()
+	}
+	if f.penaltySet || f.settings != policies.SettingsGavel {
+		x.Options.RestartPenalty = f.penalty.Seconds()
+	}
 	x.Options.MaxPerGPU = f.maxPerGPU
 	x.Options.Degree, x.Options.MaxDegree = f.degree, f.maxDegree
 	if !(f.minNormalized >= 0 && f.minNormalized <= 1) {
@@ -205,8 +220,7 @@ func runSimulate(e *env, f simulateFlags) error {
 	if _, err := x.CheckNames(); err != nil {
 		return err
 	}
-	tr, warns, err := x.Load(policies.Inputs{Trace: f.trace, Cluster: f.cluster, Data: f.data, Extrapolate: f.extrapolate,
-		AssumeMultiGPUPairs: f.assumePairs, HideMultiGPUPairs: f.hidePairs})
+	tr, warns, err := x.Load(in)
 	if err != nil {
 		return err
 	}

@@ -5,12 +5,29 @@ import (
 	"strings"
 
 	"github.com/coloc-dev/coloc/sim"
+	"github.com/coloc-dev/coloc/sim/peers"
 )
 
 // All returns every policy `coloc simulate` knows: the baselines of
-// package sim, then the model-driven ones, in --help order.
+// package sim, the published peers and the foresight reference (package
+// peers), then the model-driven ones, in --help order. With Gavel's
+// settings (sim.Env.Settings) fifo is Gavel's fifo.
 func All() []sim.PolicyInfo {
-	return append(sim.Baselines(), Policies()...)
+	out := sim.Baselines()
+	for i := range out {
+		if out[i].Name != "fifo" {
+			continue
+		}
+		own := out[i].New
+		out[i].New = func(e sim.Env) (sim.Policy, error) {
+			if e.Settings == SettingsGavel {
+				return peers.NewGavelFIFO(e.Solo, e.Seed), nil
+			}
+			return own(e)
+		}
+	}
+	out = append(out, peers.Peers()...)
+	return append(out, Policies()...)
 }
 
 // Experiment is one replay of a trace on a cluster under several

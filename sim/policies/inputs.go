@@ -34,6 +34,9 @@ type Inputs struct {
 	// (sim.Measured.WithoutMultiGPUPairs): the data as if pairs were
 	// measured on one GPU only, to test the assumption against them.
 	HideMultiGPUPairs bool
+	// FreeSpread rates a placement spread over nodes as the same GPUs on
+	// one node (sim.Measured.FreeSpread; Gavel's settings).
+	FreeSpread bool
 }
 
 // Load reads in into x (Jobs, Topology, Truth) and returns the trace the
@@ -68,6 +71,9 @@ func (x *Experiment) Load(in Inputs) (*sim.Trace, []string, error) {
 	}
 	if in.AssumeMultiGPUPairs {
 		truth = truth.AssumedPairs()
+	}
+	if in.FreeSpread {
+		truth = truth.FreeSpread()
 	}
 	var warns []string
 	if list != nil {

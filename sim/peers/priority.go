@@ -1,0 +1,186 @@
+package peers
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/coloc-dev/coloc/sim"
+)
+
+// ranked is a preemptive priority scheduler, one job per GPU: at every
+// scheduling point the jobs in the system, in the order key gives (lower
+// first; ties by arrival), take GPUs while any type has room for them,
+// each on the fastest type by solo rate with room (a running job keeps its
+// type and GPUs when they are still its best with room); a job that does
+// not fit is skipped, so later jobs backfill; running jobs left out stop.
+// Tiresias and the foresight reference are instances.
+type ranked struct {
+	name string
+	solo sim.Rates
+	// key orders the jobs; attained is the job's attained service in
+	// GPU-seconds (GPUs held times time held, as the scheduler counted it).
+	key      func(v *sim.View, j *sim.Job, attained float64) float64
+	attained map[int]float64
+	last     float64
+}
+
+// Name returns the policy's name.
+func (r *ranked) Name() string { return r.name }
+
+// Schedule orders the jobs and places them.
+func (r *ranked) Schedule(v *sim.View) (*sim.Plan, error) {
+	if r.attained == nil {
+		r.attained = map[int]float64{}
+	}
+	for _, j := range v.Running {
+		r.attained[j.ID] += (v.Now - r.last) * float64(len(j.GPUs))
+	}
+	r.last = v.Now
+	type ranked struct {
+		j   *sim.Job
+		key float64
+	}
+	var js []ranked
+	for _, set := range [][]*sim.Job{v.Running, v.Waiting} {
+		for _, j := range set {
+			js = append(js, ranked{j, r.key(v, j, r.attained[j.ID])})
+		}
+	}
+	slices.SortStableFunc(js, func(a, b ranked) int {
+		if c := cmp.Compare(a.key, b.key); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.j.Arrival, b.j.Arrival); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.j.ID, b.j.ID)
+	})
+	types := v.Topology.Types()
+	left := make(map[string]int, len(types))
+	for _, t := range types {
+		left[t] = v.Topology.Count(t)
+	}
+	want := map[int]string{} // job -> type
+	var order []*sim.Job
+	for _, x := range js {
+		j := x.j
+		best, bestRate := "", 0.0
+		if len(j.GPUs) > 0 {
+			// A running job keeps its type while it has room there.
+			if t := v.Topology.GPUs[j.GPUs[0]].Type; left[t] >= j.Scale {
+				best, bestRate = t, 1
+			}
+		}
+		for _, t := range types {
+			if bestRate > 0 && len(j.GPUs) > 0 {
+				break
+			}
+			if left[t] < j.Scale || !placeable(v, j, t) {
+				continue
+			}
+			rate, ok := r.solo.Solo(j.Workload, sim.Shape{GPUType: t, GPUs: j.Scale})
+			if ok && rate > bestRate {
+				best, bestRate = t, rate
+			}
+		}
+		if best == "" {
+			continue
+		}
+		left[best] -= j.Scale
+		want[j.ID] = best
+		order = append(order, j)
+	}
+	p := v.Plan()
+	keep := map[int]bool{}
+	for _, j := range v.Running {
+		t, ok := want[j.ID]
+		if ok && v.Topology.GPUs[j.GPUs[0]].Type == t {
+			keep[j.ID] = true
+			continue
+		}
+		p.Stop(j.ID)
+	}
+	for _, j := range order {
+		if keep[j.ID] {
+			continue
+		}
+		if gpus, ok := freeFor(p, v, j, want[j.ID]); ok {
+			p.Place(j.ID, gpus...)
+		}
+	}
+	for id := range r.attained {
+		if v.Job(id) == nil {
+			delete(r.attained, id)
+		}
+	}
+	return p, nil
+}
+
+// placeable reports whether job j can run on type t at its scale in the
+// simulator: on one node of the type, or spread where that is allowed.
+func placeable(v *sim.View, j *sim.Job, t string) bool {
+	spread := v.Topology.LargestNode(t) < j.Scale
+	return v.CanRun(j.Workload, sim.Shape{GPUType: t, GPUs: j.Scale, Spread: spread})
+}
+
+// freeFor returns free GPUs of type t for job j: on one node when one has
+// room, else spread over nodes when j may run spread.
+func freeFor(p *sim.Plan, v *sim.View, j *sim.Job, t string) ([]int, bool) {
+	if g, ok := sim.FreeOnNode(p, t, j.Scale); ok && v.CanRun(j.Workload, sim.Shape{GPUType: t, GPUs: j.Scale}) {
+		return g, true
+	}
+	if j.Scale < 2 {
+		return nil, false
+	}
+	g, ok := sim.FreeSpread(p, t, j.Scale)
+	if !ok {
+		return nil, false
+	}
+	sh, err := v.Topology.ShapeOf(g)
+	if err != nil || !v.CanRun(j.Workload, sh) {
+		return nil, false
+	}
+	return g, true
+}
+
+// Tiresias's defaults (its simulator, dlas-gpu): two queues split at one
+// GPU-hour of attained service.
+const TiresiasThreshold = 3600
+
+// NewTiresias returns Tiresias's discretized two-dimensional LAS
+// (Gu et al., NSDI 2019; its simulator's dlas-gpu schedule): a job's
+// attained service is its GPUs times the time it ran; jobs below
+// TiresiasThreshold GPU-seconds are in the first queue, the others in the
+// second; the first queue goes first, each queue in arrival order;
+// preemptive, no durations. Tiresias does not know GPU types; here each
+// job takes the fastest type with room by its measured solo rate, which
+// only makes the peer stronger. Its starvation guard (promotion after
+// waiting too long) is off, as in its simulator's default.
+func NewTiresias(solo sim.Rates) sim.Policy {
+	return &ranked{name: "tiresias", solo: solo, key: func(_ *sim.View, _ *sim.Job, attained float64) float64 {
+		if attained < TiresiasThreshold {
+			return 0
+		}
+		return 1
+	}}
+}
+
+// NewSRTFKnown returns the foresight reference: preemptive shortest
+// remaining time first, with the true remaining work (a scheduler cannot
+// know it), a job's remaining time counted on its fastest GPU type at its
+// scale. It is a reference for what knowing durations is worth, not a
+// peer.
+func NewSRTFKnown(solo sim.Rates) sim.Policy {
+	return &ranked{name: "srtf-known", solo: solo, key: func(v *sim.View, j *sim.Job, _ float64) float64 {
+		best := 0.0
+		for _, t := range v.Topology.Types() {
+			if r, ok := solo.Solo(j.Workload, sim.Shape{GPUType: t, GPUs: j.Scale}); ok {
+				best = max(best, r)
+			}
+		}
+		if best == 0 {
+			return 1e300
+		}
+		return (float64(j.Steps) - j.Done) / best
+	}}
+}
