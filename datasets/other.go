@@ -88,8 +88,8 @@ func ReadAny(path string, others ...OtherKind) (*Table, error) {
 	defer f.Close()
 	var other *OtherKind
 	t, err := decode(f, path, func(kind string) (Kind, int, error) {
-		if k, err := ParseKind(kind); err == nil {
-			return k, Version, nil
+		if _, err := ParseKind(kind); err == nil {
+			return datasetKind(kind) // the version of its kind (runs has its own)
 		}
 		names := []string{kindList()}
 		for i := range others {
