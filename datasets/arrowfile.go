@@ -7,7 +7,6 @@ import (
 	"io"
 	"maps"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 
@@ -90,17 +89,16 @@ func NewWriter(path string, proto *Table) (*Writer, error) {
 }
 
 func newWriter(path string, proto *Table, other bool) (*Writer, error) {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	f, err := atomicfile.CreateTemp(path)
 	if err != nil {
-		return nil, fmt.Errorf("writing %s: %w", path, err)
+		return nil, fmt.Errorf("writing %s: %w", path, atomicfile.Explain(err))
 	}
 	schema := arrowSchema(proto)
 	buf := bufio.NewWriterSize(f, 1<<20)
 	w, err := ipc.NewFileWriter(buf, ipc.WithSchema(schema), ipc.WithAllocator(memory.DefaultAllocator))
 	if err != nil {
 		f.Close()
-		os.Remove(f.Name())
+		atomicfile.Discard(f.Name())
 		return nil, fmt.Errorf("writing %s: %w", path, err)
 	}
 	layout := &Table{Kind: proto.Kind, Version: proto.Version, Meta: proto.Meta}
@@ -161,8 +159,8 @@ func (w *Writer) Close() error {
 	}
 	if err != nil {
 		w.f.Close()
-		os.Remove(w.tmp)
-		return fmt.Errorf("writing %s: %w", w.path, err)
+		atomicfile.Discard(w.tmp)
+		return fmt.Errorf("writing %s: %w", w.path, atomicfile.Explain(err))
 	}
 	return nil
 }
@@ -175,7 +173,7 @@ func (w *Writer) Abort() {
 	w.done = true
 	w.w.Close()
 	w.f.Close()
-	os.Remove(w.tmp)
+	atomicfile.Discard(w.tmp)
 }
 
 func sameLayout(want, got *Table) error {
