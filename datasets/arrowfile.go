@@ -16,6 +16,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/coloc-dev/coloc/internal/atomicfile"
+	"github.com/coloc-dev/coloc/internal/inputfile"
 )
 
 // BatchRows is the number of rows per Arrow record batch that Write uses.
@@ -296,7 +297,7 @@ func Write(path string, t *Table) error {
 // a *ValidationError naming the file, row and column; a file of another
 // schema version fails with an error wrapping ErrVersion.
 func Read(path string) (*Table, error) {
-	f, err := os.Open(path)
+	f, err := inputfile.Open(path)
 	if err != nil {
 		return nil, err
 	}

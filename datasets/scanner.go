@@ -6,6 +6,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/coloc-dev/coloc/internal/inputfile"
 )
 
 // Scanner reads a table file one record batch at a time, in the manner of
@@ -41,7 +42,7 @@ type seriesKey struct {
 
 // NewScanner opens a table file for scanning.
 func NewScanner(path string) (*Scanner, error) {
-	f, err := os.Open(path)
+	f, err := inputfile.Open(path)
 	if err != nil {
 		return nil, err
 	}

@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"sort"
 
 	"github.com/coloc-dev/coloc/internal/atomicfile"
+	"github.com/coloc-dev/coloc/internal/inputfile"
 )
 
 // WorkloadsFile is the name of the optional file of a dataset directory
@@ -48,7 +48,7 @@ type workloadsDoc struct {
 
 // ReadWorkloads reads and validates a workloads file.
 func ReadWorkloads(path string) ([]WorkloadMeta, error) {
-	f, err := os.Open(path)
+	f, err := inputfile.Open(path)
 	if err != nil {
 		return nil, err
 	}
