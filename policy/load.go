@@ -6,15 +6,21 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"reflect"
 
+	"github.com/coloc-dev/coloc/internal/inputfile"
 	"github.com/coloc-dev/coloc/internal/jsonkeys"
 )
 
-// Load reads, validates and indexes the policy file at path.
+// MaxFileBytes is the largest policy file read: the decisions of
+// place/jobs.MaxJobs jobs and the tables of a large catalogue take a few
+// hundred megabytes.
+const MaxFileBytes = 1 << 30
+
+// Load reads, validates and indexes the policy file at path, a regular
+// file of at most MaxFileBytes.
 func Load(path string) (*Policy, error) {
-	data, err := os.ReadFile(path)
+	data, err := inputfile.ReadAll(path, "a policy file", MaxFileBytes)
 	if err != nil {
 		return nil, err
 	}

@@ -2,8 +2,8 @@ package main
 
 import (
 	"fmt"
-	"os"
 
+	"github.com/coloc-dev/coloc/internal/inputfile"
 	"github.com/coloc-dev/coloc/policy"
 	"github.com/coloc-dev/coloc/policy/schema"
 	"github.com/spf13/cobra"
@@ -70,7 +70,7 @@ The exit status is 1 when any file is invalid.`,
 // validatePolicy checks one file and returns its problems, or a summary
 // of a valid file.
 func validatePolicy(path string) ([]policy.Problem, string) {
-	data, err := os.ReadFile(path)
+	data, err := inputfile.ReadAll(path, "a policy file", policy.MaxFileBytes)
 	if err != nil {
 		return []policy.Problem{{Msg: err.Error()}}, ""
 	}
