@@ -9,6 +9,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -51,10 +52,10 @@ func arrowSchema(t *Table) *arrow.Schema {
 		}
 		fields[i] = arrow.Field{Name: c.Name, Type: arrowType(c.Type), Nullable: true, Metadata: arrow.NewMetadata(keys, vals)}
 	}
-	keys := []string{MetaTable, MetaVersion}
-	vals := []string{string(t.Kind), strconv.Itoa(t.version())}
+	keys := []string{MetaTable, MetaVersion, MetaIntegrity}
+	vals := []string{string(t.Kind), strconv.Itoa(t.version()), IntegrityChain}
 	for _, k := range slices.Sorted(maps.Keys(t.Meta)) {
-		if k == MetaTable || k == MetaVersion {
+		if k == MetaTable || k == MetaVersion || k == MetaIntegrity {
 			continue
 		}
 		keys = append(keys, k)
@@ -77,7 +78,8 @@ type Writer struct {
 	schema    *arrow.Schema
 	rows      int
 	done      bool
-	other     bool // a table of another kind (see WriteOther): structure checks only
+	other     bool   // a table of another kind (see WriteOther): structure checks only
+	sum       *chain // the checksums of the batches written (integrity.go)
 }
 
 // NewWriter starts a table file at path whose columns (names, types, units)
@@ -102,11 +104,12 @@ func newWriter(path string, proto *Table, other bool) (*Writer, error) {
 		atomicfile.Discard(f.Name())
 		return nil, fmt.Errorf("writing %s: %w", path, err)
 	}
-	layout := &Table{Kind: proto.Kind, Version: proto.Version, Meta: proto.Meta}
+	layout := &Table{Kind: proto.Kind, Version: proto.Version, Meta: withoutIntegrity(proto.Meta)}
 	for _, c := range proto.Columns {
 		layout.Columns = append(layout.Columns, &Column{Name: c.Name, Type: c.Type, Unit: c.Unit, Meta: c.Meta})
 	}
-	return &Writer{path: path, tmp: f.Name(), f: f, buf: buf, w: w, proto: layout, schema: schema, other: other}, nil
+	return &Writer{path: path, tmp: f.Name(), f: f, buf: buf, w: w, proto: layout, schema: schema, other: other,
+		sum: newChain(layout, strconv.Itoa(layout.version()))}, nil
 }
 
 // Write appends the rows of batch, whose columns must match the writer's
@@ -134,15 +137,43 @@ func (w *Writer) write(batch *Table, validate bool) error {
 	}
 	n := batch.Len()
 	for lo := 0; lo < n; lo += BatchRows {
-		rec := buildRecord(w.schema, batch, lo, min(lo+BatchRows, n))
-		err := w.w.Write(rec)
-		rec.Release()
-		if err != nil {
-			return fmt.Errorf("writing %s: %w", w.path, err)
+		if err := w.writeBatch(batch, lo, min(lo+BatchRows, n)); err != nil {
+			return err
 		}
 	}
 	w.rows += n
 	return nil
+}
+
+// writeBatch writes rows [lo, hi) of t as one record batch, with its
+// checksum.
+func (w *Writer) writeBatch(t *Table, lo, hi int) error {
+	rec := withSum(buildRecord(w.schema, t, lo, hi), w.sum.next(t, lo, hi))
+	err := w.w.Write(rec)
+	rec.Release()
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", w.path, err)
+	}
+	return nil
+}
+
+// withSum returns rec with the checksum sum as its metadata, releasing
+// rec.
+func withSum(rec arrow.RecordBatch, sum string) arrow.RecordBatch {
+	out := array.NewRecordBatchWithMetadata(rec.Schema(), rec.Columns(), rec.NumRows(), arrow.NewMetadata([]string{MetaBatchSum}, []string{sum}))
+	rec.Release()
+	return out
+}
+
+// withoutIntegrity is m without the integrity marker, which the writer
+// sets itself.
+func withoutIntegrity(m map[string]string) map[string]string {
+	if _, ok := m[MetaIntegrity]; !ok {
+		return m
+	}
+	out := maps.Clone(m)
+	delete(out, MetaIntegrity)
+	return out
 }
 
 // Close finishes the file and renames it into place.
@@ -150,8 +181,15 @@ func (w *Writer) Close() error {
 	if w.done {
 		return nil
 	}
+	var err error
+	if w.sum.batch == 0 {
+		// A table of no rows: one empty batch carries its layout's checksum.
+		err = w.writeBatch(w.proto, 0, 0)
+	}
 	w.done = true
-	err := w.w.Close()
+	if cerr := w.w.Close(); err == nil {
+		err = cerr
+	}
 	if err == nil {
 		err = w.buf.Flush()
 	}
@@ -317,30 +355,47 @@ func ReadFrom(r io.ReaderAt, name string) (*Table, error) {
 	return t, nil
 }
 
-// decode reads an Arrow IPC file into a Table without validating values.
-// Malformed input must not crash the process: the Arrow library panics on
-// some corrupt buffers, so a panic is turned into an error here.
+// decode reads an Arrow IPC file into a Table without validating values,
+// verifying its checksums when it carries them (integrity.go).
+//
+// Malformed input must not crash the process, nor reach the user as a Go
+// runtime message: verifyIPC checks every offset and buffer before the
+// Arrow library sees the file, and should the library still panic, the
+// panic becomes an error naming the table, the batch and the column being
+// read.
 func decode(r io.ReaderAt, name string, want kindCheck) (t *Table, err error) {
+	var file *ipcFile
+	batch, col := -1, -1
 	defer func() {
 		if p := recover(); p != nil {
-			t, err = nil, fmt.Errorf("%s: corrupt Arrow file: %v", name, p)
+			where := "the file"
+			if file != nil && batch >= 0 {
+				where = file.where(batch, col)
+			}
+			t, err = nil, fmt.Errorf("%s: corrupt Arrow file: %s cannot be read", name, where)
 		}
 	}()
 	size, err := readerSize(r)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	if err := verifyIPC(r, size); err != nil {
+	file, err = verifyIPC(r, size)
+	if err != nil {
 		return nil, fmt.Errorf("%s: not a readable Arrow IPC file: %w", name, err)
 	}
 	fr, err := ipc.NewFileReader(io.NewSectionReader(r, 0, size), ipc.WithAllocator(memory.DefaultAllocator), ipc.WithEnsureNativeEndian(true))
 	if err != nil {
-		return nil, fmt.Errorf("%s: not a readable Arrow IPC file (truncated or another format): %w", name, err)
+		return nil, fmt.Errorf("%s: not a readable Arrow IPC file (truncated or another format): %w", name, libraryError(err))
 	}
 	defer fr.Close()
-	t, err = tableFromSchema(fr.Schema(), name, want)
+	t, sum, err := tableFromSchema(fr.Schema(), name, want)
 	if err != nil {
 		return nil, err
+	}
+	if sum != nil {
+		if err := checkWhole(r, size, file, fr.Schema()); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
 	}
 	// Read every batch first so that the columns are allocated once, at
 	// their final length, instead of growing batch by batch.
@@ -351,10 +406,10 @@ func decode(r io.ReaderAt, name string, want kindCheck) (t *Table, err error) {
 		}
 	}()
 	rows := 0
-	for i := 0; i < fr.NumRecords(); i++ {
-		rec, err := fr.RecordBatchAt(i)
+	for batch = 0; batch < fr.NumRecords(); batch++ {
+		rec, err := fr.RecordBatchAt(batch)
 		if err != nil {
-			return nil, fmt.Errorf("%s: record batch %d: %w", name, i, err)
+			return nil, fmt.Errorf("%s: %s: %w", name, file.where(batch, -1), libraryError(err))
 		}
 		recs = append(recs, rec)
 		rows += int(rec.NumRows())
@@ -369,12 +424,61 @@ func decode(r io.ReaderAt, name string, want kindCheck) (t *Table, err error) {
 			c.Int = make([]int64, 0, rows)
 		}
 	}
-	for _, rec := range recs {
-		if err := appendRecord(t, rec, name, rows); err != nil {
+	for batch = range recs {
+		base := t.Len()
+		if err := appendRecord(t, recs[batch], name, rows, &col); err != nil {
+			return nil, err
+		}
+		if err := sum.check(recs[batch], t, base, name, file.where(batch, -1)); err != nil {
 			return nil, err
 		}
 	}
+	t.verified = sum != nil
 	return t, nil
+}
+
+// checkWhole checks what the checksums do not cover in a file that has
+// them: the file holds nothing but its schema, batches and footer, and
+// the schema at its start (which stream readers read) is the footer's.
+func checkWhole(r io.ReaderAt, size int64, file *ipcFile, footer *arrow.Schema) error {
+	if err := file.exactLayout(r); err != nil {
+		return err
+	}
+	if err := verifyStartSchema(r, file.schemaEnd); err != nil {
+		return fmt.Errorf("the schema at the start of the file: %w", err)
+	}
+	sr, err := ipc.NewReader(io.NewSectionReader(r, 8, size-8), ipc.WithAllocator(memory.DefaultAllocator))
+	if err != nil {
+		return fmt.Errorf("the schema at the start of the file: %w", libraryError(err))
+	}
+	defer sr.Release()
+	if !sameSchema(sr.Schema(), footer) {
+		return errors.New("the schema at the start of the file differs from the footer's: the file changed after it was written")
+	}
+	return nil
+}
+
+// sameSchema compares two schemas field by field, metadata included.
+func sameSchema(a, b *arrow.Schema) bool {
+	if a.NumFields() != b.NumFields() || a.Metadata().String() != b.Metadata().String() {
+		return false
+	}
+	for i := range a.NumFields() {
+		fa, fb := a.Field(i), b.Field(i)
+		if fa.Name != fb.Name || !arrow.TypeEqual(fa.Type, fb.Type) || fa.Metadata.String() != fb.Metadata.String() {
+			return false
+		}
+	}
+	return true
+}
+
+// libraryError is an error of the Arrow library as a message for people:
+// a Go runtime error it recovered from says nothing they can act on.
+func libraryError(err error) error {
+	if strings.Contains(err.Error(), "runtime error") {
+		return errors.New("its buffers do not describe its columns")
+	}
+	return err
 }
 
 func readerSize(r io.ReaderAt) (int64, error) {
@@ -402,23 +506,24 @@ func datasetKind(kind string) (Kind, int, error) {
 }
 
 // tableFromSchema checks the schema metadata (table kind and version) and
-// returns an empty table with the file's columns.
-func tableFromSchema(s *arrow.Schema, name string, want kindCheck) (*Table, error) {
+// returns an empty table with the file's columns, and the checksum chain
+// its batches must follow (nil for a file written without checksums).
+func tableFromSchema(s *arrow.Schema, name string, want kindCheck) (*Table, *chain, error) {
 	md := s.Metadata()
 	kind, ok := md.GetValue(MetaTable)
 	if !ok {
-		return nil, fmt.Errorf("%s: not a coloc table: schema metadata has no %q", name, MetaTable)
+		return nil, nil, fmt.Errorf("%s: not a coloc table: schema metadata has no %q", name, MetaTable)
 	}
 	k, version, err := want(kind)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, nil, fmt.Errorf("%s: %w", name, err)
 	}
 	vs, ok := md.GetValue(MetaVersion)
 	if !ok {
-		return nil, fmt.Errorf("%s: table %s has no %q in its schema metadata", name, k, MetaVersion)
+		return nil, nil, fmt.Errorf("%s: table %s has no %q in its schema metadata", name, k, MetaVersion)
 	}
 	if v, err := strconv.Atoi(vs); err != nil || (v != version && !(version == KindVersion(k) && readsOlder(k, v))) {
-		return nil, fmt.Errorf("%s: table %s has schema version %q; this coloc reads version %d: %w", name, k, vs, version, ErrVersion)
+		return nil, nil, fmt.Errorf("%s: table %s has schema version %q; this coloc reads version %d: %w", name, k, vs, version, ErrVersion)
 	}
 	t := &Table{Kind: k}
 	if version != KindVersion(k) {
@@ -463,19 +568,33 @@ func tableFromSchema(s *arrow.Schema, name string, want kindCheck) (*Table, erro
 		t.Columns = append(t.Columns, c)
 	}
 	if err := ps.err(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return t, nil
+	var sum *chain
+	switch scheme, ok := md.GetValue(MetaIntegrity); {
+	case !ok:
+	case scheme == IntegrityChain:
+		delete(t.Meta, MetaIntegrity)
+		if len(t.Meta) == 0 {
+			t.Meta = nil
+		}
+		sum = newChain(t, vs)
+	default:
+		return nil, nil, fmt.Errorf("%s: table %s: checksums of scheme %q, this coloc verifies %q (written by a newer coloc?)", name, k, scheme, IntegrityChain)
+	}
+	return t, sum, nil
 }
 
 // appendRecord appends the rows of rec to t's columns; rows is the table's
-// final length (the capacity a null mask is given).
-func appendRecord(t *Table, rec arrow.RecordBatch, name string, rows int) error {
+// final length (the capacity a null mask is given). *col is set to the
+// column being read, for the message of a panic.
+func appendRecord(t *Table, rec arrow.RecordBatch, name string, rows int, col *int) error {
 	if int(rec.NumCols()) != len(t.Columns) {
 		return fmt.Errorf("%s: record batch has %d columns, schema has %d", name, rec.NumCols(), len(t.Columns))
 	}
 	n := int(rec.NumRows())
 	for j, c := range t.Columns {
+		*col = j
 		arr := rec.Column(j)
 		if arr.Len() != n {
 			return fmt.Errorf("%s: column %s has %d values in a batch of %d rows", name, c.Name, arr.Len(), n)
@@ -553,6 +672,7 @@ func appendRecord(t *Table, rec arrow.RecordBatch, name string, rows int) error 
 			}
 		}
 	}
+	*col = -1
 	return nil
 }
 
