@@ -78,20 +78,5 @@ func validatePolicy(path string) ([]policy.Problem, string) {
 	if len(problems) > 0 {
 		return problems, ""
 	}
-	placed, waiting := 0, 0
-	for _, d := range p.File.Decisions {
-		switch d.Status {
-		case policy.StatusPlaced:
-			placed++
-		case policy.StatusWaiting:
-			waiting++
-		}
-	}
-	waits := ""
-	if waiting > 0 {
-		waits = fmt.Sprintf(", %d waiting", waiting)
-	}
-	return nil, fmt.Sprintf("policy version %d: %d decisions, %d placed%s, %d unplaceable; %d pairs, %d solo, %d scaling, %d similarity references",
-		p.File.Version, len(p.File.Decisions), placed, waits, len(p.File.Decisions)-placed-waiting,
-		len(p.File.Pairs), len(p.File.Solo), len(p.File.Scaling), len(p.File.Similarity.References))
+	return nil, p.Summary()
 }
