@@ -2,6 +2,7 @@ package datasets
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -73,13 +74,83 @@ type Writer struct {
 	path, tmp string
 	f         *os.File
 	buf       *bufio.Writer // over f
-	w         *ipc.FileWriter
-	proto     *Table // column layout every batch must match
-	schema    *arrow.Schema
+	enc       *encoder      // into buf
+	proto     *Table        // column layout every batch must match
 	rows      int
 	done      bool
-	other     bool   // a table of another kind (see WriteOther): structure checks only
-	sum       *chain // the checksums of the batches written (integrity.go)
+	other     bool // a table of another kind (see WriteOther): structure checks only
+}
+
+// encoder lays out the Arrow IPC file of one table on an io.Writer: its
+// record batches, each with its checksum (integrity.go), then the
+// footer. The Writer gives it a temporary file; the fuzz targets a
+// buffer.
+type encoder struct {
+	w      *ipc.FileWriter
+	schema *arrow.Schema
+	layout *Table // kind, version, metadata and columns, no rows
+	sum    *chain // the checksums of the batches written
+}
+
+func newEncoder(out io.Writer, proto *Table) (*encoder, error) {
+	schema := arrowSchema(proto)
+	w, err := ipc.NewFileWriter(out, ipc.WithSchema(schema), ipc.WithAllocator(memory.DefaultAllocator))
+	if err != nil {
+		return nil, err
+	}
+	layout := &Table{Kind: proto.Kind, Version: proto.Version, Meta: withoutIntegrity(proto.Meta)}
+	for _, c := range proto.Columns {
+		layout.Columns = append(layout.Columns, &Column{Name: c.Name, Type: c.Type, Unit: c.Unit, Meta: c.Meta})
+	}
+	return &encoder{w: w, schema: schema, layout: layout, sum: newChain(layout, strconv.Itoa(layout.version()))}, nil
+}
+
+// write writes rows [lo, hi) of t, in batches of at most BatchRows.
+func (e *encoder) write(t *Table, lo, hi int) error {
+	for ; lo < hi; lo += BatchRows {
+		if err := e.writeBatch(t, lo, min(lo+BatchRows, hi)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeBatch writes rows [lo, hi) of t as one record batch, with its
+// checksum.
+func (e *encoder) writeBatch(t *Table, lo, hi int) error {
+	rec := withSum(buildRecord(e.schema, t, lo, hi), e.sum.next(t, lo, hi))
+	defer rec.Release()
+	return e.w.Write(rec)
+}
+
+// finish writes the footer. A table of no rows gets one empty batch
+// first, which carries its layout's checksum.
+func (e *encoder) finish() error {
+	var err error
+	if e.sum.batch == 0 {
+		err = e.writeBatch(e.layout, 0, 0)
+	}
+	if cerr := e.w.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// encode is the Arrow IPC file Write writes for t, in memory and without
+// validating t.
+func encode(t *Table) ([]byte, error) {
+	var buf bytes.Buffer
+	e, err := newEncoder(&buf, t)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.write(t, 0, t.Len()); err != nil {
+		return nil, err
+	}
+	if err := e.finish(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }
 
 // NewWriter starts a table file at path whose columns (names, types, units)
@@ -96,20 +167,14 @@ func newWriter(path string, proto *Table, other bool) (*Writer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("writing %s: %w", path, atomicfile.Explain(err))
 	}
-	schema := arrowSchema(proto)
 	buf := bufio.NewWriterSize(f, 1<<20)
-	w, err := ipc.NewFileWriter(buf, ipc.WithSchema(schema), ipc.WithAllocator(memory.DefaultAllocator))
+	enc, err := newEncoder(buf, proto)
 	if err != nil {
 		f.Close()
 		atomicfile.Discard(f.Name())
 		return nil, fmt.Errorf("writing %s: %w", path, err)
 	}
-	layout := &Table{Kind: proto.Kind, Version: proto.Version, Meta: withoutIntegrity(proto.Meta)}
-	for _, c := range proto.Columns {
-		layout.Columns = append(layout.Columns, &Column{Name: c.Name, Type: c.Type, Unit: c.Unit, Meta: c.Meta})
-	}
-	return &Writer{path: path, tmp: f.Name(), f: f, buf: buf, w: w, proto: layout, schema: schema, other: other,
-		sum: newChain(layout, strconv.Itoa(layout.version()))}, nil
+	return &Writer{path: path, tmp: f.Name(), f: f, buf: buf, enc: enc, proto: enc.layout, other: other}, nil
 }
 
 // Write appends the rows of batch, whose columns must match the writer's
@@ -135,25 +200,10 @@ func (w *Writer) write(batch *Table, validate bool) error {
 			return err
 		}
 	}
-	n := batch.Len()
-	for lo := 0; lo < n; lo += BatchRows {
-		if err := w.writeBatch(batch, lo, min(lo+BatchRows, n)); err != nil {
-			return err
-		}
-	}
-	w.rows += n
-	return nil
-}
-
-// writeBatch writes rows [lo, hi) of t as one record batch, with its
-// checksum.
-func (w *Writer) writeBatch(t *Table, lo, hi int) error {
-	rec := withSum(buildRecord(w.schema, t, lo, hi), w.sum.next(t, lo, hi))
-	err := w.w.Write(rec)
-	rec.Release()
-	if err != nil {
+	if err := w.enc.write(batch, 0, batch.Len()); err != nil {
 		return fmt.Errorf("writing %s: %w", w.path, err)
 	}
+	w.rows += batch.Len()
 	return nil
 }
 
@@ -181,15 +231,8 @@ func (w *Writer) Close() error {
 	if w.done {
 		return nil
 	}
-	var err error
-	if w.sum.batch == 0 {
-		// A table of no rows: one empty batch carries its layout's checksum.
-		err = w.writeBatch(w.proto, 0, 0)
-	}
 	w.done = true
-	if cerr := w.w.Close(); err == nil {
-		err = cerr
-	}
+	err := w.enc.finish()
 	if err == nil {
 		err = w.buf.Flush()
 	}
@@ -210,7 +253,7 @@ func (w *Writer) Abort() {
 		return
 	}
 	w.done = true
-	w.w.Close()
+	w.enc.w.Close()
 	w.f.Close()
 	atomicfile.Discard(w.tmp)
 }
