@@ -6,13 +6,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/coloc-dev/coloc/features"
 	"github.com/coloc-dev/coloc/internal/atomicfile"
-	"github.com/coloc-dev/coloc/internal/inputfile"
 	"github.com/coloc-dev/coloc/internal/jsonkeys"
 	"github.com/coloc-dev/coloc/internal/version"
 )
@@ -192,13 +192,9 @@ func (sp *Space) check(nMean, nStd int) error {
 // WriteFile writes b to path atomically.
 func WriteFile(path string, b []byte) error { return atomicfile.WriteBytes(path, b) }
 
-// MaxFileBytes is the largest model file or index read: a model of the
-// largest catalogues coloc fits is a few tens of megabytes.
-const MaxFileBytes = 1 << 30
-
 // Load reads a model file.
 func Load(path string) (*Loaded, error) {
-	b, err := inputfile.ReadAll(path, "a model file", MaxFileBytes)
+	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -244,7 +240,7 @@ const (
 // hex digits.
 func ReadIndex(dir string) (*Index, error) {
 	path := filepath.Join(dir, IndexFile)
-	b, err := inputfile.ReadAll(path, "a model index", MaxFileBytes)
+	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w (is %s a directory written by 'coloc fit'?)", path, err, dir)
 	}
@@ -257,9 +253,6 @@ func ReadIndex(dir string) (*Index, error) {
 	}
 	if ix.Format != IndexFormat || ix.Version != FileVersion {
 		return nil, fmt.Errorf("%s: format %q version %d; this coloc reads %q version %d", path, ix.Format, ix.Version, IndexFormat, FileVersion)
-	}
-	if len(ix.Models) == 0 {
-		return nil, fmt.Errorf("%s: the index lists no models ('coloc fit' writes at least one)", path)
 	}
 	seen := map[string]bool{}
 	for i, e := range ix.Models {
@@ -285,7 +278,7 @@ func LoadEntry(dir string, e IndexEntry) (*Loaded, error) {
 		return nil, fmt.Errorf("%s: model %s: file %q is not in the directory", dir, e.Name, e.File)
 	}
 	path := filepath.Join(dir, e.File)
-	b, err := inputfile.ReadAll(path, "a model file", MaxFileBytes)
+	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}

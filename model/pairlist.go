@@ -4,9 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"os"
 	"strings"
-
-	"github.com/coloc-dev/coloc/internal/inputfile"
 )
 
 // A pair list is what `coloc profile next` writes and `coloc profile run
@@ -44,7 +43,7 @@ func WritePairList(path string, pairs [][2]string, notes []string, comments []st
 
 // ReadPairList reads a pair list; errors name the file and line.
 func ReadPairList(path string) ([][2]string, error) {
-	f, err := inputfile.Open(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
