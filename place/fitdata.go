@@ -16,6 +16,9 @@ import (
 // disagree on what was measured. With no dataDir nothing can be compared,
 // and the note returned says so.
 func CheckFitData(modelDir, dataDir string) (notes []string, err error) {
+	if err := CheckModelDir(modelDir); err != nil {
+		return nil, err
+	}
 	ix, err := model.ReadIndex(modelDir)
 	if err != nil {
 		return nil, err

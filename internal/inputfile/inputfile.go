@@ -119,3 +119,28 @@ func kind(m fs.FileMode) string {
 	}
 	return "not a regular file (" + m.Type().String() + ")"
 }
+
+// CheckDir checks, without opening them, the entries of dir (not those of
+// its subdirectories) before a reader opens them by name: each must be a
+// directory or a regular file of at most limit bytes (what names such a
+// file in messages). A symbolic link is judged by what it points to.
+func CheckDir(dir, what string, limit int64) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		p := dir + string(os.PathSeparator) + e.Name()
+		st, err := os.Stat(p)
+		switch {
+		case err != nil:
+			return err
+		case st.IsDir():
+		case !st.Mode().IsRegular():
+			return fmt.Errorf("%s: %w (it is %s); coloc reads its inputs from files", p, ErrNotRegular, kind(st.Mode()))
+		case st.Size() > limit:
+			return tooLarge(p, what, st.Size(), limit)
+		}
+	}
+	return nil
+}

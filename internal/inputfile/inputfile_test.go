@@ -48,3 +48,29 @@ func TestSize(t *testing.T) {
 		}
 	}
 }
+
+// CheckDir refuses a directory holding a named pipe, a link to a device or
+// a file above the limit, without opening any of them; subdirectories and
+// regular files pass.
+func TestCheckDir(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.json"), []byte("{}"), 0o644)
+	os.Mkdir(filepath.Join(dir, "sub"), 0o755)
+	if err := CheckDir(dir, "a model file", 1<<20); err != nil {
+		t.Fatalf("a clean directory: %v", err)
+	}
+	os.WriteFile(filepath.Join(dir, "big.json"), make([]byte, 2048), 0o644)
+	if err := CheckDir(dir, "a model file", 1024); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("a file above the limit: %v", err)
+	}
+	os.Remove(filepath.Join(dir, "big.json"))
+	syscall.Mkfifo(filepath.Join(dir, "pipe.json"), 0o644)
+	if err := CheckDir(dir, "a model file", 1<<20); !errors.Is(err, ErrNotRegular) || !strings.Contains(err.Error(), "a named pipe") {
+		t.Errorf("a named pipe: %v", err)
+	}
+	os.Remove(filepath.Join(dir, "pipe.json"))
+	os.Symlink("/dev/zero", filepath.Join(dir, "zero.json"))
+	if err := CheckDir(dir, "a model file", 1<<20); !errors.Is(err, ErrNotRegular) || !strings.Contains(err.Error(), "a character device") {
+		t.Errorf("a link to /dev/zero: %v", err)
+	}
+}
