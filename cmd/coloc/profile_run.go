@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/coloc-dev/coloc/datasets"
-	"github.com/coloc-dev/coloc/model"
 	"github.com/coloc-dev/coloc/profile"
 	"github.com/spf13/cobra"
 )
@@ -83,7 +82,7 @@ cause and rerun with --retry-failed), 1 on any other error.`,
 				if cmd.Flags().Changed("pairs") {
 					return errors.New("--pairs-from and --pairs: give one")
 				}
-				list, err := model.ReadPairList(from)
+				list, err := profile.ReadPairList(from)
 				if err != nil {
 					return err
 				}
