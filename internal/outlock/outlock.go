@@ -73,13 +73,29 @@ func File(path string, opts Options) (*Lock, error) {
 // Output takes the lock of the output path target (a file or a directory,
 // which need not exist; its parent is created). Two names of one output (a
 // symbolic link and its target) share one lock.
+//
+// An existing directory whose parent this user cannot write (a scratch
+// directory on a cluster, a mount point under a read-only directory) is
+// locked by InsideLock in it instead: whoever writes into it alone, as a
+// campaign does, can still lock it, and every writer of it falls back the
+// same way.
 func Output(target string, opts Options) (*Lock, error) {
 	path, err := lockPath(target)
 	if err != nil {
 		return nil, err
 	}
-	return take(path, opts, true)
+	l, err := take(path, opts, true)
+	if err != nil && (errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS)) {
+		if st, serr := os.Stat(target); serr == nil && st.IsDir() {
+			return take(filepath.Join(target, InsideLock), opts, true)
+		}
+	}
+	return l, err
 }
+
+// InsideLock is the lock file of an output directory whose parent cannot
+// hold one (see Output).
+const InsideLock = ".coloc.output.lock"
 
 // lockPath is the lock file of target: .NAME.lock in the directory that
 // holds target, once symbolic links are followed.

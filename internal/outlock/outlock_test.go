@@ -183,3 +183,27 @@ func TestLockOfAnExitedHolder(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// An existing directory whose parent cannot be written is locked inside
+// itself.
+func TestOutputUnderAReadOnlyParent(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root writes any directory")
+	}
+	parent := t.TempDir()
+	out := filepath.Join(parent, "scratch")
+	os.Mkdir(out, 0o755)
+	os.Chmod(parent, 0o555)
+	defer os.Chmod(parent, 0o755)
+	l, err := Output(out, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Path() != filepath.Join(out, InsideLock) {
+		t.Errorf("lock file %s, want %s inside the directory", l.Path(), InsideLock)
+	}
+	if _, err := Output(out, Options{}); !errors.Is(err, ErrLocked) {
+		t.Errorf("second writer: %v", err)
+	}
+	l.Unlock()
+}
