@@ -8,7 +8,7 @@ BIN      := bin/coloc
 # are noise for us.
 export CGO_CFLAGS ?= -O2 -g -Wno-deprecated-declarations
 
-.PHONY: build test demo paper screenshot vet bench clean interop-deps test-workloads toolchain test-optional results results-sim results-heldout results-oracle
+.PHONY: build test demo paper screenshot vet bench clean interop-deps test-workloads toolchain test-optional results results-sim results-heldout results-oracle fuzz
 
 # toolchain says what is missing before a build fails obscurely: Go on
 # PATH, and the C compiler cgo needs for go-nvml (without it the build
@@ -117,6 +117,25 @@ results-oracle: build
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+# make fuzz: every fuzz target of the readers (docs/safety.md), one after
+# another, each for FUZZTIME; a new input is minimized for at most
+# FUZZMINIMIZE (runs of the target: without a bound, minimizing one large
+# input can take the whole budget). A failure writes its input under the
+# package's testdata/fuzz/<Target>: keep that file with the fix. The list
+# is every Fuzz function of the module (a test in tests/hostile checks it).
+FUZZTIME     ?= 60s
+FUZZMINIMIZE ?= 100x
+FUZZ_TARGETS := datasets:FuzzRead datasets:FuzzImportCSV datasets:FuzzImportGavel \
+  place/cluster:FuzzParse place/jobs:FuzzParse policy:FuzzDecode profile:FuzzParseSuite \
+  sim:FuzzReadTrace internal/jsonkeys:FuzzCheck
+fuzz:
+	@failed=""; for t in $(FUZZ_TARGETS); do pkg=./$${t%%:*}; fn=$${t##*:}; \
+	  echo "== $$fn in $$pkg for $(FUZZTIME)"; \
+	  $(GO) test -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZE) $$pkg || failed="$$failed $$pkg:$$fn"; \
+	done; \
+	if [ -n "$$failed" ]; then echo "make fuzz: FAILED:$$failed"; exit 1; fi; \
+	echo "make fuzz: every target ran its budget without a failure"
 
 clean:
 	rm -rf bin out

@@ -2,14 +2,15 @@ package datasets
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"maps"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -17,6 +18,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/coloc-dev/coloc/internal/atomicfile"
+	"github.com/coloc-dev/coloc/internal/inputfile"
 )
 
 // BatchRows is the number of rows per Arrow record batch that Write uses.
@@ -51,10 +53,10 @@ func arrowSchema(t *Table) *arrow.Schema {
 		}
 		fields[i] = arrow.Field{Name: c.Name, Type: arrowType(c.Type), Nullable: true, Metadata: arrow.NewMetadata(keys, vals)}
 	}
-	keys := []string{MetaTable, MetaVersion}
-	vals := []string{string(t.Kind), strconv.Itoa(t.version())}
+	keys := []string{MetaTable, MetaVersion, MetaIntegrity}
+	vals := []string{string(t.Kind), strconv.Itoa(t.version()), IntegrityChain}
 	for _, k := range slices.Sorted(maps.Keys(t.Meta)) {
-		if k == MetaTable || k == MetaVersion {
+		if k == MetaTable || k == MetaVersion || k == MetaIntegrity {
 			continue
 		}
 		keys = append(keys, k)
@@ -72,12 +74,83 @@ type Writer struct {
 	path, tmp string
 	f         *os.File
 	buf       *bufio.Writer // over f
-	w         *ipc.FileWriter
-	proto     *Table // column layout every batch must match
-	schema    *arrow.Schema
+	enc       *encoder      // into buf
+	proto     *Table        // column layout every batch must match
 	rows      int
 	done      bool
 	other     bool // a table of another kind (see WriteOther): structure checks only
+}
+
+// encoder lays out the Arrow IPC file of one table on an io.Writer: its
+// record batches, each with its checksum (integrity.go), then the
+// footer. The Writer gives it a temporary file; the fuzz targets a
+// buffer.
+type encoder struct {
+	w      *ipc.FileWriter
+	schema *arrow.Schema
+	layout *Table // kind, version, metadata and columns, no rows
+	sum    *chain // the checksums of the batches written
+}
+
+func newEncoder(out io.Writer, proto *Table) (*encoder, error) {
+	schema := arrowSchema(proto)
+	w, err := ipc.NewFileWriter(out, ipc.WithSchema(schema), ipc.WithAllocator(memory.DefaultAllocator))
+	if err != nil {
+		return nil, err
+	}
+	layout := &Table{Kind: proto.Kind, Version: proto.Version, Meta: withoutIntegrity(proto.Meta)}
+	for _, c := range proto.Columns {
+		layout.Columns = append(layout.Columns, &Column{Name: c.Name, Type: c.Type, Unit: c.Unit, Meta: c.Meta})
+	}
+	return &encoder{w: w, schema: schema, layout: layout, sum: newChain(layout, strconv.Itoa(layout.version()))}, nil
+}
+
+// write writes rows [lo, hi) of t, in batches of at most BatchRows.
+func (e *encoder) write(t *Table, lo, hi int) error {
+	for ; lo < hi; lo += BatchRows {
+		if err := e.writeBatch(t, lo, min(lo+BatchRows, hi)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeBatch writes rows [lo, hi) of t as one record batch, with its
+// checksum.
+func (e *encoder) writeBatch(t *Table, lo, hi int) error {
+	rec := withSum(buildRecord(e.schema, t, lo, hi), e.sum.next(t, lo, hi))
+	defer rec.Release()
+	return e.w.Write(rec)
+}
+
+// finish writes the footer. A table of no rows gets one empty batch
+// first, which carries its layout's checksum.
+func (e *encoder) finish() error {
+	var err error
+	if e.sum.batch == 0 {
+		err = e.writeBatch(e.layout, 0, 0)
+	}
+	if cerr := e.w.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// encode is the Arrow IPC file Write writes for t, in memory and without
+// validating t.
+func encode(t *Table) ([]byte, error) {
+	var buf bytes.Buffer
+	e, err := newEncoder(&buf, t)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.write(t, 0, t.Len()); err != nil {
+		return nil, err
+	}
+	if err := e.finish(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }
 
 // NewWriter starts a table file at path whose columns (names, types, units)
@@ -90,24 +163,18 @@ func NewWriter(path string, proto *Table) (*Writer, error) {
 }
 
 func newWriter(path string, proto *Table, other bool) (*Writer, error) {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	f, err := atomicfile.CreateTemp(path)
 	if err != nil {
-		return nil, fmt.Errorf("writing %s: %w", path, err)
+		return nil, fmt.Errorf("writing %s: %w", path, atomicfile.Explain(err))
 	}
-	schema := arrowSchema(proto)
 	buf := bufio.NewWriterSize(f, 1<<20)
-	w, err := ipc.NewFileWriter(buf, ipc.WithSchema(schema), ipc.WithAllocator(memory.DefaultAllocator))
+	enc, err := newEncoder(buf, proto)
 	if err != nil {
 		f.Close()
-		os.Remove(f.Name())
+		atomicfile.Discard(f.Name())
 		return nil, fmt.Errorf("writing %s: %w", path, err)
 	}
-	layout := &Table{Kind: proto.Kind, Version: proto.Version, Meta: proto.Meta}
-	for _, c := range proto.Columns {
-		layout.Columns = append(layout.Columns, &Column{Name: c.Name, Type: c.Type, Unit: c.Unit, Meta: c.Meta})
-	}
-	return &Writer{path: path, tmp: f.Name(), f: f, buf: buf, w: w, proto: layout, schema: schema, other: other}, nil
+	return &Writer{path: path, tmp: f.Name(), f: f, buf: buf, enc: enc, proto: enc.layout, other: other}, nil
 }
 
 // Write appends the rows of batch, whose columns must match the writer's
@@ -133,17 +200,30 @@ func (w *Writer) write(batch *Table, validate bool) error {
 			return err
 		}
 	}
-	n := batch.Len()
-	for lo := 0; lo < n; lo += BatchRows {
-		rec := buildRecord(w.schema, batch, lo, min(lo+BatchRows, n))
-		err := w.w.Write(rec)
-		rec.Release()
-		if err != nil {
-			return fmt.Errorf("writing %s: %w", w.path, err)
-		}
+	if err := w.enc.write(batch, 0, batch.Len()); err != nil {
+		return fmt.Errorf("writing %s: %w", w.path, err)
 	}
-	w.rows += n
+	w.rows += batch.Len()
 	return nil
+}
+
+// withSum returns rec with the checksum sum as its metadata, releasing
+// rec.
+func withSum(rec arrow.RecordBatch, sum string) arrow.RecordBatch {
+	out := array.NewRecordBatchWithMetadata(rec.Schema(), rec.Columns(), rec.NumRows(), arrow.NewMetadata([]string{MetaBatchSum}, []string{sum}))
+	rec.Release()
+	return out
+}
+
+// withoutIntegrity is m without the integrity marker, which the writer
+// sets itself.
+func withoutIntegrity(m map[string]string) map[string]string {
+	if _, ok := m[MetaIntegrity]; !ok {
+		return m
+	}
+	out := maps.Clone(m)
+	delete(out, MetaIntegrity)
+	return out
 }
 
 // Close finishes the file and renames it into place.
@@ -152,7 +232,7 @@ func (w *Writer) Close() error {
 		return nil
 	}
 	w.done = true
-	err := w.w.Close()
+	err := w.enc.finish()
 	if err == nil {
 		err = w.buf.Flush()
 	}
@@ -161,8 +241,8 @@ func (w *Writer) Close() error {
 	}
 	if err != nil {
 		w.f.Close()
-		os.Remove(w.tmp)
-		return fmt.Errorf("writing %s: %w", w.path, err)
+		atomicfile.Discard(w.tmp)
+		return fmt.Errorf("writing %s: %w", w.path, atomicfile.Explain(err))
 	}
 	return nil
 }
@@ -173,9 +253,9 @@ func (w *Writer) Abort() {
 		return
 	}
 	w.done = true
-	w.w.Close()
+	w.enc.w.Close()
 	w.f.Close()
-	os.Remove(w.tmp)
+	atomicfile.Discard(w.tmp)
 }
 
 func sameLayout(want, got *Table) error {
@@ -298,7 +378,7 @@ func Write(path string, t *Table) error {
 // a *ValidationError naming the file, row and column; a file of another
 // schema version fails with an error wrapping ErrVersion.
 func Read(path string) (*Table, error) {
-	f, err := os.Open(path)
+	f, err := inputfile.Open(path)
 	if err != nil {
 		return nil, err
 	}
@@ -318,30 +398,47 @@ func ReadFrom(r io.ReaderAt, name string) (*Table, error) {
 	return t, nil
 }
 
-// decode reads an Arrow IPC file into a Table without validating values.
-// Malformed input must not crash the process: the Arrow library panics on
-// some corrupt buffers, so a panic is turned into an error here.
+// decode reads an Arrow IPC file into a Table without validating values,
+// verifying its checksums when it carries them (integrity.go).
+//
+// Malformed input must not crash the process, nor reach the user as a Go
+// runtime message: verifyIPC checks every offset and buffer before the
+// Arrow library sees the file, and should the library still panic, the
+// panic becomes an error naming the table, the batch and the column being
+// read.
 func decode(r io.ReaderAt, name string, want kindCheck) (t *Table, err error) {
+	var file *ipcFile
+	batch, col := -1, -1
 	defer func() {
 		if p := recover(); p != nil {
-			t, err = nil, fmt.Errorf("%s: corrupt Arrow file: %v", name, p)
+			where := "the file"
+			if file != nil && batch >= 0 {
+				where = file.where(batch, col)
+			}
+			t, err = nil, fmt.Errorf("%s: corrupt Arrow file: %s cannot be read", name, where)
 		}
 	}()
 	size, err := readerSize(r)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	if err := verifyIPC(r, size); err != nil {
+	file, err = verifyIPC(r, size)
+	if err != nil {
 		return nil, fmt.Errorf("%s: not a readable Arrow IPC file: %w", name, err)
 	}
 	fr, err := ipc.NewFileReader(io.NewSectionReader(r, 0, size), ipc.WithAllocator(memory.DefaultAllocator), ipc.WithEnsureNativeEndian(true))
 	if err != nil {
-		return nil, fmt.Errorf("%s: not a readable Arrow IPC file (truncated or another format): %w", name, err)
+		return nil, fmt.Errorf("%s: not a readable Arrow IPC file (truncated or another format): %w", name, libraryError(err))
 	}
 	defer fr.Close()
-	t, err = tableFromSchema(fr.Schema(), name, want)
+	t, sum, err := tableFromSchema(fr.Schema(), name, want)
 	if err != nil {
 		return nil, err
+	}
+	if sum != nil {
+		if err := checkWhole(r, size, file, fr.Schema()); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
 	}
 	// Read every batch first so that the columns are allocated once, at
 	// their final length, instead of growing batch by batch.
@@ -352,10 +449,10 @@ func decode(r io.ReaderAt, name string, want kindCheck) (t *Table, err error) {
 		}
 	}()
 	rows := 0
-	for i := 0; i < fr.NumRecords(); i++ {
-		rec, err := fr.RecordBatchAt(i)
+	for batch = 0; batch < fr.NumRecords(); batch++ {
+		rec, err := fr.RecordBatchAt(batch)
 		if err != nil {
-			return nil, fmt.Errorf("%s: record batch %d: %w", name, i, err)
+			return nil, fmt.Errorf("%s: %s: %w", name, file.where(batch, -1), libraryError(err))
 		}
 		recs = append(recs, rec)
 		rows += int(rec.NumRows())
@@ -370,12 +467,61 @@ func decode(r io.ReaderAt, name string, want kindCheck) (t *Table, err error) {
 			c.Int = make([]int64, 0, rows)
 		}
 	}
-	for _, rec := range recs {
-		if err := appendRecord(t, rec, name, rows); err != nil {
+	for batch = range recs {
+		base := t.Len()
+		if err := appendRecord(t, recs[batch], name, rows, &col); err != nil {
+			return nil, err
+		}
+		if err := sum.check(recs[batch], t, base, name, file.where(batch, -1)); err != nil {
 			return nil, err
 		}
 	}
+	t.verified = sum != nil
 	return t, nil
+}
+
+// checkWhole checks what the checksums do not cover in a file that has
+// them: the file holds nothing but its schema, batches and footer, and
+// the schema at its start (which stream readers read) is the footer's.
+func checkWhole(r io.ReaderAt, size int64, file *ipcFile, footer *arrow.Schema) error {
+	if err := file.exactLayout(r); err != nil {
+		return err
+	}
+	if err := verifyStartSchema(r, file.schemaEnd); err != nil {
+		return fmt.Errorf("the schema at the start of the file: %w", err)
+	}
+	sr, err := ipc.NewReader(io.NewSectionReader(r, 8, size-8), ipc.WithAllocator(memory.DefaultAllocator))
+	if err != nil {
+		return fmt.Errorf("the schema at the start of the file: %w", libraryError(err))
+	}
+	defer sr.Release()
+	if !sameSchema(sr.Schema(), footer) {
+		return errors.New("the schema at the start of the file differs from the footer's: the file changed after it was written")
+	}
+	return nil
+}
+
+// sameSchema compares two schemas field by field, metadata included.
+func sameSchema(a, b *arrow.Schema) bool {
+	if a.NumFields() != b.NumFields() || a.Metadata().String() != b.Metadata().String() {
+		return false
+	}
+	for i := range a.NumFields() {
+		fa, fb := a.Field(i), b.Field(i)
+		if fa.Name != fb.Name || !arrow.TypeEqual(fa.Type, fb.Type) || fa.Metadata.String() != fb.Metadata.String() {
+			return false
+		}
+	}
+	return true
+}
+
+// libraryError is an error of the Arrow library as a message for people:
+// a Go runtime error it recovered from says nothing they can act on.
+func libraryError(err error) error {
+	if strings.Contains(err.Error(), "runtime error") {
+		return errors.New("its buffers do not describe its columns")
+	}
+	return err
 }
 
 func readerSize(r io.ReaderAt) (int64, error) {
@@ -403,23 +549,24 @@ func datasetKind(kind string) (Kind, int, error) {
 }
 
 // tableFromSchema checks the schema metadata (table kind and version) and
-// returns an empty table with the file's columns.
-func tableFromSchema(s *arrow.Schema, name string, want kindCheck) (*Table, error) {
+// returns an empty table with the file's columns, and the checksum chain
+// its batches must follow (nil for a file written without checksums).
+func tableFromSchema(s *arrow.Schema, name string, want kindCheck) (*Table, *chain, error) {
 	md := s.Metadata()
 	kind, ok := md.GetValue(MetaTable)
 	if !ok {
-		return nil, fmt.Errorf("%s: not a coloc table: schema metadata has no %q", name, MetaTable)
+		return nil, nil, fmt.Errorf("%s: not a coloc table: schema metadata has no %q", name, MetaTable)
 	}
 	k, version, err := want(kind)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, nil, fmt.Errorf("%s: %w", name, err)
 	}
 	vs, ok := md.GetValue(MetaVersion)
 	if !ok {
-		return nil, fmt.Errorf("%s: table %s has no %q in its schema metadata", name, k, MetaVersion)
+		return nil, nil, fmt.Errorf("%s: table %s has no %q in its schema metadata", name, k, MetaVersion)
 	}
 	if v, err := strconv.Atoi(vs); err != nil || (v != version && !(version == KindVersion(k) && readsOlder(k, v))) {
-		return nil, fmt.Errorf("%s: table %s has schema version %q; this coloc reads version %d: %w", name, k, vs, version, ErrVersion)
+		return nil, nil, fmt.Errorf("%s: table %s has schema version %q; this coloc reads version %d: %w", name, k, vs, version, ErrVersion)
 	}
 	t := &Table{Kind: k}
 	if version != KindVersion(k) {
@@ -464,19 +611,33 @@ func tableFromSchema(s *arrow.Schema, name string, want kindCheck) (*Table, erro
 		t.Columns = append(t.Columns, c)
 	}
 	if err := ps.err(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return t, nil
+	var sum *chain
+	switch scheme, ok := md.GetValue(MetaIntegrity); {
+	case !ok:
+	case scheme == IntegrityChain:
+		delete(t.Meta, MetaIntegrity)
+		if len(t.Meta) == 0 {
+			t.Meta = nil
+		}
+		sum = newChain(t, vs)
+	default:
+		return nil, nil, fmt.Errorf("%s: table %s: checksums of scheme %q, this coloc verifies %q (written by a newer coloc?)", name, k, scheme, IntegrityChain)
+	}
+	return t, sum, nil
 }
 
 // appendRecord appends the rows of rec to t's columns; rows is the table's
-// final length (the capacity a null mask is given).
-func appendRecord(t *Table, rec arrow.RecordBatch, name string, rows int) error {
+// final length (the capacity a null mask is given). *col is set to the
+// column being read, for the message of a panic.
+func appendRecord(t *Table, rec arrow.RecordBatch, name string, rows int, col *int) error {
 	if int(rec.NumCols()) != len(t.Columns) {
 		return fmt.Errorf("%s: record batch has %d columns, schema has %d", name, rec.NumCols(), len(t.Columns))
 	}
 	n := int(rec.NumRows())
 	for j, c := range t.Columns {
+		*col = j
 		arr := rec.Column(j)
 		if arr.Len() != n {
 			return fmt.Errorf("%s: column %s has %d values in a batch of %d rows", name, c.Name, arr.Len(), n)
@@ -554,6 +715,7 @@ func appendRecord(t *Table, rec arrow.RecordBatch, name string, rows int) error 
 			}
 		}
 	}
+	*col = -1
 	return nil
 }
 

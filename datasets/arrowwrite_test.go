@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
@@ -65,6 +66,8 @@ func builderRecord(schema *arrow.Schema, t *Table, lo, hi int) arrow.RecordBatch
 
 type recordFunc func(*arrow.Schema, *Table, int, int) arrow.RecordBatch
 
+// ipcBytes is the Arrow IPC file of tab, its batches made by build and
+// given their checksums as Write gives them.
 func ipcBytes(t *testing.T, tab *Table, build recordFunc) []byte {
 	t.Helper()
 	var buf bytes.Buffer
@@ -73,8 +76,10 @@ func ipcBytes(t *testing.T, tab *Table, build recordFunc) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
+	sum := newChain(tab, strconv.Itoa(tab.version()))
 	for lo := 0; lo < tab.Len(); lo += BatchRows {
-		rec := build(schema, tab, lo, min(lo+BatchRows, tab.Len()))
+		hi := min(lo+BatchRows, tab.Len())
+		rec := withSum(build(schema, tab, lo, hi), sum.next(tab, lo, hi))
 		if err := w.Write(rec); err != nil {
 			t.Fatal(err)
 		}

@@ -6,9 +6,10 @@ import (
 	"math"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"time"
+
+	"github.com/coloc-dev/coloc/internal/strictnum"
 )
 
 // headerRE splits a CSV header field "name [unit]" into name and unit.
@@ -53,7 +54,8 @@ func ImportCSV(r io.Reader, name string, k Kind) (*Table, error) {
 	if err != nil {
 		return nil, err
 	}
-	cr, err := newCSVReader(r, name)
+	lr := &io.LimitedReader{R: r, N: MaxTableBytes + 1}
+	cr, err := newCSVReader(lr, name)
 	if err != nil {
 		return nil, err
 	}
@@ -107,6 +109,9 @@ func ImportCSV(r io.Reader, name string, k Kind) (*Table, error) {
 	if cr.err != nil {
 		return nil, cr.err
 	}
+	if lr.N <= 0 {
+		return nil, fmt.Errorf("%s: more than the %d GiB a table may hold", name, MaxTableBytes>>30)
+	}
 	if err := ps.err(); err != nil {
 		return nil, err
 	}
@@ -139,18 +144,19 @@ func parseCell(c *Column, s string, line int, ps *problems) {
 	case String:
 		c.AppendString(s, false)
 	case Int:
-		v, err := strconv.ParseInt(s, 10, 64)
+		v, err := strictnum.ParseInt(s)
 		if err != nil {
-			ps.addLine(line, c.Name, "%q is not an integer", s)
+			ps.addLine(line, c.Name, "%q is not a decimal integer", s)
 		}
 		c.AppendInt(v, false)
 	case Float:
-		v, err := strconv.ParseFloat(s, 64)
+		// Plain decimals only: strconv alone reads 1_000 as 1000 and
+		// 0x10 as 16.
+		v, err := strictnum.ParseFloat(s)
 		if err != nil {
-			ps.addLine(line, c.Name, "%q is not a number", s)
+			ps.addLine(line, c.Name, "%q is not a decimal number (leave the field empty for a missing value)", s)
 			v = 0
 		}
-		// A NaN written out is kept as a value so validation reports it.
 		c.Float = append(c.Float, v)
 		c.markNull(false)
 	case Time:
@@ -163,7 +169,7 @@ func parseCell(c *Column, s string, line int, ps *problems) {
 }
 
 func parseTime(s string) (int64, error) {
-	if v, err := strconv.ParseInt(s, 10, 64); err == nil {
+	if v, err := strictnum.ParseInt(s); err == nil {
 		return v, nil
 	}
 	tm, err := time.Parse(time.RFC3339Nano, s)

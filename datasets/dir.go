@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"github.com/coloc-dev/coloc/internal/atomicfile"
 )
@@ -29,6 +30,7 @@ type Dataset struct {
 
 	sums       []FileSum // of the files Open read
 	samplesSum *FileSum  // computed by the first call of Files
+	unchecked  []string  // tables Open read that carry no checksums
 }
 
 // Open reads and validates every table in dir, then checks them against
@@ -58,6 +60,9 @@ func Open(dir string) (*Dataset, error) {
 		if err != nil {
 			return nil, err
 		}
+		if !t.Verified() {
+			ds.unchecked = append(ds.unchecked, k.FileName())
+		}
 		if t.Kind != k {
 			return nil, fmt.Errorf("%s: holds table %s, its name says %s", path, t.Kind, k)
 		}
@@ -85,6 +90,60 @@ func Open(dir string) (*Dataset, error) {
 		return nil, err
 	}
 	return ds, nil
+}
+
+// Check reads and validates the dataset in dir as Open does and streams
+// its samples.arrow through the same checks, then says in one line what it
+// holds and which of its tables carry no checksums (written before coloc
+// recorded them, or by another program): those were validated, not
+// verified.
+func Check(dir string) (string, error) {
+	ds, err := Open(dir)
+	if err != nil {
+		return "", err
+	}
+	var parts []string
+	add := func(k Kind, n int) { parts = append(parts, fmt.Sprintf("%s %d rows", k, n)) }
+	if ds.Runs != nil {
+		add(KindRuns, len(ds.Runs.Rows))
+	}
+	if ds.Solo != nil {
+		add(KindSolo, len(ds.Solo.Rows))
+	}
+	if ds.Pairs != nil {
+		add(KindPairs, len(ds.Pairs.Rows))
+	}
+	if ds.Scaling != nil {
+		add(KindScaling, len(ds.Scaling.Rows))
+	}
+	if ds.SamplesPath != "" {
+		sc, err := NewScanner(ds.SamplesPath)
+		if err != nil {
+			return "", err
+		}
+		n := 0
+		for sc.Scan() {
+			n += sc.Batch().Len()
+		}
+		err = sc.Err()
+		if cerr := sc.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return "", err
+		}
+		if sc.sum == nil {
+			ds.unchecked = append(ds.unchecked, KindSamples.FileName())
+		}
+		add(KindSamples, n)
+	}
+	line := "dataset: " + strings.Join(parts, ", ")
+	if len(ds.unchecked) > 0 {
+		line += "; no checksums in " + strings.Join(ds.unchecked, ", ") + " (validated, not verified: written by an older coloc or another program)"
+	} else {
+		line += "; checksums verified"
+	}
+	return line, nil
 }
 
 // CrossCheck reports pairs that name a workload without a solo measurement

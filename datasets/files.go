@@ -7,9 +7,10 @@ import (
 	"errors"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
+
+	"github.com/coloc-dev/coloc/internal/inputfile"
 )
 
 // FileSum is the SHA-256 of one file of a dataset, named relative to its
@@ -30,7 +31,7 @@ func (ds *Dataset) Files() ([]FileSum, error) {
 	out := append([]FileSum(nil), ds.sums...)
 	if ds.SamplesPath != "" {
 		if ds.samplesSum == nil {
-			f, err := os.Open(ds.SamplesPath)
+			f, err := inputfile.Open(ds.SamplesPath)
 			if err != nil {
 				return nil, err
 			}
@@ -47,9 +48,14 @@ func (ds *Dataset) Files() ([]FileSum, error) {
 	return out, nil
 }
 
+// MaxTableBytes is the largest table Open reads whole (solo, pairs,
+// scaling, runs; samples.arrow is streamed): a campaign of a thousand
+// workloads writes a few megabytes.
+const MaxTableBytes = 4 << 30
+
 // readTable reads the table file at path once, keeping its SHA-256.
 func (ds *Dataset) readTable(path string) (*Table, error) {
-	b, err := os.ReadFile(path)
+	b, err := inputfile.ReadAll(path, "a table Open loads whole", MaxTableBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -61,7 +67,7 @@ func (ds *Dataset) readTable(path string) (*Table, error) {
 // keeping its SHA-256.
 func (ds *Dataset) readWorkloads() error {
 	path := WorkloadsPath(ds.Dir)
-	b, err := os.ReadFile(path)
+	b, err := inputfile.ReadAll(path, "a workloads file", MaxTableBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}

@@ -78,6 +78,9 @@ func BatchSizeOf(job string) int {
 	return n
 }
 
+// MaxGavelBytes is the largest Gavel throughputs file ImportGavel reads.
+const MaxGavelBytes = 256 << 20
+
 // ImportGavel reads Gavel's simulation_throughputs.json (measured training
 // throughput, iterations/s, of job types solo and co-located in pairs on K80,
 // P100 and V100) into solo, pairs and scaling tables.
@@ -90,9 +93,12 @@ func BatchSizeOf(job string) int {
 // node per GPU. A job whose solo throughput is 0 gets no solo or scaling row
 // and a warning. name is used in messages.
 func ImportGavel(r io.Reader, name string) (*Imported, error) {
-	data, err := io.ReadAll(r)
+	data, err := io.ReadAll(io.LimitReader(r, MaxGavelBytes+1))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if len(data) > MaxGavelBytes {
+		return nil, fmt.Errorf("%s: more than the %d MiB a Gavel throughputs file may hold (Gavel's own is about 1 MiB)", name, MaxGavelBytes>>20)
 	}
 	var raw map[string]map[string]map[string]json.RawMessage
 	if err := json.Unmarshal(data, &raw); err != nil {

@@ -194,6 +194,8 @@ func TestPolluxBadInput(t *testing.T) {
 		{"placement,local_bsz,step_time,sync_time\n1,4,-0.5,0.1\n", "column step_time: -0.5 is not positive"},
 		{"placement,local_bsz,step_time,sync_time\n1,4,NaN,0.1\n", "not a finite number"},
 		{"placement,local_bsz,step_time,sync_time\n1,\"4,0.5,0.1\n", "malformed CSV"},
+		{"placement,local_bsz,step_time,sync_time\n1,1_000,0.5,0.1\n", `column local_bsz: "1_000" is not a positive integer`},
+		{"placement,local_bsz,step_time,sync_time\n1,4,0x1p-1,0.1\n", `column step_time: "0x1p-1" is not a finite number`},
 	}
 	for _, c := range cases {
 		write(c.in)
@@ -202,6 +204,17 @@ func TestPolluxBadInput(t *testing.T) {
 			t.Errorf("input %q: error %v, want %q", c.in, err, c.want)
 		}
 	}
+	// A model directory whose name holds a control character names no
+	// workload.
+	os.RemoveAll(filepath.Join(dir, "m"))
+	bad := filepath.Join(dir, "m\x1b[2J")
+	os.MkdirAll(bad, 0o755)
+	os.WriteFile(filepath.Join(bad, "placements.csv"), []byte("placement,local_bsz,step_time,sync_time\n1,4,0.5,0.1\n"), 0o644)
+	if _, err := ImportPollux(dir, DefaultPolluxOptions); err == nil || !strings.Contains(err.Error(), `column workload: "m\x1b[2J": a name is text`) {
+		t.Errorf("a model directory named with an escape: %v", err)
+	}
+	os.RemoveAll(bad)
+	os.MkdirAll(filepath.Join(dir, "m"), 0o755)
 	var ve *ValidationError
 	write("placement,local_bsz,step_time,sync_time\n1,0,0.5,0.1\n")
 	if _, err := ImportPollux(dir, DefaultPolluxOptions); !errors.As(err, &ve) || ve.Problems[0].Line != 2 {

@@ -1,7 +1,12 @@
 package datasets
 
 import (
+	"fmt"
+	"io"
+	"maps"
+	"slices"
 	"sort"
+	"text/tabwriter"
 )
 
 // ColumnSummary describes one column of a table for `coloc datasets
@@ -82,3 +87,30 @@ func median(sorted []float64) float64 {
 	}
 	return (sorted[n/2-1] + sorted[n/2]) / 2
 }
+
+// WriteText prints the summary as `coloc datasets inspect` does: the table,
+// its metadata, then one line per column.
+func (s Summary) WriteText(w io.Writer) error {
+	fmt.Fprintf(w, "%s: table %s, version %d, %d rows\n", s.File, s.Table, s.Version, s.Rows)
+	for _, k := range slices.Sorted(maps.Keys(s.Meta)) {
+		fmt.Fprintf(w, "  %s = %s\n", k, s.Meta[k])
+	}
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "column\ttype\tunit\tnulls\tmin\tmedian\tmax\tdistinct")
+	for _, c := range s.Columns {
+		min, med, max, dist := "", "", "", ""
+		switch {
+		case c.Min != nil:
+			min, med, max = num(*c.Min), num(*c.Median), num(*c.Max)
+		case c.MinTime != "":
+			min, max = c.MinTime, c.MaxTime
+		}
+		if c.Type == "string" {
+			dist = fmt.Sprint(c.Distinct)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n", c.Name, c.Type, c.Unit, c.Nulls, min, med, max, dist)
+	}
+	return tw.Flush()
+}
+
+func num(v float64) string { return fmt.Sprintf("%.6g", v) }

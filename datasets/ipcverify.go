@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"unicode/utf8"
 )
 
 // The Arrow library trusts the flatbuffer metadata of an IPC file: a
@@ -154,22 +155,67 @@ func (t fbTable) tableVector(i int, fn func(fbTable) error) error {
 	return nil
 }
 
-func (t fbTable) stringField(i int) error {
-	_, _, err := t.vectorField(i, 1)
-	return err
+// stringField verifies the string in field i and returns it ("" when
+// absent).
+func (t fbTable) stringField(i int) (string, error) {
+	start, n, err := t.vectorField(i, 1)
+	if err != nil || n == 0 {
+		return "", err
+	}
+	return string(t.b[start : start+n]), nil
 }
 
 func verifyKeyValues(t fbTable, i int) error {
 	return t.tableVector(i, func(kv fbTable) error {
-		if err := kv.stringField(0); err != nil {
+		if _, err := kv.stringField(0); err != nil {
 			return err
 		}
-		return kv.stringField(1)
+		_, err := kv.stringField(1)
+		return err
 	})
 }
 
+// ipcFile is what verifyIPC learned of a file: the layout of each column
+// and where the schema, the batches and the footer lie.
+type ipcFile struct {
+	table     string        // the coloc.table of the schema metadata, if any
+	fields    []fieldLayout // one a column
+	blocks    []ipcBlock    // the record batches, as the footer lists them
+	schemaEnd int64         // the end of the schema message at the start
+	bodyEnd   int64         // the start of the footer
+}
+
+// fieldLayout is how a column's values lie in a record batch: a fixed
+// width in bytes, or (width 0) string offsets of offWidth bytes and the
+// bytes they point into.
+type fieldLayout struct {
+	name            string
+	width, offWidth int
+}
+
+// ipcBlock is one record batch of the footer: its offset in the file,
+// the length of its message and of its body.
+type ipcBlock struct{ off, metaLen, bodyLen int64 }
+
+// where names a column (and the table) in a message.
+func (f *ipcFile) where(batch, col int) string {
+	s := fmt.Sprintf("record batch %d", batch)
+	if col >= 0 && col < len(f.fields) {
+		s += fmt.Sprintf(", column %d (%s)", col+1, f.fields[col].name)
+	}
+	if f.table != "" {
+		s = "table " + f.table + ", " + s
+	}
+	return s
+}
+
 // verifyIPC checks an Arrow IPC file of the given size read through r.
-func verifyIPC(r io.ReaderAt, size int64) error {
+func verifyIPC(r io.ReaderAt, size int64) (*ipcFile, error) {
+	file := &ipcFile{}
+	return file, file.verify(r, size)
+}
+
+func (file *ipcFile) verify(r io.ReaderAt, size int64) error {
 	const tail = 10 // int32 footer length + "ARROW1"
 	if size < 8+tail {
 		return fmt.Errorf("file of %d bytes is too short for an Arrow IPC file", size)
@@ -202,9 +248,16 @@ func verifyIPC(r io.ReaderAt, size int64) error {
 	if err != nil {
 		return fmt.Errorf("footer: %w", err)
 	}
-	if err := verifySchema(ft); err != nil {
+	if err := file.verifySchema(ft); err != nil {
 		return fmt.Errorf("schema: %w", err)
 	}
+	// The schema message at the start: 8 bytes of magic and padding, the
+	// 0xFFFFFFFF continuation and its length, then the message.
+	var head8 [8]byte
+	if _, err := r.ReadAt(head8[:], 8); err == nil && binary.LittleEndian.Uint32(head8[:]) == 0xFFFFFFFF {
+		file.schemaEnd = 16 + int64(int32(binary.LittleEndian.Uint32(head8[4:])))
+	}
+	file.bodyEnd = bodyEnd
 	if _, n, err := ft.vectorField(2, 24); err != nil {
 		return fmt.Errorf("footer dictionaries: %w", err)
 	} else if n > 0 {
@@ -224,16 +277,17 @@ func verifyIPC(r io.ReaderAt, size int64) error {
 		metaLen = int64(int32(uint32(metaLen)))
 		bodyLen, _ := footer.i64(p + 16)
 		if off < 8 || metaLen < 8 || bodyLen < 0 || off > bodyEnd || metaLen > bodyEnd-off || bodyLen > bodyEnd-off-metaLen {
-			return fmt.Errorf("record batch %d: block (offset %d, metadata %d, body %d) outside the file", k, off, metaLen, bodyLen)
+			return fmt.Errorf("%s: block (offset %d, metadata %d, body %d) outside the file", file.where(k, -1), off, metaLen, bodyLen)
 		}
-		if err := verifyBatch(r, off, metaLen, bodyLen); err != nil {
-			return fmt.Errorf("record batch %d: %w", k, err)
+		file.blocks = append(file.blocks, ipcBlock{off, metaLen, bodyLen})
+		if err := file.verifyBatch(r, k, off, metaLen, bodyLen); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
-func verifySchema(ft fbTable) error {
+func (file *ipcFile) verifySchema(ft fbTable) error {
 	pos, ok, err := ft.ref(1)
 	if err != nil {
 		return err
@@ -245,16 +299,56 @@ func verifySchema(ft fbTable) error {
 	if err != nil {
 		return err
 	}
+	return file.verifySchemaTable(st)
+}
+
+// verifyStartSchema checks the schema message at the start of the file,
+// which readers of the stream read instead of the footer's: the file
+// reader never looks at it, so a change there is found only by this
+// check and by comparing it with the footer's (decode).
+func verifyStartSchema(r io.ReaderAt, schemaEnd int64) error {
+	if schemaEnd <= 16 || schemaEnd > 16+(64<<20) {
+		return errors.New("no schema message at the start of the file")
+	}
+	msg := make(fbuf, schemaEnd-16)
+	if _, err := r.ReadAt(msg, 16); err != nil {
+		return err
+	}
+	root, err := msg.u32(0)
+	if err != nil {
+		return err
+	}
+	mt, err := msg.table(int(root))
+	if err != nil {
+		return err
+	}
+	if ht, ok, err := mt.field(1, 1); err != nil || !ok || msg[ht] != 1 { // MessageHeader.Schema
+		return errors.New("the message at the start of the file is not a schema")
+	}
+	hpos, ok, err := mt.ref(2)
+	if err != nil || !ok {
+		return fmt.Errorf("schema message: %v", orMissing(err))
+	}
+	st, err := msg.table(hpos)
+	if err != nil {
+		return err
+	}
+	return (&ipcFile{}).verifySchemaTable(st)
+}
+
+func (file *ipcFile) verifySchemaTable(st fbTable) error {
 	if err := verifyKeyValues(st, 2); err != nil {
 		return err
 	}
+	file.table = schemaTable(st)
 	if _, _, err := st.vectorField(3, 8); err != nil {
 		return err
 	}
 	k := 0
 	return st.tableVector(1, func(f fbTable) error {
 		k++
-		if err := f.stringField(0); err != nil {
+		name, err := f.stringField(0)
+		if err != nil {
 			return err
 		}
 		tp, ok, err := f.field(2, 1)
@@ -266,29 +360,80 @@ func verifySchema(ft fbTable) error {
 			tag = f.b[tp]
 		}
 		if _, known := ipcTypes[tag]; !known {
-			return fmt.Errorf("field %d: Arrow type tag %d is not a type coloc reads (int, float, utf8, timestamp)", k, tag)
+			return fmt.Errorf("field %d (%s): Arrow type tag %d is not a type coloc reads (int, float, utf8, timestamp)", k, name, tag)
 		}
 		tpos, ok, err := f.ref(3)
 		if err != nil || !ok {
-			return fmt.Errorf("field %d: type: %v", k, orMissing(err))
+			return fmt.Errorf("field %d (%s): type: %v", k, name, orMissing(err))
 		}
 		tt, err := f.b.table(tpos)
 		if err != nil {
-			return fmt.Errorf("field %d: type: %w", k, err)
+			return fmt.Errorf("field %d (%s): type: %w", k, name, err)
 		}
-		if tag == 10 { // Timestamp: unit short, timezone string
-			if err := tt.stringField(1); err != nil {
-				return fmt.Errorf("field %d: timezone: %w", k, err)
+		lay := fieldLayout{name: name}
+		switch tag {
+		case 2: // Int: bitWidth int32, is_signed bool
+			bits := int64(0)
+			if bp, ok, err := tt.field(0, 4); err != nil {
+				return fmt.Errorf("field %d (%s): type: %w", k, name, err)
+			} else if ok {
+				bits, _ = tt.b.u32(bp)
 			}
+			if bits != 8 && bits != 16 && bits != 32 && bits != 64 {
+				return fmt.Errorf("field %d (%s): an integer of %d bits", k, name, bits)
+			}
+			lay.width = int(bits / 8)
+		case 3: // FloatingPoint: precision short (0 half, 1 single, 2 double)
+			prec := 0
+			if pp, ok, err := tt.field(0, 2); err != nil {
+				return fmt.Errorf("field %d (%s): type: %w", k, name, err)
+			} else if ok {
+				prec, _ = tt.b.u16(pp)
+			}
+			switch prec {
+			case 1:
+				lay.width = 4
+			case 2:
+				lay.width = 8
+			default:
+				return fmt.Errorf("field %d (%s): floating point of precision %d (coloc reads single and double)", k, name, prec)
+			}
+		case 5: // Utf8
+			lay.offWidth = 4
+		case 20: // LargeUtf8
+			lay.offWidth = 8
+		case 10: // Timestamp: unit short, timezone string
+			if _, err := tt.stringField(1); err != nil {
+				return fmt.Errorf("field %d (%s): timezone: %w", k, name, err)
+			}
+			lay.width = 8
 		}
 		if _, present, _ := f.field(4, 4); present {
-			return fmt.Errorf("field %d: dictionary-encoded columns are not supported", k)
+			return fmt.Errorf("field %d (%s): dictionary-encoded columns are not supported", k, name)
 		}
 		if _, n, err := f.vectorField(5, 4); err != nil || n > 0 {
-			return fmt.Errorf("field %d: nested columns are not supported", k)
+			return fmt.Errorf("field %d (%s): nested columns are not supported", k, name)
 		}
+		file.fields = append(file.fields, lay)
 		return verifyKeyValues(f, 6)
 	})
+}
+
+// schemaTable is the value of the coloc.table key of a verified schema's
+// metadata, "" when it has none.
+func schemaTable(st fbTable) string {
+	table := ""
+	st.tableVector(2, func(kv fbTable) error {
+		k, _ := kv.stringField(0)
+		if k == MetaTable {
+			table, _ = kv.stringField(1)
+		}
+		return nil
+	})
+	if !utf8.ValidString(table) || len(table) > 64 {
+		return ""
+	}
+	return table
 }
 
 func orMissing(err error) error {
@@ -298,13 +443,18 @@ func orMissing(err error) error {
 	return errors.New("missing")
 }
 
-// verifyBatch checks one record batch message: its header and that every
-// buffer lies inside its body, and bounds its row counts by the body size
-// (each column coloc reads needs at least one byte per row).
-func verifyBatch(r io.ReaderAt, off, metaLen, bodyLen int64) error {
+// verifyBatch checks record batch k, the message at off: its header, that
+// every buffer lies inside its body, and that each column's buffers hold
+// its values: a validity bitmap of a bit a row, fixed-width values of
+// their width, string offsets that go forward inside their bytes. Its
+// errors name the batch, the column and the byte of the file at fault.
+func (file *ipcFile) verifyBatch(r io.ReaderAt, k int, off, metaLen, bodyLen int64) error {
+	bad := func(col int, format string, args ...any) error {
+		return fmt.Errorf("%s: %s", file.where(k, col), fmt.Sprintf(format, args...))
+	}
 	meta := make(fbuf, metaLen)
 	if _, err := r.ReadAt(meta, off); err != nil {
-		return err
+		return bad(-1, "%v", err)
 	}
 	// Encapsulated message: 0xFFFFFFFF continuation, int32 length, then the
 	// flatbuffer (older writers omit the continuation).
@@ -314,69 +464,163 @@ func verifyBatch(r io.ReaderAt, off, metaLen, bodyLen int64) error {
 	}
 	l, err := meta.u32(p)
 	if err != nil || l <= 0 || int64(p+4)+l > metaLen {
-		return errors.New("message length outside its block")
+		return bad(-1, "message at byte %d: length outside its block", off)
 	}
 	msg := meta[p+4 : p+4+int(l)]
+	fail := func(err error) error { return bad(-1, "message at byte %d: %v", off, err) }
 	root, err := msg.u32(0)
 	if err != nil {
-		return err
+		return fail(err)
 	}
 	mt, err := msg.table(int(root))
 	if err != nil {
-		return err
+		return fail(err)
 	}
 	ht, ok, err := mt.field(1, 1)
 	if err != nil || !ok || msg[ht] != 3 { // MessageHeader.RecordBatch
-		return errors.New("message is not a record batch")
+		return bad(-1, "message at byte %d is not a record batch", off)
 	}
 	if bp, ok, _ := mt.field(3, 8); ok {
 		if bl, _ := msg.i64(bp); bl != bodyLen {
-			return fmt.Errorf("message body length %d, block says %d", bl, bodyLen)
+			return bad(-1, "message at byte %d: body length %d, the footer says %d", off, bl, bodyLen)
 		}
 	}
 	if err := verifyKeyValues(mt, 4); err != nil {
-		return err
+		return fail(err)
 	}
 	hpos, ok, err := mt.ref(2)
 	if err != nil || !ok {
-		return fmt.Errorf("record batch header: %v", orMissing(err))
+		return bad(-1, "message at byte %d: record batch header: %v", off, orMissing(err))
 	}
 	rb, err := msg.table(hpos)
 	if err != nil {
-		return err
+		return fail(err)
 	}
+	rows := int64(0)
 	if lp, ok, err := rb.field(0, 8); err != nil {
-		return err
+		return fail(err)
 	} else if ok {
-		if n, _ := msg.i64(lp); n < 0 || n > bodyLen {
-			return fmt.Errorf("%d rows cannot fit a body of %d bytes", n, bodyLen)
+		if rows, _ = msg.i64(lp); rows < 0 || rows > bodyLen*8+8 {
+			return bad(-1, "%d rows cannot fit a body of %d bytes", rows, bodyLen)
 		}
 	}
 	if _, present, _ := rb.field(3, 4); present {
-		return errors.New("compressed record batches are not supported (write the file uncompressed)")
+		return bad(-1, "compressed record batches are not supported (write the file uncompressed)")
 	}
-	start, n, err := rb.vectorField(1, 16)
+	nodeStart, nodes, err := rb.vectorField(1, 16)
 	if err != nil {
-		return err
+		return fail(err)
 	}
-	for k := 0; k < n; k++ {
-		length, _ := msg.i64(start + 16*k)
-		nulls, _ := msg.i64(start + 16*k + 8)
-		if length < 0 || length > bodyLen || nulls < 0 || nulls > length {
-			return fmt.Errorf("column %d: %d values (%d null) cannot fit a body of %d bytes", k+1, length, nulls, bodyLen)
+	if nodes != len(file.fields) {
+		return bad(-1, "%d columns, the schema has %d", nodes, len(file.fields))
+	}
+	bufStart, nbufs, err := rb.vectorField(2, 16)
+	if err != nil {
+		return fail(err)
+	}
+	want := 0
+	for _, f := range file.fields {
+		want += 2
+		if f.width == 0 {
+			want++
 		}
 	}
-	start, n, err = rb.vectorField(2, 16)
-	if err != nil {
-		return err
+	if nbufs != want {
+		return bad(-1, "%d buffers, the columns need %d", nbufs, want)
 	}
-	for k := 0; k < n; k++ {
-		bo, _ := msg.i64(start + 16*k)
-		bl, _ := msg.i64(start + 16*k + 8)
+	body := off + metaLen // the body's first byte in the file
+	buf := func(i int) (int64, int64, error) {
+		bo, _ := msg.i64(bufStart + 16*i)
+		bl, _ := msg.i64(bufStart + 16*i + 8)
 		if bo < 0 || bl < 0 || bo > bodyLen || bl > bodyLen-bo {
-			return fmt.Errorf("buffer %d (offset %d, length %d) outside a body of %d bytes", k, bo, bl, bodyLen)
+			return 0, 0, fmt.Errorf("buffer %d (offset %d, length %d) outside a body of %d bytes at byte %d", i, bo, bl, bodyLen, body)
+		}
+		return bo, bl, nil
+	}
+	b := 0
+	for c, f := range file.fields {
+		length, _ := msg.i64(nodeStart + 16*c)
+		nulls, _ := msg.i64(nodeStart + 16*c + 8)
+		if length != rows || nulls < 0 || nulls > length {
+			return bad(c, "%d values (%d null) in a batch of %d rows", length, nulls, rows)
+		}
+		_, vl, err := buf(b)
+		if err != nil {
+			return bad(c, "%v", err)
+		}
+		if nulls > 0 && vl < (length+7)/8 {
+			return bad(c, "validity bitmap of %d bytes for %d values, at byte %d", vl, length, body)
+		}
+		if f.width > 0 {
+			do, dl, err := buf(b + 1)
+			if err != nil {
+				return bad(c, "%v", err)
+			}
+			if dl < length*int64(f.width) {
+				return bad(c, "%d bytes at byte %d for %d values of %d bytes", dl, body+do, length, f.width)
+			}
+			b += 2
+			continue
+		}
+		oo, ol, err := buf(b + 1)
+		if err != nil {
+			return bad(c, "%v", err)
+		}
+		_, dl, err := buf(b + 2)
+		if err != nil {
+			return bad(c, "%v", err)
+		}
+		b += 3
+		if length == 0 {
+			continue
+		}
+		ow := int64(f.offWidth)
+		if ol < (length+1)*ow {
+			return bad(c, "string offsets of %d bytes at byte %d for %d values", ol, body+oo, length)
+		}
+		offs := make([]byte, (length+1)*ow)
+		if _, err := r.ReadAt(offs, body+oo); err != nil {
+			return bad(c, "%v", err)
+		}
+		prev := int64(0)
+		for i := int64(0); i <= length; i++ {
+			var v int64
+			if ow == 4 {
+				v = int64(int32(binary.LittleEndian.Uint32(offs[i*4:])))
+			} else {
+				v = int64(binary.LittleEndian.Uint64(offs[i*8:]))
+			}
+			if v < prev || v > dl {
+				return bad(c, "string offset %d (row %d) at byte %d is outside the %d bytes of its text, or goes back", v, i, body+oo+i*ow, dl)
+			}
+			prev = v
 		}
 	}
 	_, _, err = rb.vectorField(4, 8)
-	return err
+	if err != nil {
+		return fail(err)
+	}
+	return nil
+}
+
+// exactLayout checks that the file holds nothing but what a writer lays
+// out: after the schema message, the batches one after the other, then
+// the end-of-stream marker, then the footer. Two files joined, or a file
+// cut and mended, have bytes that belong to no batch.
+func (file *ipcFile) exactLayout(r io.ReaderAt) error {
+	at := file.schemaEnd
+	if at <= 8 {
+		return errors.New("no schema message at the start of the file")
+	}
+	for k, b := range file.blocks {
+		if b.off != at {
+			return fmt.Errorf("%s starts at byte %d, the bytes before it end at %d: %d bytes belong to no batch (files joined, or cut and mended?)", file.where(k, -1), b.off, at, b.off-at)
+		}
+		at = b.off + b.metaLen + b.bodyLen
+	}
+	var eos [8]byte
+	if _, err := r.ReadAt(eos[:], at); err != nil || at+8 != file.bodyEnd || binary.LittleEndian.Uint32(eos[:]) != 0xFFFFFFFF || binary.LittleEndian.Uint32(eos[4:]) != 0 {
+		return fmt.Errorf("the %d bytes from byte %d to the footer at byte %d are not the end-of-stream marker: they belong to no batch (files joined, or cut and mended?)", file.bodyEnd-at, at, file.bodyEnd)
+	}
+	return nil
 }

@@ -3,8 +3,9 @@ package datasets
 import (
 	"fmt"
 	"math"
-	"os"
 	"strings"
+
+	"github.com/coloc-dev/coloc/internal/inputfile"
 )
 
 // Tables of other kinds. Besides the five dataset tables, coloc keeps a few
@@ -41,7 +42,7 @@ func WriteOther(path string, t *Table) error {
 // ReadOther reads a table of kind k that this build reads at version;
 // another kind or version is refused by name (ErrVersion for a version).
 func ReadOther(path string, k Kind, version int) (*Table, error) {
-	f, err := os.Open(path)
+	f, err := inputfile.Open(path)
 	if err != nil {
 		return nil, err
 	}
@@ -81,15 +82,15 @@ type OtherKind struct {
 // not read, is refused by name. It is how the datasets commands (inspect,
 // validate, export) read feature and evaluation files too.
 func ReadAny(path string, others ...OtherKind) (*Table, error) {
-	f, err := os.Open(path)
+	f, err := inputfile.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
 	var other *OtherKind
 	t, err := decode(f, path, func(kind string) (Kind, int, error) {
-		if k, err := ParseKind(kind); err == nil {
-			return k, Version, nil
+		if _, err := ParseKind(kind); err == nil {
+			return datasetKind(kind) // the version of its kind (runs has its own)
 		}
 		names := []string{kindList()}
 		for i := range others {
@@ -131,6 +132,8 @@ func validateStructure(t *Table, file string) error {
 	seen := map[string]bool{}
 	for _, c := range t.Columns {
 		switch {
+		case !isName(c.Name):
+			ps.add(0, clip(c.Name), "a column's name is text of at most %d bytes without control characters", MaxNameBytes)
 		case seen[c.Name]:
 			ps.add(0, c.Name, "duplicate column")
 		case c.Len() != n:

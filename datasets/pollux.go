@@ -8,7 +8,9 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
+
+	"github.com/coloc-dev/coloc/internal/inputfile"
+	"github.com/coloc-dev/coloc/internal/strictnum"
 )
 
 // PolluxDeviceType is the GPU type of Pollux's measurements: its OSDI'21
@@ -79,7 +81,7 @@ func ImportPollux(dir string, opts PolluxOptions) (*Imported, error) {
 }
 
 func importPolluxFile(im *Imported, model, path, device string, placements bool) error {
-	f, err := os.Open(path)
+	f, err := inputfile.Open(path)
 	if err != nil {
 		return err
 	}
@@ -148,20 +150,20 @@ func importPolluxFile(im *Imported, model, path, device string, placements bool)
 // positiveInt parses the named field as an integer > 0.
 func (cr *csvReader) positiveInt(col string) (int, error) {
 	s := cr.field(col)
-	v, err := strconv.Atoi(s)
-	if err != nil || v <= 0 {
+	v, err := strictnum.ParseInt(s)
+	if err != nil || v <= 0 || v > math.MaxInt32 {
 		return 0, cr.errorf(col, "%q is not a positive integer", s)
 	}
-	return v, nil
+	return int(v), nil
 }
 
 // float parses the named field as a finite number, > 0 when positive is
 // set, else >= 0.
 func (cr *csvReader) float(col string, positive bool) (float64, error) {
 	s := cr.field(col)
-	v, err := strconv.ParseFloat(s, 64)
+	v, err := strictnum.ParseFloat(s)
 	switch {
-	case err != nil || math.IsNaN(v) || math.IsInf(v, 0):
+	case err != nil:
 		return 0, cr.errorf(col, "%q is not a finite number", s)
 	case positive && v <= 0:
 		return 0, cr.errorf(col, "%s is not positive", s)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/coloc-dev/coloc/internal/inputfile"
 )
 
 // Scanner reads a table file one record batch at a time, in the manner of
@@ -28,6 +29,8 @@ type Scanner struct {
 	f     *os.File
 	fr    *ipc.FileReader
 	proto *Table
+	file  *ipcFile
+	sum   *chain // the file's checksums, nil when it has none
 	next  int
 	batch *Table
 	last  map[seriesKey]int64
@@ -41,7 +44,7 @@ type seriesKey struct {
 
 // NewScanner opens a table file for scanning.
 func NewScanner(path string) (*Scanner, error) {
-	f, err := os.Open(path)
+	f, err := inputfile.Open(path)
 	if err != nil {
 		return nil, err
 	}
@@ -63,16 +66,23 @@ func (sc *Scanner) open() (err error) {
 	if err != nil {
 		return err
 	}
-	if err := verifyIPC(sc.f, st.Size()); err != nil {
+	if sc.file, err = verifyIPC(sc.f, st.Size()); err != nil {
 		return fmt.Errorf("%s: not a readable Arrow IPC file: %w", sc.name, err)
 	}
 	fr, err := ipc.NewFileReader(sc.f, ipc.WithAllocator(memory.DefaultAllocator), ipc.WithEnsureNativeEndian(true))
 	if err != nil {
-		return fmt.Errorf("%s: not a readable Arrow IPC file (truncated or another format): %w", sc.name, err)
+		return fmt.Errorf("%s: not a readable Arrow IPC file (truncated or another format): %w", sc.name, libraryError(err))
 	}
 	sc.fr = fr
-	sc.proto, err = tableFromSchema(fr.Schema(), sc.name, datasetKind)
-	return err
+	if sc.proto, sc.sum, err = tableFromSchema(fr.Schema(), sc.name, datasetKind); err != nil {
+		return err
+	}
+	if sc.sum != nil {
+		if err := checkWhole(sc.f, st.Size(), sc.file, fr.Schema()); err != nil {
+			return fmt.Errorf("%s: %w", sc.name, err)
+		}
+	}
+	return nil
 }
 
 // Kind returns the table kind of the file.
@@ -93,21 +103,25 @@ func (sc *Scanner) Scan() bool {
 }
 
 func (sc *Scanner) read() (err error) {
+	col := -1
 	defer func() {
 		if p := recover(); p != nil {
-			err = fmt.Errorf("%s: record batch %d: corrupt Arrow data: %v", sc.name, sc.next, p)
+			err = fmt.Errorf("%s: corrupt Arrow file: %s cannot be read", sc.name, sc.file.where(sc.next, col))
 		}
 	}()
 	rec, err := sc.fr.RecordBatchAt(sc.next)
 	if err != nil {
-		return fmt.Errorf("%s: record batch %d: %w", sc.name, sc.next, err)
+		return fmt.Errorf("%s: %s: %w", sc.name, sc.file.where(sc.next, -1), libraryError(err))
 	}
 	defer rec.Release()
 	t := &Table{Kind: sc.proto.Kind, Meta: sc.proto.Meta}
 	for _, c := range sc.proto.Columns {
 		t.Columns = append(t.Columns, &Column{Name: c.Name, Type: c.Type, Unit: c.Unit})
 	}
-	if err := appendRecord(t, rec, sc.name, 0); err != nil {
+	if err := appendRecord(t, rec, sc.name, 0, &col); err != nil {
+		return err
+	}
+	if err := sc.sum.check(rec, t, 0, sc.name, sc.file.where(sc.next, -1)); err != nil {
 		return err
 	}
 	if err := Validate(t, fmt.Sprintf("%s (batch %d)", sc.name, sc.next)); err != nil {

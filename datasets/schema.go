@@ -141,8 +141,17 @@ type ColumnSpec struct {
 	Enum     []string // accepted values of a String column
 	Min      *float64 // inclusive lower bound of a numeric column
 	Positive bool     // numeric values must be > 0
-	Doc      string
+	// Ident marks a column of names (workloads, devices, runs, sources):
+	// UTF-8 text of at most MaxNameBytes without control characters, so
+	// that a name printed in a table, a message or a script is the name
+	// stored.
+	Ident bool
+	Doc   string
 }
+
+// MaxNameBytes is the longest value of a name column, and of a column's
+// name.
+const MaxNameBytes = 1024
 
 // DefaultUnit is the unit a writer uses when none is given.
 func (c ColumnSpec) DefaultUnit() string {
@@ -233,13 +242,13 @@ var specs = map[Kind]*Spec{
 		Kind: KindRuns,
 		Key:  []string{"campaign", "run_id"},
 		Columns: []ColumnSpec{
-			{Name: "campaign", Type: String, Required: true, Doc: "campaign identifier"},
-			{Name: "run_id", Type: String, Required: true, Doc: "run identifier, unique in the campaign"},
+			{Name: "campaign", Type: String, Ident: true, Required: true, Doc: "campaign identifier"},
+			{Name: "run_id", Type: String, Ident: true, Required: true, Doc: "run identifier, unique in the campaign"},
 			{Name: "mode", Type: String, Required: true, Enum: []string{ModeSolo, ModePair, ModeScale}},
-			{Name: "workload", Type: String, Required: true},
-			{Name: "partner", Type: String, Required: true, Nullable: true, Doc: "the co-located workload of a pair run; null otherwise"},
-			{Name: "device_type", Type: String, Required: true, Doc: "GPU type, e.g. h200, v100, or cpu"},
-			{Name: "device_ids", Type: String, Required: true, Doc: "comma-separated device indices the run used"},
+			{Name: "workload", Type: String, Ident: true, Required: true},
+			{Name: "partner", Type: String, Ident: true, Required: true, Nullable: true, Doc: "the co-located workload of a pair run; null otherwise"},
+			{Name: "device_type", Type: String, Ident: true, Required: true, Doc: "GPU type, e.g. h200, v100, or cpu"},
+			{Name: "device_ids", Type: String, Ident: true, Required: true, Doc: "comma-separated device indices the run used"},
 			{Name: "degree", Type: Int, Units: []string{UnitGPUs}, Required: true, Positive: true, Doc: "number of GPUs (data-parallel workers)"},
 			{Name: "share_mode", Type: String, Required: true, Enum: []string{ShareExclusive, ShareTimeSlice, ShareMPS}},
 			{Name: "repeat", Type: Int, Units: []string{UnitIndex}, Required: true, Min: zero()},
@@ -263,9 +272,9 @@ var specs = map[Kind]*Spec{
 		Extra:    true,
 		ExtraDoc: "one float64 column per counter, each with its unit; null where a counter was not read",
 		Columns: []ColumnSpec{
-			{Name: "run_id", Type: String, Required: true},
+			{Name: "run_id", Type: String, Ident: true, Required: true},
 			{Name: "device", Type: Int, Units: []string{UnitIndex}, Required: true, Min: zero(), Doc: "device index; 0 for host-only samples"},
-			{Name: "workload", Type: String, Nullable: true, Doc: "the workload a per-process sample belongs to; null for device-wide samples"},
+			{Name: "workload", Type: String, Ident: true, Nullable: true, Doc: "the workload a per-process sample belongs to; null for device-wide samples"},
 			{Name: "timestamp", Type: Time, Units: []string{UnitNanoseconds}, Required: true},
 		},
 	},
@@ -275,8 +284,8 @@ var specs = map[Kind]*Spec{
 		Extra:    true,
 		ExtraDoc: "any number of float64 feature columns (counter summaries), each with its unit",
 		Columns: []ColumnSpec{
-			{Name: "workload", Type: String, Required: true},
-			{Name: "device_type", Type: String, Required: true},
+			{Name: "workload", Type: String, Ident: true, Required: true},
+			{Name: "device_type", Type: String, Ident: true, Required: true},
 			{Name: "degree", Type: Int, Units: []string{UnitGPUs}, Required: true, Positive: true},
 			{Name: "batch_size", Type: Int, Units: []string{UnitSamples}, Nullable: true, Positive: true, Doc: "per-GPU batch size"},
 			{Name: "throughput", Type: Float, Units: ThroughputUnits, Required: true, Positive: true, Doc: "mean over repeats"},
@@ -284,16 +293,16 @@ var specs = map[Kind]*Spec{
 			{Name: "throughput_ci_high", Type: Float, Units: ThroughputUnits, Nullable: true, Min: zero(), Doc: "95% confidence interval, upper end"},
 			{Name: "repeats", Type: Int, Units: []string{UnitCount}, Nullable: true, Positive: true},
 			{Name: "peak_memory", Type: Float, Units: []string{UnitBytes}, Nullable: true, Min: zero()},
-			{Name: "source", Type: String, Required: true, Doc: "where the measurement comes from, e.g. gavel, coloc:<campaign>"},
+			{Name: "source", Type: String, Ident: true, Required: true, Doc: "where the measurement comes from, e.g. gavel, coloc:<campaign>"},
 		},
 	},
 	KindPairs: {
 		Kind: KindPairs,
 		Key:  []string{"workload", "partner", "device_type", "degree"},
 		Columns: []ColumnSpec{
-			{Name: "workload", Type: String, Required: true, Doc: "the job whose throughput is measured"},
-			{Name: "partner", Type: String, Required: true, Doc: "the job sharing its GPU(s)"},
-			{Name: "device_type", Type: String, Required: true},
+			{Name: "workload", Type: String, Ident: true, Required: true, Doc: "the job whose throughput is measured"},
+			{Name: "partner", Type: String, Ident: true, Required: true, Doc: "the job sharing its GPU(s)"},
+			{Name: "device_type", Type: String, Ident: true, Required: true},
 			{Name: "degree", Type: Int, Units: []string{UnitGPUs}, Required: true, Positive: true},
 			{Name: "solo_throughput", Type: Float, Units: ThroughputUnits, Required: true, Nullable: true, Positive: true},
 			{Name: "colocated_throughput", Type: Float, Units: ThroughputUnits, Required: true, Nullable: true, Positive: true},
@@ -302,23 +311,23 @@ var specs = map[Kind]*Spec{
 			{Name: "normalized_ci_high", Type: Float, Units: []string{UnitRatio}, Nullable: true, Min: zero()},
 			{Name: "repeats", Type: Int, Units: []string{UnitCount}, Nullable: true, Positive: true},
 			{Name: "status", Type: String, Required: true, Enum: []string{StatusOK, StatusInfeasible, StatusSuspect}},
-			{Name: "source", Type: String, Required: true},
+			{Name: "source", Type: String, Ident: true, Required: true},
 		},
 	},
 	KindScaling: {
 		Kind: KindScaling,
 		Key:  []string{"workload", "device_type", "degree", "nodes", "batch_size", "placement"},
 		Columns: []ColumnSpec{
-			{Name: "workload", Type: String, Required: true},
-			{Name: "device_type", Type: String, Required: true},
+			{Name: "workload", Type: String, Ident: true, Required: true},
+			{Name: "device_type", Type: String, Ident: true, Required: true},
 			{Name: "degree", Type: Int, Units: []string{UnitGPUs}, Required: true, Positive: true},
 			{Name: "nodes", Type: Int, Units: []string{UnitNodes}, Required: true, Positive: true},
 			{Name: "batch_size", Type: Int, Units: []string{UnitSamples}, Required: true, Nullable: true, Positive: true, Doc: "per-GPU batch size"},
-			{Name: "placement", Type: String, Nullable: true, Doc: "GPUs per node, one digit a node (Pollux notation), when known"},
+			{Name: "placement", Type: String, Ident: true, Nullable: true, Doc: "GPUs per node, one digit a node (Pollux notation), when known"},
 			{Name: "throughput", Type: Float, Units: ThroughputUnits, Required: true, Positive: true},
 			{Name: "step_time", Type: Float, Units: []string{UnitSeconds}, Nullable: true, Positive: true},
 			{Name: "sync_time", Type: Float, Units: []string{UnitSeconds}, Nullable: true, Min: zero()},
-			{Name: "source", Type: String, Required: true},
+			{Name: "source", Type: String, Ident: true, Required: true},
 		},
 	},
 }

@@ -22,6 +22,25 @@ type Table struct {
 	// (e.g. "coloc.source"), kept on read and written back.
 	Meta    map[string]string
 	Columns []*Column
+	// verified: read from a file whose checksums were verified (see
+	// integrity.go).
+	verified bool
+}
+
+// Verified reports whether t was read from a file whose checksums were
+// verified: false for a table built in memory, or read from a file
+// written without checksums (by a coloc before them, or another Arrow
+// writer).
+func (t *Table) Verified() bool { return t.verified }
+
+// Describe says in a few words what t is: its kind, rows, and whether its
+// checksums were verified when it was read.
+func (t *Table) Describe() string {
+	sums := "checksums verified"
+	if !t.verified {
+		sums = "no checksums (validated, not verified: written by an older coloc or another program)"
+	}
+	return fmt.Sprintf("table %s, %d rows, %s", t.Kind, t.Len(), sums)
 }
 
 // Column is one column. Exactly one of Str, Int and Float holds the values,

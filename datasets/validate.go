@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -53,6 +54,10 @@ func validate(t *Table, ps *problems) {
 			}
 			if c.Name == "" {
 				ps.add(0, c.Name, "column without a name")
+				continue
+			}
+			if !isName(c.Name) {
+				ps.add(0, clip(c.Name), "a column's name is text of at most %d bytes without control characters", MaxNameBytes)
 				continue
 			}
 			if c.Unit == "" {
@@ -114,6 +119,8 @@ func checkValues(c *Column, cs ColumnSpec, ps *problems) {
 		case String:
 			if !utf8.ValidString(c.Str[i]) {
 				ps.add(i+1, c.Name, "%q is not UTF-8 text", c.Str[i])
+			} else if cs.Ident && !isName(c.Str[i]) {
+				ps.add(i+1, c.Name, "%q: a name is text of at most %d bytes without control characters (newline, tab, escape, ...)", clip(c.Str[i]), MaxNameBytes)
 			} else if len(cs.Enum) > 0 && !contains(cs.Enum, c.Str[i]) {
 				ps.add(i+1, c.Name, "%q is not one of %s", c.Str[i], strings.Join(cs.Enum, ", "))
 			}
@@ -158,7 +165,7 @@ func valuesClean(c *Column, cs ColumnSpec) bool {
 			if checked && v == prev || null(i) {
 				continue
 			}
-			if !utf8.ValidString(v) || len(cs.Enum) > 0 && !contains(cs.Enum, v) {
+			if !utf8.ValidString(v) || len(cs.Enum) > 0 && !contains(cs.Enum, v) || cs.Ident && !isName(v) {
 				return false
 			}
 			prev, checked = v, true
@@ -187,6 +194,29 @@ func valuesClean(c *Column, cs ColumnSpec) bool {
 		}
 	}
 	return true
+}
+
+// isName reports whether s may be a value of a name column (or a
+// column's name): valid UTF-8 of at most MaxNameBytes without control
+// characters.
+func isName(s string) bool {
+	if len(s) > MaxNameBytes || !utf8.ValidString(s) {
+		return false
+	}
+	for _, r := range s {
+		if unicode.IsControl(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// clip shortens a long value for a message.
+func clip(s string) string {
+	if len(s) > 80 {
+		return s[:80] + "..."
+	}
+	return s
 }
 
 func contains(list []string, s string) bool {

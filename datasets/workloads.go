@@ -1,15 +1,18 @@
 package datasets
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"sort"
 
 	"github.com/coloc-dev/coloc/internal/atomicfile"
+	"github.com/coloc-dev/coloc/internal/inputfile"
+	"github.com/coloc-dev/coloc/internal/jsonkeys"
 )
 
 // WorkloadsFile is the name of the optional file of a dataset directory
@@ -48,7 +51,7 @@ type workloadsDoc struct {
 
 // ReadWorkloads reads and validates a workloads file.
 func ReadWorkloads(path string) ([]WorkloadMeta, error) {
-	f, err := os.Open(path)
+	f, err := inputfile.Open(path)
 	if err != nil {
 		return nil, err
 	}
@@ -59,11 +62,23 @@ func ReadWorkloads(path string) ([]WorkloadMeta, error) {
 // decodeWorkloads reads and validates a workloads file from r; path is
 // used in messages.
 func decodeWorkloads(r io.Reader, path string) ([]WorkloadMeta, error) {
-	dec := json.NewDecoder(r)
+	data, err := io.ReadAll(io.LimitReader(r, MaxTableBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	// A member named twice would be read as its last value; text that is
+	// not UTF-8 would be changed on the way in.
+	if p := jsonkeys.Check(data); p != nil {
+		return nil, fmt.Errorf("%s:%d: %s: %s", path, p.Line, p.Path, p.Msg)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	var doc workloadsDoc
 	if err := dec.Decode(&doc); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("%s: data after the JSON value (one object per file)", path)
 	}
 	if doc.Format != WorkloadsFormat {
 		return nil, fmt.Errorf("%s: format %q, want %q", path, doc.Format, WorkloadsFormat)
@@ -77,6 +92,8 @@ func decodeWorkloads(r io.Reader, path string) ([]WorkloadMeta, error) {
 		switch {
 		case m.Workload == "":
 			return nil, fmt.Errorf("%s: no workload name", where)
+		case !isName(m.Workload):
+			return nil, fmt.Errorf("%s: a name is text of at most %d bytes without control characters", where, MaxNameBytes)
 		case seen[m.Workload]:
 			return nil, fmt.Errorf("%s: listed twice", where)
 		case bad(m.Params) || bad(m.ForwardFLOPs) || m.BatchSize < 0:

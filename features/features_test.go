@@ -4,11 +4,13 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/coloc-dev/coloc/datasets"
+	"github.com/coloc-dev/coloc/place/jobs"
 )
 
 const gavel = "../datasets/reference/gavel"
@@ -288,6 +290,17 @@ func TestUndescribedWarning(t *testing.T) {
 	} {
 		if !strings.Contains(w, want) {
 			t.Errorf("warning %q lacks %q", w, want)
+		}
+	}
+}
+
+// Every class of the shipped descriptors is one a job list's model
+// descriptor may name (place/jobs.Classes), so a job described like a
+// profiled workload can be.
+func TestKnownClassesAreJobClasses(t *testing.T) {
+	for name, d := range KnownModels {
+		if !slices.Contains(jobs.Classes, d.Class) {
+			t.Errorf("%s: class %q is not in place/jobs.Classes %v", name, d.Class, jobs.Classes)
 		}
 	}
 }

@@ -62,6 +62,9 @@ type predicted struct {
 // LoadModels loads the models of a `coloc fit` directory: the two named
 // stage models (both required) and the similarity model when present.
 func LoadModels(dir string, names ModelNames) (*Models, error) {
+	if err := CheckModelDir(dir); err != nil {
+		return nil, err
+	}
 	ix, err := model.ReadIndex(dir)
 	if err != nil {
 		return nil, err

@@ -38,6 +38,9 @@ type SimilarAnswer struct {
 // Similar answers q. It refuses when the descriptors cannot tell the
 // references apart (model.Similarity.CheckNeighbors).
 func Similar(q SimilarQuery) (*SimilarAnswer, error) {
+	if err := CheckModelDir(q.Models); err != nil {
+		return nil, err
+	}
 	ls, err := model.LoadDir(q.Models, []string{"similarity"})
 	if err != nil {
 		return nil, err

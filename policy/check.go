@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/coloc-dev/coloc/internal/similarity"
 )
@@ -32,6 +33,18 @@ var sha256RE = regexp.MustCompile(`^[0-9a-f]{64}$`)
 // relTol is the relative tolerance of a scaling efficiency against the one
 // ScalingPoints computes from the same throughputs.
 const relTol = 1e-9
+
+// Limits and values the writer keeps to. MaxGPUsPerNode is the cluster
+// spec's limit (place/cluster.MaxGPUsPerNode, which a test keeps equal).
+const MaxGPUsPerNode = 64
+
+// Rules, Durations and Orders are the values of the objective's rule,
+// durations and order that coloc writes.
+var (
+	Rules     = []string{"completion-time"}
+	Durations = []string{"known", "attained"}
+	Orders    = []string{"shortest", "arrival"}
+)
 
 func positive(x float64) bool { return x > 0 && !math.IsInf(x, 1) }
 func nonNeg(x float64) bool   { return x >= 0 && !math.IsInf(x, 1) }
@@ -60,9 +73,24 @@ func check(f *File, ps *problems) {
 
 func (c *checker) add(path, format string, args ...any) { c.ps.add(path, format, args...) }
 
+// nonEmpty checks a name or a text of the file: not empty, and without
+// control characters (plainText).
 func (c *checker) nonEmpty(path, s string) {
 	if s == "" {
 		c.add(path, "empty")
+	}
+	c.plain(path, s)
+}
+
+// plain checks that s holds no control character: a newline or an escape
+// in a job's name would start a line of its own, or recolour a terminal,
+// in whatever prints it, and the writer never writes one.
+func (c *checker) plain(path, s string) {
+	for _, r := range s {
+		if unicode.IsControl(r) {
+			c.add(path, "%q holds a control character (%U)", s, r)
+			return
+		}
 	}
 }
 
@@ -109,6 +137,7 @@ func (c *checker) cluster() {
 	}
 	for i, n := range c.f.Cluster.Nodes {
 		p := elem("cluster.nodes", i)
+		c.plain(at(p, "name"), n.Name)
 		if n.Name == "" {
 			c.add(at(p, "name"), "empty")
 		} else if j, dup := c.nodes[n.Name]; dup {
@@ -117,8 +146,8 @@ func (c *checker) cluster() {
 			c.nodes[n.Name] = i
 		}
 		c.nonEmpty(at(p, "gpu_type"), n.GPUType)
-		if n.GPUs < 1 {
-			c.add(at(p, "gpus"), "%d, want at least 1", n.GPUs)
+		if n.GPUs < 1 || n.GPUs > MaxGPUsPerNode {
+			c.add(at(p, "gpus"), "%d, want 1 to %d", n.GPUs, MaxGPUsPerNode)
 		}
 		if !slices.Contains(LinkKinds, n.Link) {
 			c.add(at(p, "link"), "%q is not one of nvlink, nvswitch, pcie", n.Link)
@@ -193,6 +222,7 @@ func (c *checker) similarity() {
 	clear(seen)
 	for i, r := range s.References {
 		pr := elem(at(p, "references"), i)
+		c.plain(at(pr, "workload"), r.Workload)
 		if r.Workload == "" {
 			c.add(at(pr, "workload"), "empty")
 		} else if j, dup := seen[r.Workload]; dup {
@@ -236,6 +266,7 @@ func (c *checker) decisions() {
 	colo := make([]map[string]bool, len(ds))
 	for i, d := range ds {
 		p := elem("decisions", i)
+		c.plain(at(p, "job"), d.Job)
 		if d.Job == "" {
 			c.add(at(p, "job"), "empty")
 		} else if j, dup := ids[d.Job]; dup {
@@ -550,6 +581,15 @@ func (c *checker) predictions() {
 		return
 	}
 	p := "provenance.predictions"
+	if positive(s.RangeLow) && positive(s.RangeHigh) && s.RangeLow <= s.RangeHigh {
+		// A prediction is bounded to the plausible range: one outside it
+		// was set to the nearest bound (and flagged out-of-range).
+		for i, x := range c.f.Pairs {
+			if x.Source != "measured" && (x.Normalized < s.RangeLow || x.Normalized > s.RangeHigh) {
+				c.add(at(elem("pairs", i), "normalized"), "%v is outside the plausible range [%v, %v] that bounds every prediction", x.Normalized, s.RangeLow, s.RangeHigh)
+			}
+		}
+	}
 	if s.Decide != DecideExpected && s.Decide != DecideLower {
 		c.add(at(p, "decide"), "%q, want %s or %s", s.Decide, DecideExpected, DecideLower)
 	}
@@ -580,6 +620,13 @@ func (c *checker) predictions() {
 	}
 	if s.Dropped < 0 || s.Skipped < 0 {
 		c.add(p, "negative counts")
+	}
+}
+
+// oneOf checks that s is one of the values the writer writes.
+func (c *checker) oneOf(path, s string, values []string) {
+	if !slices.Contains(values, s) {
+		c.add(path, "%q is not one of %s", s, strings.Join(values, ", "))
 	}
 }
 
@@ -636,10 +683,10 @@ func (c *checker) objective() {
 	if c.f.Version < 2 {
 		c.add("objective", "an objective needs version 2")
 	}
-	c.nonEmpty("objective.rule", o.Rule)
+	c.oneOf("objective.rule", o.Rule, Rules)
 	c.nonEmpty("objective.minimize", o.Minimize)
-	c.nonEmpty("objective.durations", o.Durations)
-	c.nonEmpty("objective.order", o.Order)
+	c.oneOf("objective.durations", o.Durations, Durations)
+	c.oneOf("objective.order", o.Order, Orders)
 	if !(o.MinNormalized >= 0 && o.MinNormalized <= 1) {
 		c.add("objective.min_normalized", "%v, want a number in [0, 1] (0: off)", o.MinNormalized)
 	}

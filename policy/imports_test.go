@@ -16,6 +16,7 @@ func TestImportsStayPure(t *testing.T) {
 		"github.com/coloc-dev/coloc/internal/similarity": true,
 		"github.com/coloc-dev/coloc/internal/atomicfile": true,
 		"github.com/coloc-dev/coloc/internal/jsonkeys":   true,
+		"github.com/coloc-dev/coloc/internal/inputfile":  true,
 	}
 	n := 0
 	for _, imp := range sourceImports(t, ".") {

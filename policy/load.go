@@ -6,15 +6,21 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"reflect"
 
+	"github.com/coloc-dev/coloc/internal/inputfile"
 	"github.com/coloc-dev/coloc/internal/jsonkeys"
 )
 
-// Load reads, validates and indexes the policy file at path.
+// MaxFileBytes is the largest policy file read: the decisions of
+// place/jobs.MaxJobs jobs and the tables of a large catalogue take a few
+// hundred megabytes.
+const MaxFileBytes = 1 << 30
+
+// Load reads, validates and indexes the policy file at path, a regular
+// file of at most MaxFileBytes.
 func Load(path string) (*Policy, error) {
-	data, err := os.ReadFile(path)
+	data, err := inputfile.ReadAll(path, "a policy file", MaxFileBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -166,4 +172,25 @@ func knownVersion(v any) bool {
 func lineOf(data []byte, off int64) int {
 	off = min(max(off, 0), int64(len(data)))
 	return 1 + bytes.Count(data[:off], []byte{'\n'})
+}
+
+// Summary says in one line what the file holds: its version, decisions by
+// status, and the size of each table.
+func (p *Policy) Summary() string {
+	placed, waiting := 0, 0
+	for _, d := range p.File.Decisions {
+		switch d.Status {
+		case StatusPlaced:
+			placed++
+		case StatusWaiting:
+			waiting++
+		}
+	}
+	waits := ""
+	if waiting > 0 {
+		waits = fmt.Sprintf(", %d waiting", waiting)
+	}
+	return fmt.Sprintf("policy version %d: %d decisions, %d placed%s, %d unplaceable; %d pairs, %d solo, %d scaling, %d similarity references",
+		p.File.Version, len(p.File.Decisions), placed, waits, len(p.File.Decisions)-placed-waiting,
+		len(p.File.Pairs), len(p.File.Solo), len(p.File.Scaling), len(p.File.Similarity.References))
 }

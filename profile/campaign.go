@@ -106,11 +106,11 @@ func (c *Campaign) Execute(ctx context.Context) (*Summary, error) {
 			return nil, err
 		}
 	}
+	abs, err := filepath.Abs(c.Dir)
+	if err != nil {
+		return nil, err
+	}
 	if c.Name == "" {
-		abs, err := filepath.Abs(c.Dir)
-		if err != nil {
-			return nil, err
-		}
 		c.Name = filepath.Base(abs)
 	}
 	if err := checkForeign(c.Dir); err != nil {
@@ -134,6 +134,11 @@ func (c *Campaign) Execute(ctx context.Context) (*Summary, error) {
 	leftWarns, err := stopLeftovers(c.Runner.LiveFile, c.Runner.Options.KillGrace)
 	if err != nil {
 		return nil, err
+	}
+	// Then any other process of this directory's campaigns, named or not.
+	leftWarns = append(leftWarns, stopMarked(abs, c.Runner.Options.KillGrace)...)
+	if mark := CampaignEnv + "=" + abs; !slices.Contains(c.Runner.Env, mark) {
+		c.Runner.Env = append(c.Runner.Env, mark)
 	}
 	if w, err := stopLeftoverMPS(filepath.Join(c.Dir, MPSFile)); err != nil {
 		return nil, err

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -31,6 +32,76 @@ import (
 // named, so none is stopped (coloc's GPU hosts are Linux). The private MPS
 // daemon of a campaign sharing by MPS is named likewise in MPSFile, and
 // quit.
+
+// A workload that a campaign killed with SIGKILL had started and not yet
+// named in its live file, or that a named workload started in a process
+// group of its own, would escape the live file. Two more guards catch
+// them: each workload gets the parent-death signal (SIGKILL when the
+// campaign process dies; process.go), and each carries CampaignEnv in its
+// environment, which its children inherit, so that a resumed campaign
+// finds by it every process of its directory still running (stopMarked),
+// whoever started it.
+
+// CampaignEnv is set in the environment of every workload a campaign
+// starts, to the campaign directory's absolute path.
+const CampaignEnv = "COLOC_CAMPAIGN"
+
+// stopMarked stops the processes of this user whose environment holds
+// CampaignEnv=dir (dir absolute): the process group of each (SIGTERM,
+// then SIGKILL after grace), never this process's own group. It returns a
+// warning naming what it stopped; none where /proc cannot be read.
+func stopMarked(dir string, grace time.Duration) []string {
+	marker := []byte(CampaignEnv + "=" + dir)
+	self, _ := procStat(os.Getpid())
+	groups := map[int][]int{} // process group -> its marked processes
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		env, err := os.ReadFile("/proc/" + e.Name() + "/environ")
+		if err != nil || !slices.ContainsFunc(bytes.Split(env, []byte{0}), func(v []byte) bool { return bytes.Equal(v, marker) }) {
+			continue // gone, another user's, or not this campaign's
+		}
+		st, ok := procStat(pid)
+		if !ok || st.exited() || st.pgrp <= 1 || st.pgrp == self.pgrp {
+			continue
+		}
+		groups[st.pgrp] = append(groups[st.pgrp], pid)
+	}
+	if len(groups) == 0 {
+		return nil
+	}
+	var pids []int
+	for g, ps := range groups {
+		_ = syscall.Kill(-g, syscall.SIGTERM)
+		pids = append(pids, ps...)
+	}
+	slices.Sort(pids)
+	deadline := time.Now().Add(grace)
+	for anyRunning(pids) && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	how := "SIGTERM"
+	if anyRunning(pids) {
+		for g := range groups {
+			_ = syscall.Kill(-g, syscall.SIGKILL)
+		}
+		how = fmt.Sprintf("SIGTERM, then SIGKILL after %s", grace)
+	}
+	return []string{fmt.Sprintf("processes of this campaign were still running (pids %s; started by a campaign killed before it could name them, or by its workloads): stopped their process groups with %s, so that they do not share the device with the runs to come",
+		strings.Trim(fmt.Sprint(pids), "[]"), how)}
+}
+
+func anyRunning(pids []int) bool {
+	for _, pid := range pids {
+		if st, ok := procStat(pid); ok && !st.exited() {
+			return true
+		}
+	}
+	return false
+}
 
 // MPSFile is the file in a campaign directory that names the private MPS
 // daemon of a campaign with --share mps, from its start to its stop (see
@@ -191,6 +262,7 @@ func waitEnded(p liveProc, grace time.Duration) bool {
 
 type procState struct {
 	state byte   // R, S, D, Z, ...
+	pgrp  int    // process group
 	start uint64 // clock ticks since boot
 }
 
@@ -223,7 +295,11 @@ func parseProcStat(b []byte) (procState, bool) {
 	if err != nil {
 		return procState{}, false
 	}
-	return procState{state: f[0][0], start: start}, true
+	pgrp, err := strconv.Atoi(f[2])
+	if err != nil {
+		return procState{}, false
+	}
+	return procState{state: f[0][0], pgrp: pgrp, start: start}, true
 }
 
 // procReadable reports whether /proc describes this process, so that a

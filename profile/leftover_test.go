@@ -229,3 +229,90 @@ func TestCampaignStopsLeftovers(t *testing.T) {
 		t.Errorf("live file after the campaign: %v, want none", err)
 	}
 }
+
+// A process of the campaign's directory that no live file names (started
+// by a campaign killed before it named it, or by a workload) is found by
+// the marker in its environment and stopped before the first run; a
+// process marked for another directory is left alone.
+func TestCampaignStopsMarkedProcesses(t *testing.T) {
+	if !procReadable() {
+		t.Skip("no /proc here")
+	}
+	dir := t.TempDir()
+	abs, _ := filepath.Abs(dir)
+	mark := func(value string) *exec.Cmd {
+		cmd := exec.Command("sleep", "60")
+		cmd.Env = append(os.Environ(), CampaignEnv+"="+value)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); cmd.Wait() })
+		return cmd
+	}
+	ours, other := mark(abs), mark(abs+"-other")
+	s := fakeSuite(t, fake("a", "ok"))
+	sum, err := newCampaign(t, dir, s, planOpts("none", 1, 0, 1), nil).Execute(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sig := waitSignal(t, ours); sig != syscall.SIGTERM {
+		t.Errorf("the marked leftover ended by %v, want SIGTERM", sig)
+	}
+	if err := syscall.Kill(other.Process.Pid, 0); err != nil {
+		t.Errorf("a process of another directory was stopped: %v", err)
+	}
+	if w := strings.Join(sum.Warnings, "\n"); !strings.Contains(w, fmt.Sprintf("processes of this campaign were still running (pids %d;", ours.Process.Pid)) {
+		t.Errorf("warnings %q do not name the stopped process", sum.Warnings)
+	}
+}
+
+// A workload dies with the process that started it, however that process
+// dies (here SIGKILL, which it cannot catch): the parent-death signal.
+func TestWorkloadDiesWithItsCampaign(t *testing.T) {
+	if !procReadable() {
+		t.Skip("no /proc here")
+	}
+	helper := exec.Command(os.Args[0], "-test.run=^TestHelperStartsAWorkload$")
+	helper.Env = append(os.Environ(), "PROFILE_HELPER_WORKLOAD=1")
+	out, err := helper.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := helper.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer helper.Process.Kill()
+	var pid int
+	if _, err := fmt.Fscan(out, &pid); err != nil || pid <= 0 {
+		t.Fatalf("helper: pid %d, %v", pid, err)
+	}
+	t.Cleanup(func() { syscall.Kill(-pid, syscall.SIGKILL) })
+	helper.Process.Signal(syscall.SIGKILL)
+	helper.Wait()
+	for i := 0; ; i++ {
+		if st, ok := procStat(pid); !ok || st.exited() {
+			break
+		}
+		if i == 3000 {
+			t.Fatalf("workload %d still runs 30 s after its campaign was killed", pid)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestHelperStartsAWorkload is TestWorkloadDiesWithItsCampaign's campaign:
+// it starts a workload as a run does, prints its PID and waits to be
+// killed.
+func TestHelperStartsAWorkload(t *testing.T) {
+	if os.Getenv("PROFILE_HELPER_WORKLOAD") == "" {
+		t.Skip("helper process only")
+	}
+	m, err := start(Command{Label: "a", Argv: []string{"sleep", "300"}}, time.Now(), make(chan struct{}, 1))
+	if err != nil {
+		fmt.Println(-1, err)
+		os.Exit(1)
+	}
+	fmt.Println(m.cmd.Process.Pid)
+	time.Sleep(time.Hour)
+}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/coloc-dev/coloc/datasets"
 	"github.com/coloc-dev/coloc/features"
+	"github.com/coloc-dev/coloc/internal/inputfile"
 	"github.com/coloc-dev/coloc/model"
 )
 
@@ -35,6 +36,11 @@ type NextPairs struct {
 	// failed): those are never chosen.
 	Measured, InTable int
 }
+
+// maxModelFileBytes is the largest file of a model directory ChooseNext
+// lets model's readers read (place.MaxModelFileBytes, which profile sits
+// below).
+const maxModelFileBytes = 1 << 30
 
 // ChooseNext ranks the pairs of the dataset's workloads not yet in its
 // pairs table (a workload next to itself included) on one device by the
@@ -92,6 +98,11 @@ func ChooseNext(o NextOptions) (*NextPairs, error) {
 	}
 	so := model.SelectOptions{Strategy: o.Strategy, Budget: o.Budget, Seed: o.Seed}
 	if o.Models != "" {
+		// model's readers read a file whole: a named pipe or a link to
+		// /dev/zero in the directory is refused first.
+		if err := inputfile.CheckDir(o.Models, "a model file", maxModelFileBytes); err != nil {
+			return nil, err
+		}
 		ls, err := model.LoadDir(o.Models, []string{o.Model})
 		if err != nil {
 			return nil, err

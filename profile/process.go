@@ -230,7 +230,7 @@ func start(c Command, t0 time.Time, failed chan<- struct{}) (*member, error) {
 	}
 	cmd := exec.Command(c.Argv[0], c.Argv[1:]...)
 	cmd.Env = append(os.Environ(), c.Env...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = workloadAttr()
 	outR, outW, err := os.Pipe()
 	if err != nil {
 		return nil, err

@@ -1,16 +1,16 @@
 package profile
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/coloc-dev/coloc/internal/inputfile"
+	"github.com/coloc-dev/coloc/internal/yamlstrict"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -37,9 +37,13 @@ type suiteFile struct {
 	Workloads   []fields `yaml:"workloads"`
 }
 
+// MaxSuiteBytes is the largest suite file read: a suite of thousands of
+// workloads is far smaller.
+const MaxSuiteBytes = 16 << 20
+
 // LoadSuite reads and validates a suite file.
 func LoadSuite(path string) (*Suite, error) {
-	data, err := os.ReadFile(path)
+	data, err := inputfile.ReadAll(path, "a suite file", MaxSuiteBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -75,9 +79,7 @@ func ParseSuite(data []byte, path string) (*Suite, error) {
 	}
 
 	var f suiteFile
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(&f); err != nil && !errors.Is(err, io.EOF) {
+	if err := yamlstrict.Decode(data, &f); err != nil && !errors.Is(err, io.EOF) {
 		return nil, yamlError(path, err)
 	}
 	var root yaml.Node

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/coloc-dev/coloc/datasets"
+	"github.com/coloc-dev/coloc/internal/atomicfile"
 	"github.com/coloc-dev/coloc/internal/version"
 	"github.com/coloc-dev/coloc/reports/plot"
 )
@@ -38,17 +39,19 @@ func Build(cfg Config) (*Summary, error) {
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 		return nil, err
 	}
-	stage, err := os.MkdirTemp(filepath.Dir(out), "."+filepath.Base(out)+".tmp-")
+	stage, err := atomicfile.MkdirTemp(out)
 	if err != nil {
-		return nil, err
+		return nil, atomicfile.Explain(err)
 	}
-	defer os.RemoveAll(stage) // empty after install; cleans up on error
+	defer atomicfile.Discard(stage) // empty after install; cleans up on error
 	b := &builder{cfg: cfg, dir: stage, progress: cfg.Progress, inputs: map[string]bool{}}
 	if err := b.build(); err != nil {
 		return nil, err
 	}
-	if err := install(stage, out); err != nil {
-		return nil, err
+	// The install is one commit: a process told to stop finishes it or
+	// never starts it (atomicfile.Stop).
+	if err := atomicfile.Section(func() error { return install(stage, out) }); err != nil {
+		return nil, atomicfile.Explain(err)
 	}
 	sum := &Summary{Index: filepath.Join(out, "index.html"), Figures: b.figures, Sections: b.made,
 		Warnings: len(b.warnings), Elapsed: time.Since(start)}

@@ -14,6 +14,7 @@ import (
 	"github.com/coloc-dev/coloc/internal/atomicfile"
 	"github.com/coloc-dev/coloc/internal/version"
 	"github.com/coloc-dev/coloc/model"
+	"github.com/coloc-dev/coloc/place"
 )
 
 // The models the report fits for the policies are kept in the evaluation
@@ -79,6 +80,9 @@ func cacheKey(what string, v any) (string, error) {
 // and returns the index. It refuses a directory whose models are not
 // names, in that order.
 func copyModels(src, dst string, names []string) (*model.Index, error) {
+	if err := place.CheckModelDir(src); err != nil {
+		return nil, err
+	}
 	ix, err := model.ReadIndex(src)
 	if err != nil {
 		return nil, err

@@ -12,6 +12,7 @@ import (
 	"github.com/coloc-dev/coloc/features"
 	"github.com/coloc-dev/coloc/model"
 	"github.com/coloc-dev/coloc/model/eval"
+	"github.com/coloc-dev/coloc/place"
 	"github.com/coloc-dev/coloc/reports/plot"
 )
 
@@ -368,6 +369,9 @@ func mean(xs []float64) float64 {
 // these very files (their provenance says so), the figures show the fit,
 // not prediction, and the text says so.
 func (b *builder) fittedSection(md *modelData) (Section, error) {
+	if err := place.CheckModelDir(b.cfg.Models); err != nil {
+		return Section{}, err
+	}
 	ms, err := model.LoadDir(b.cfg.Models, nil)
 	if err != nil {
 		return Section{}, err

@@ -22,7 +22,9 @@ func IsJobList(path string) bool {
 }
 
 // LoadJobs reads a job list, or a Gavel trace as one (FromTrace), by the
-// file's name (IsJobList).
+// file's name (IsJobList). Either is held to a job list's limits: a trace
+// of more than jobs.MaxJobs jobs is refused (a trace replays many more
+// jobs than a list places at once).
 func LoadJobs(path string) (*jobs.List, error) {
 	if IsJobList(path) {
 		return jobs.Load(path)
@@ -31,7 +33,11 @@ func LoadJobs(path string) (*jobs.List, error) {
 	if err != nil {
 		return nil, err
 	}
-	return FromTrace(tr), nil
+	l := FromTrace(tr)
+	if err := l.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: as a job list: %w", path, err)
+	}
+	return l, nil
 }
 
 // FromTrace turns a Gavel trace into a job list: each trace job becomes a

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"math"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -83,5 +84,18 @@ jobs:
 	}
 	if len(warns) != 1 || !strings.Contains(warns[0], "job described has no workload of the data") {
 		t.Errorf("warnings %q", warns)
+	}
+}
+
+// A trace read as a job list (policy export) is held to a job list's
+// limits: more than jobs.MaxJobs jobs are refused.
+func TestLoadJobsLimit(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "big.trace")
+	if err := os.WriteFile(path, []byte(strings.Repeat("A\tcmd\t-n\t1\t5\t0\t1\n", jobs.MaxJobs+1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := LoadJobs(path)
+	if err == nil || !strings.Contains(err.Error(), "as a job list: 100001 jobs, more than the 100000 a job list may hold") {
+		t.Fatalf("error %v", err)
 	}
 }

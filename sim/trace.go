@@ -4,10 +4,13 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"math"
-	"os"
-	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/coloc-dev/coloc/internal/inputfile"
+	"github.com/coloc-dev/coloc/internal/strictnum"
+	"github.com/coloc-dev/coloc/place/jobs"
 )
 
 // Trace formats: Gavel's two job-trace layouts, tab-separated.
@@ -79,9 +82,19 @@ var traceLayouts = map[int]traceLayout{
 	},
 }
 
-// LoadTrace reads the trace at path.
+// Limits of a trace, those of a job list (place/jobs) but the count: a
+// trace replays far more jobs than a list places at once.
+const (
+	// MaxTraceJobs is the most jobs of one trace: ten times the 100,000
+	// of the largest generated traces the results use.
+	MaxTraceJobs = 1_000_000
+	// MaxTraceLine is the longest line of a trace.
+	MaxTraceLine = 1 << 20
+)
+
+// LoadTrace reads the trace at path, a regular file.
 func LoadTrace(path string) (*Trace, error) {
-	f, err := os.Open(path)
+	f, err := inputfile.Open(path)
 	if err != nil {
 		return nil, err
 	}
@@ -95,7 +108,7 @@ func LoadTrace(path string) (*Trace, error) {
 // malformed line stops the read with a *TraceError; name is used in it.
 func ReadTrace(r io.Reader, name string) (*Trace, error) {
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
+	sc.Buffer(make([]byte, 0, 64*1024), MaxTraceLine)
 	tr := &Trace{Name: name}
 	var lay *traceLayout
 	line := 0
@@ -122,6 +135,9 @@ func ReadTrace(r io.Reader, name string) (*Trace, error) {
 			return nil, err
 		}
 		j.Line = line
+		if len(tr.Jobs) == MaxTraceJobs {
+			return nil, &TraceError{File: name, Line: line, Msg: fmt.Sprintf("more than the %d jobs a trace may hold", MaxTraceJobs)}
+		}
 		tr.Jobs = append(tr.Jobs, j)
 	}
 	if err := sc.Err(); err != nil {
@@ -141,34 +157,51 @@ func (l *traceLayout) parse(f []string) (TraceJob, *TraceError) {
 	if j.Workload == "" {
 		return j, bad(l.job, "empty job type")
 	}
-	steps, err := strconv.ParseInt(strings.TrimSpace(f[l.steps]), 10, 64)
-	if err != nil || steps < 1 {
-		return j, bad(l.steps, "%q is not a positive integer", f[l.steps])
+	if !plainText(j.Workload) {
+		return j, bad(l.job, "%q: want UTF-8 text of at most %d bytes without control characters", j.Workload, jobs.MaxTextLen)
+	}
+	steps, err := strictnum.ParseInt(strings.TrimSpace(f[l.steps]))
+	if err != nil || steps < 1 || steps > jobs.MaxSteps {
+		return j, bad(l.steps, "%q: want a whole number of steps from 1 to %g", f[l.steps], float64(jobs.MaxSteps))
 	}
 	j.Steps = steps
-	arr, err := strconv.ParseFloat(strings.TrimSpace(f[l.arrival]), 64)
-	if err != nil || arr < 0 || math.IsInf(arr, 0) || math.IsNaN(arr) {
-		return j, bad(l.arrival, "%q is not a non-negative number of seconds", f[l.arrival])
+	arr, err := strictnum.ParseFloat(strings.TrimSpace(f[l.arrival]))
+	if err != nil || arr < 0 || arr > jobs.MaxArrivalS {
+		return j, bad(l.arrival, "%q: want a number of seconds from 0 to %g", f[l.arrival], float64(jobs.MaxArrivalS))
 	}
 	j.Arrival = arr
-	sf, err := strconv.Atoi(strings.TrimSpace(f[l.scale]))
-	if err != nil || sf < 1 {
-		return j, bad(l.scale, "%q is not a positive number of GPUs", f[l.scale])
+	sf, err := strictnum.ParseInt(strings.TrimSpace(f[l.scale]))
+	if err != nil || sf < 1 || sf > jobs.MaxDegree {
+		return j, bad(l.scale, "%q: want a whole number of GPUs from 1 to %d", f[l.scale], jobs.MaxDegree)
 	}
-	j.Scale = sf
+	j.Scale = int(sf)
 	if l.priority >= 0 {
-		p, err := strconv.ParseFloat(strings.TrimSpace(f[l.priority]), 64)
-		if err != nil || !(p > 0) || math.IsInf(p, 0) {
+		p, err := strictnum.ParseFloat(strings.TrimSpace(f[l.priority]))
+		if err != nil || !(p > 0) {
 			return j, bad(l.priority, "%q is not a positive number", f[l.priority])
 		}
 		j.Priority = p
 	}
 	if l.slo >= 0 {
-		s, err := strconv.ParseFloat(strings.TrimSpace(f[l.slo]), 64)
-		if err != nil || math.IsNaN(s) || math.IsInf(s, 0) {
+		s, err := strictnum.ParseFloat(strings.TrimSpace(f[l.slo]))
+		if err != nil {
 			return j, bad(l.slo, "%q is not a number", f[l.slo])
 		}
 		j.SLO = s
 	}
 	return j, nil
+}
+
+// plainText reports whether s is UTF-8 text of at most jobs.MaxTextLen
+// bytes without control characters, as a job list's text must be.
+func plainText(s string) bool {
+	if len(s) > jobs.MaxTextLen || !utf8.ValidString(s) {
+		return false
+	}
+	for _, r := range s {
+		if unicode.IsControl(r) {
+			return false
+		}
+	}
+	return true
 }

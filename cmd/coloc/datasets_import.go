@@ -2,9 +2,9 @@ package main
 
 import (
 	"fmt"
-	"os"
 
 	"github.com/coloc-dev/coloc/datasets"
+	"github.com/coloc-dev/coloc/internal/inputfile"
 	"github.com/spf13/cobra"
 )
 
@@ -34,7 +34,7 @@ exactly is recorded 'suspect' and is never used to train or score a model.
 		Example: `  coloc datasets import gavel simulation_throughputs.json -o data/gavel`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			f, err := os.Open(args[0])
+			f, err := inputfile.Open(args[0])
 			if err != nil {
 				return err
 			}
@@ -110,7 +110,7 @@ line and column.`,
 			if err != nil {
 				return err
 			}
-			f, err := os.Open(args[0])
+			f, err := inputfile.Open(args[0])
 			if err != nil {
 				return err
 			}

@@ -2,8 +2,8 @@ package main
 
 import (
 	"fmt"
-	"os"
 
+	"github.com/coloc-dev/coloc/internal/inputfile"
 	"github.com/coloc-dev/coloc/profile/sampler"
 	"github.com/spf13/cobra"
 )
@@ -39,7 +39,7 @@ coloc.version=1. It is written atomically.`,
   coloc profile import-ncu raw.csv -o app-kernels.arrow`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			f, err := os.Open(args[0])
+			f, err := inputfile.Open(args[0])
 			if err != nil {
 				return err
 			}

@@ -2,10 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"fmt"
-	"maps"
-	"slices"
-	"text/tabwriter"
 
 	"github.com/coloc-dev/coloc/datasets"
 	"github.com/spf13/cobra"
@@ -34,30 +30,9 @@ strings, first and last time for timestamps).`,
 				enc.SetIndent("", "  ")
 				return enc.Encode(s)
 			}
-			fmt.Fprintf(e.stdout, "%s: table %s, version %d, %d rows\n", s.File, s.Table, s.Version, s.Rows)
-			for _, k := range slices.Sorted(maps.Keys(s.Meta)) {
-				fmt.Fprintf(e.stdout, "  %s = %s\n", k, s.Meta[k])
-			}
-			tw := tabwriter.NewWriter(e.stdout, 2, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "column\ttype\tunit\tnulls\tmin\tmedian\tmax\tdistinct")
-			for _, c := range s.Columns {
-				min, med, max, dist := "", "", "", ""
-				switch {
-				case c.Min != nil:
-					min, med, max = num(*c.Min), num(*c.Median), num(*c.Max)
-				case c.MinTime != "":
-					min, max = c.MinTime, c.MaxTime
-				}
-				if c.Type == "string" {
-					dist = fmt.Sprint(c.Distinct)
-				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n", c.Name, c.Type, c.Unit, c.Nulls, min, med, max, dist)
-			}
-			return tw.Flush()
+			return s.WriteText(e.stdout)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the summary as JSON")
 	return cmd
 }
-
-func num(v float64) string { return fmt.Sprintf("%.6g", v) }

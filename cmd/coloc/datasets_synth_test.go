@@ -18,7 +18,7 @@ func TestDatasetsSynth(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
-	if out, _ := mustRun(t, "datasets", "validate", dir); !strings.Contains(out, "ok (dataset)") {
+	if out, _ := mustRun(t, "datasets", "validate", dir); !strings.Contains(out, "; checksums verified)") {
 		t.Errorf("validate: %s", out)
 	}
 	models := filepath.Join(t.TempDir(), "models")
@@ -52,7 +52,7 @@ func TestDatasetsSynthCounters(t *testing.T) {
 	if !strings.Contains(out, "6 workloads, 72 pairs on rtx3090, a100-80gb") {
 		t.Errorf("output: %s", out)
 	}
-	if out, _ := mustRun(t, "datasets", "validate", dir); !strings.Contains(out, "ok (dataset)") {
+	if out, _ := mustRun(t, "datasets", "validate", dir); !strings.Contains(out, "; checksums verified)") {
 		t.Errorf("validate: %s", out)
 	}
 	for _, args := range [][]string{

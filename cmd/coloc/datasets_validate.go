@@ -17,7 +17,10 @@ columns, types, units, nulls, allowed values, value ranges (no NaN, no
 infinite or negative throughput), unique keys, time order within a run, and
 normalized = co-located / solo for pairs. A directory is read as a dataset:
 every table in it is checked, and pairs are checked against the solo table
-(a pair naming a workload without a solo row is an error).
+(a pair naming a workload without a solo row is an error), samples.arrow
+included. Every table coloc writes carries checksums, verified as it is
+read: a file changed since (a flipped bit, an edit, two files joined) is
+refused; a file without them is validated and said to be.
 
 Prints "ok" lines for valid inputs and one line per problem (file, row or
 line, column) otherwise; the exit status is 1 when any input is invalid.`,
@@ -30,13 +33,11 @@ line, column) otherwise; the exit status is 1 when any input is invalid.`,
 				var err error
 				var what string
 				if st, serr := os.Stat(path); serr == nil && st.IsDir() {
-					_, err = datasets.Open(path)
-					what = "dataset"
+					what, err = datasets.Check(path)
 				} else {
 					var t *datasets.Table
-					t, err = readTable(path)
-					if err == nil {
-						what = fmt.Sprintf("table %s, %d rows", t.Kind, t.Len())
+					if t, err = readTable(path); err == nil {
+						what = t.Describe()
 					}
 				}
 				if err != nil {

@@ -9,18 +9,22 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/signal"
-	"syscall"
+
+	"github.com/coloc-dev/coloc/internal/atomicfile"
+	"github.com/coloc-dev/coloc/internal/interrupt"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	ctx, stop := interrupt.Notify(context.Background())
+	err := runEnv(ctx, &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, openGPU: defaultOpenGPU, halt: atomicfile.Stop}, os.Args[1:])
 	stop()
 	if err != nil {
 		var ec exitCoder
 		if !errors.As(err, &ec) || ec.Error() != "" {
 			fmt.Fprintln(os.Stderr, "coloc:", err)
+		}
+		if s, ok := interrupt.Cause(ctx); ok {
+			os.Exit(s.ExitCode()) // 130 or 143, whatever the command made of it
 		}
 		os.Exit(exitCode(err))
 	}

@@ -124,6 +124,20 @@ func TestFitPredictSimilar(t *testing.T) {
 	if _, _, err := runCmd(t, "predict", "--models", dir, "--device", "v100", "ResNet-50 (batch size 64)", "GPT-9"); err == nil || !strings.Contains(err.Error(), `unknown job "GPT-9"`) {
 		t.Errorf("unknown job: %v", err)
 	}
+	// With --data, the data the models were fit on are checked: the same
+	// dataset passes, another (the same measurements imported again, into
+	// files of other bytes) is refused.
+	if _, stderr, err := runCmd(t, "predict", "--models", dir, "--data", gavelDir, "--device", "v100", "ResNet-50 (batch size 64)", "LM (batch size 20)"); err != nil || strings.Contains(stderr, "not checked") {
+		t.Errorf("predict --data with the fit's data: %v %s", err, stderr)
+	}
+	if _, stderr, _ := runCmd(t, "predict", "--models", dir, "--device", "v100", "ResNet-50 (batch size 64)", "LM (batch size 20)"); !strings.Contains(stderr, "note: the data the models of "+dir+" were fit on were not checked") {
+		t.Errorf("predict without --data: stderr %q", stderr)
+	}
+	other := filepath.Join(t.TempDir(), "other")
+	mustRun(t, "datasets", "import", "gavel", gavelDir+"/upstream/simulation_throughputs.json", "-o", other)
+	if _, _, err := runCmd(t, "predict", "--models", dir, "--data", other, "--device", "v100", "ResNet-50 (batch size 64)", "LM (batch size 20)"); err == nil || !strings.Contains(err.Error(), "not the data the models of "+dir+" were fit on") || !strings.Contains(err.Error(), "pairs.arrow has SHA-256") {
+		t.Errorf("predict --data with other data: %v", err)
+	}
 	out, _, err = runCmd(t, "similar", "--models", dir, "--k", "2", "ResNet-50 (batch size 48)")
 	if err != nil {
 		t.Fatal(err)

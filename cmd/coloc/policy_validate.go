@@ -2,8 +2,8 @@ package main
 
 import (
 	"fmt"
-	"os"
 
+	"github.com/coloc-dev/coloc/internal/inputfile"
 	"github.com/coloc-dev/coloc/policy"
 	"github.com/coloc-dev/coloc/policy/schema"
 	"github.com/spf13/cobra"
@@ -70,7 +70,7 @@ The exit status is 1 when any file is invalid.`,
 // validatePolicy checks one file and returns its problems, or a summary
 // of a valid file.
 func validatePolicy(path string) ([]policy.Problem, string) {
-	data, err := os.ReadFile(path)
+	data, err := inputfile.ReadAll(path, "a policy file", policy.MaxFileBytes)
 	if err != nil {
 		return []policy.Problem{{Msg: err.Error()}}, ""
 	}
@@ -78,20 +78,5 @@ func validatePolicy(path string) ([]policy.Problem, string) {
 	if len(problems) > 0 {
 		return problems, ""
 	}
-	placed, waiting := 0, 0
-	for _, d := range p.File.Decisions {
-		switch d.Status {
-		case policy.StatusPlaced:
-			placed++
-		case policy.StatusWaiting:
-			waiting++
-		}
-	}
-	waits := ""
-	if waiting > 0 {
-		waits = fmt.Sprintf(", %d waiting", waiting)
-	}
-	return nil, fmt.Sprintf("policy version %d: %d decisions, %d placed%s, %d unplaceable; %d pairs, %d solo, %d scaling, %d similarity references",
-		p.File.Version, len(p.File.Decisions), placed, waits, len(p.File.Decisions)-placed-waiting,
-		len(p.File.Pairs), len(p.File.Solo), len(p.File.Scaling), len(p.File.Similarity.References))
+	return nil, p.Summary()
 }

@@ -10,7 +10,7 @@ import (
 )
 
 func newPredictCmd(e *env) *cobra.Command {
-	var dir, device, only string
+	var dir, device, only, data string
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "predict --models MODELDIR --device T A B",
@@ -27,9 +27,11 @@ Flags: out-of-range (the model's raw output was outside the range and was
 set to the nearest bound), unseen:JOB (JOB had no training pair on the
 device: the prediction rests on its features alone and the interval is
 wider), uncalibrated (too few pairs to calibrate; the interval is the range).
-See docs/predictions.md.`,
+With --data, the dataset's files are first checked against the SHA-256 the
+model index records of the data the models were fit on; another dataset is
+refused. See docs/predictions.md.`,
 		Example: `  coloc predict --models out/models --device v100 "ResNet-50 (batch size 64)" "LM (batch size 20)"
-  coloc predict --models out/models --device k80 --only iasp,bias --json A3C CycleGAN`,
+  coloc predict --models out/models --data datasets/reference/gavel --device k80 --only iasp,bias --json A3C CycleGAN`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var names []string
@@ -39,6 +41,11 @@ See docs/predictions.md.`,
 					return err
 				}
 			}
+			notes, err := place.CheckFitData(dir, data)
+			if err != nil {
+				return err
+			}
+			e.say("note:", notes...)
 			ms, err := model.LoadDir(dir, names)
 			if err != nil {
 				return err
@@ -74,6 +81,7 @@ See docs/predictions.md.`,
 	}
 	cmd.Flags().StringVar(&dir, "models", "", "model directory written by 'coloc fit'")
 	cmd.Flags().StringVar(&device, "device", "", "device type (slot) the two jobs share, e.g. v100")
+	cmd.Flags().StringVar(&data, "data", "", "the dataset the models were fit on: its files are checked against the SHA-256 the model index records")
 	cmd.Flags().StringVar(&only, "only", "", "comma-separated models to use (default: all in MODELDIR)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object per model")
 	cmd.MarkFlagRequired("models")

@@ -75,6 +75,7 @@ it would (re)do with --retry-failed, --retry-unsettled or --retry-shared.`,
 	pf.register(cmd)
 	rf.register(cmd)
 	cf.register(cmd)
+	cmd.Annotations = map[string]string{readsOut: "it shows a campaign, which may be running"}
 	cmd.Flags().IntVar(&gpus, "gpus", 0, "plan for this many GPUs (default: the GPUs found here)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the plan as JSON")
 	return cmd

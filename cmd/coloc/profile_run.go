@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/coloc-dev/coloc/datasets"
-	"github.com/coloc-dev/coloc/model"
 	"github.com/coloc-dev/coloc/profile"
 	"github.com/spf13/cobra"
 )
@@ -83,7 +82,7 @@ cause and rerun with --retry-failed), 1 on any other error.`,
 				if cmd.Flags().Changed("pairs") {
 					return errors.New("--pairs-from and --pairs: give one")
 				}
-				list, err := model.ReadPairList(from)
+				list, err := profile.ReadPairList(from)
 				if err != nil {
 					return err
 				}
@@ -170,6 +169,7 @@ cause and rerun with --retry-failed), 1 on any other error.`,
 	cmd.Flags().IntVar(&gpus, "gpus", 0, "use this many GPUs, the first of those CUDA_VISIBLE_DEVICES lets through (default all; the plan's degrees fit them)")
 	cmd.Flags().StringVar(&from, "pairs-from", "", "run the pairs of this pair list (written by 'coloc profile next') instead of --pairs; on a campaign directory, add them to its campaign")
 	cmd.MarkFlagRequired("out")
+	cmd.Annotations = map[string]string{stopsItself: "a campaign stops its workloads and keeps its runs"}
 	return cmd
 }
 

@@ -85,7 +85,7 @@ and merge that directory: see the examples.`,
 				return err
 			}
 			path := filepath.Join(dir, profile.SlurmScriptName)
-			if err := writeExecutable(path, script); err != nil {
+			if err := writeAtomic(path, []byte(script), 0o755); err != nil {
 				return err
 			}
 			fmt.Fprint(e.stdout, f.Describe())
@@ -113,11 +113,6 @@ and merge that directory: see the examples.`,
 	fl.StringVar(&coloc, "coloc", "", "path of coloc on the nodes (default: this binary)")
 	fl.BoolVar(&submit, "submit", false, "submit the array with sbatch and print its job id")
 	return cmd
-}
-
-// writeExecutable writes a script atomically, mode 0755.
-func writeExecutable(path, text string) error {
-	return writeAtomic(path, []byte(text), 0o755)
 }
 
 // writeAtomic writes data to path atomically with the given mode

@@ -23,6 +23,10 @@ type env struct {
 	// (defaultOpenGPU, nvml.go), none without cgo (nogpu.go); tests give
 	// an opener over a mock driver.
 	openGPU func() sampler.OpenGPU
+	// halt keeps work a signal left behind from writing (haltWrites; nil
+	// in tests, whose process goes on).
+	halt func()
+	args []string // the command line, for the rerun a stop names
 }
 
 // say writes each message to stderr on a line of its own after kind
@@ -85,6 +89,7 @@ protocols, formats, devices; job names of 'coloc predict'):
 	for _, mk := range commands {
 		root.AddCommand(mk(e))
 	}
+	e.guard(root)
 	return root
 }
 
@@ -96,6 +101,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 
 // runEnv is run with every dependency of the commands given.
 func runEnv(ctx context.Context, e *env, args []string) error {
+	e.args = args
 	root := newRootCmd(e)
 	root.SetArgs(args)
 	return root.ExecuteContext(ctx)

@@ -22,14 +22,14 @@ func Write(path string, fn func(w io.Writer) error) error {
 
 // WriteMode is Write with the file mode given (0o755 for a script).
 func WriteMode(path string, mode os.FileMode, fn func(w io.Writer) error) (err error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	f, err := CreateTemp(path)
 	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+		return fmt.Errorf("writing %s: %w", path, Explain(err))
 	}
 	defer func() {
 		if err != nil {
 			f.Close()
-			os.Remove(f.Name())
+			Discard(f.Name())
 		}
 	}()
 	bw := bufio.NewWriterSize(f, 1<<20)
@@ -40,7 +40,7 @@ func WriteMode(path string, mode os.FileMode, fn func(w io.Writer) error) (err e
 		err = commit(f, path, mode)
 	}
 	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+		return fmt.Errorf("writing %s: %w", path, Explain(err))
 	}
 	return nil
 }
@@ -53,9 +53,9 @@ func WriteBytes(path string, data []byte) error {
 	})
 }
 
-// Commit finishes a temporary file written beside path: mode 0644, sync,
-// close, rename to path, sync the directory. On error the caller removes
-// the temporary file.
+// Commit finishes a temporary file written beside path (by CreateTemp):
+// mode 0644, sync, close, rename to path, sync the directory. On error the
+// caller removes the temporary file (Discard).
 func Commit(f *os.File, path string) error { return commit(f, path, 0o644) }
 
 func commit(f *os.File, path string, mode os.FileMode) error {
@@ -67,13 +67,26 @@ func commit(f *os.File, path string, mode os.FileMode) error {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Rename(f.Name(), path)
+		err = rename(f.Name(), path)
 	}
 	if err == nil {
+		untrack(f.Name())
 		SyncDir(filepath.Dir(path))
 	}
 	return err
 }
+
+// rename renames a finished temporary file into place as one commit.
+func rename(tmp, path string) error {
+	if err := enter(); err != nil {
+		return err
+	}
+	err := os.Rename(tmp, path)
+	leave(path, err == nil)
+	return err
+}
+
+func splitPath(path string) (dir, base string) { return filepath.Dir(path), filepath.Base(path) }
 
 // SyncDir syncs a directory so that a rename in it survives a crash; errors
 // are ignored (some file systems refuse to sync directories).

@@ -37,17 +37,20 @@ func Dir(path string, fn func(tmp string) error) (err error) {
 	if filepath.Dir(path) == path {
 		return fmt.Errorf("writing %s: cannot replace a file system's root", path)
 	}
-	parent, base := filepath.Dir(path), filepath.Base(path)
+	parent := filepath.Dir(path)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+		return fmt.Errorf("writing %s: %w", path, Explain(err))
 	}
-	tmp, err := os.MkdirTemp(parent, "."+base+".tmp-*")
+	if err := checkNotMount(path); err != nil {
+		return err
+	}
+	tmp, err := MkdirTemp(path)
 	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+		return fmt.Errorf("writing %s: %w", path, Explain(err))
 	}
 	defer func() {
 		if err != nil {
-			os.RemoveAll(tmp)
+			Discard(tmp)
 		}
 	}()
 	if err := os.Chmod(tmp, 0o755); err != nil {
@@ -76,9 +79,26 @@ func Dir(path string, fn func(tmp string) error) (err error) {
 	if err := syncTree(tmp); err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
-	if old == nil {
+	// The renames are one commit: a process told to stop finishes them or
+	// never starts them (Stop).
+	if err := enter(); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	err = replace(path, tmp, old != nil)
+	leave(path, err == nil)
+	if err == nil {
+		untrack(tmp)
+	}
+	return err
+}
+
+// replace puts the finished directory tmp in place of path (which exists
+// when hasOld).
+func replace(path, tmp string, hasOld bool) error {
+	parent, base := filepath.Dir(path), filepath.Base(path)
+	if !hasOld {
 		if err := os.Rename(tmp, path); err != nil {
-			return fmt.Errorf("writing %s: %w", path, err)
+			return fmt.Errorf("writing %s: %w", path, Explain(err))
 		}
 		SyncDir(parent)
 		return nil

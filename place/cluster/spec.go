@@ -5,12 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/coloc-dev/coloc/internal/inputfile"
+	"github.com/coloc-dev/coloc/internal/yamlstrict"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -88,21 +89,32 @@ func (g *NodeGroup) UnmarshalYAML(v *yaml.Node) error {
 	return nil
 }
 
+// MaxFileBytes is the largest spec file read; a spec of thousands of node
+// groups is far smaller.
+const MaxFileBytes = 16 << 20
+
 // Load reads and validates the spec at path.
 func Load(path string) (*Spec, error) {
-	data, err := os.ReadFile(path)
+	data, err := inputfile.ReadAll(path, "a cluster spec", MaxFileBytes)
 	if err != nil {
 		return nil, err
 	}
 	return Parse(bytes.NewReader(data), path)
 }
 
-// Parse reads and validates a spec; name is used in messages.
+// Parse reads and validates a spec (one YAML document, numbers in plain
+// decimals, whole numbers for counts: internal/yamlstrict); name is used
+// in messages.
 func Parse(r io.Reader, name string) (*Spec, error) {
-	dec := yaml.NewDecoder(r)
-	dec.KnownFields(true)
+	data, err := io.ReadAll(io.LimitReader(r, MaxFileBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if len(data) > MaxFileBytes {
+		return nil, fmt.Errorf("%s: more than the %d MiB a cluster spec may hold", name, MaxFileBytes>>20)
+	}
 	var s Spec
-	if err := dec.Decode(&s); err != nil {
+	if err := yamlstrict.Decode(data, &s); err != nil {
 		if errors.Is(err, io.EOF) {
 			return nil, fmt.Errorf("%s: empty cluster spec", name)
 		}

@@ -6,13 +6,14 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"sort"
 	"strings"
 	"time"
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/coloc-dev/coloc/internal/inputfile"
+	"github.com/coloc-dev/coloc/internal/yamlstrict"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -130,19 +131,26 @@ func knownKeys(v *yaml.Node, what string, fields []string) error {
 
 // Load reads and validates the job list at path.
 func Load(path string) (*List, error) {
-	data, err := os.ReadFile(path)
+	data, err := inputfile.ReadAll(path, "a job list", MaxFileBytes)
 	if err != nil {
 		return nil, err
 	}
 	return Parse(bytes.NewReader(data), path)
 }
 
-// Parse reads and validates a job list; name is used in messages.
+// Parse reads and validates a job list (one YAML document, numbers in
+// plain decimals, whole numbers for counts: internal/yamlstrict); name is
+// used in messages.
 func Parse(r io.Reader, name string) (*List, error) {
-	dec := yaml.NewDecoder(r)
-	dec.KnownFields(true)
+	data, err := io.ReadAll(io.LimitReader(r, MaxFileBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if len(data) > MaxFileBytes {
+		return nil, fmt.Errorf("%s: more than the %d MiB a job list may hold", name, MaxFileBytes>>20)
+	}
 	var l List
-	if err := dec.Decode(&l); err != nil {
+	if err := yamlstrict.Decode(data, &l); err != nil {
 		if errors.Is(err, io.EOF) {
 			return nil, fmt.Errorf("%s: empty job list", name)
 		}
@@ -166,6 +174,9 @@ func (l *List) Validate() error {
 	}
 	if len(l.Jobs) == 0 {
 		return errors.New("no jobs")
+	}
+	if len(l.Jobs) > MaxJobs {
+		return fmt.Errorf("%d jobs, more than the %d a job list may hold", len(l.Jobs), MaxJobs)
 	}
 	if !plainText(l.Name) {
 		return fmt.Errorf("name: want UTF-8 text of at most %d bytes without control characters", MaxTextLen)
@@ -204,7 +215,19 @@ const (
 	MaxMemoryGB  = 1 << 16 // memory_gb
 	MaxLayers    = 1 << 20 // a count of model.layers
 	MaxTextLen   = 1024    // bytes of an id, a workload or a model's name, class or precision
+	// MaxJobs is the most jobs of one list: a snapshot of a queue, placed
+	// at once. A policy file holds a decision of some hundreds of bytes
+	// for each, so this caps one near a hundred megabytes.
+	MaxJobs = 100_000
+	// MaxFileBytes is the largest job list file read.
+	MaxFileBytes = 256 << 20
 )
+
+// Classes are the model classes a descriptor may name: those of the
+// workload protocol (docs/workloads.md) and of the descriptors of the
+// shipped data. Another class would match no reference by class, and be
+// matched to one all the same by its other descriptors.
+var Classes = []string{"cnn", "rnn", "transformer", "recommender", "gan", "rl", "other"}
 
 // plainText reports whether s is UTF-8 text of at most MaxTextLen bytes
 // without control characters.
@@ -279,6 +302,8 @@ func (j *Job) validate() error {
 			return fmt.Errorf("model: batch_size %d: want 0 to %d", m.BatchSize, MaxBatchSize)
 		case !plainText(m.Name) || !plainText(m.Class) || !plainText(m.Precision):
 			return fmt.Errorf("model: name, class and precision must be UTF-8 text of at most %d bytes without control characters", MaxTextLen)
+		case m.Class != "" && !contains(Classes, m.Class):
+			return fmt.Errorf("model: class %q is not one of %s", m.Class, strings.Join(Classes, ", "))
 		}
 		for _, k := range sortedKeys(m.Layers) {
 			switch n := m.Layers[k]; {

@@ -1,6 +1,7 @@
 package jobs
 
 import (
+	"fmt"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -95,13 +96,19 @@ func TestParseErrorsNameTheJob(t *testing.T) {
 		{"huge degree", head + "  - {id: a, workload: A3C, steps: 1, degrees: [9223372036854775807]}\n", `j.yaml: line 3: job 1 ("a"): degrees: 9223372036854775807 is above the limit of 1048576 GPUs`},
 		{"huge steps", head + "  - {id: a, workload: A3C, steps: 9223372036854775807}\n", `steps 9223372036854775807 is above the limit of 1e+12`},
 		{"huge batch", head + "  - {id: a, workload: A3C, steps: 1, batch_size: 9223372036854775807}\n", `batch_size 9223372036854775807 is above the limit`},
-		{"arrival nan", head + "  - {id: a, workload: A3C, steps: 1, arrival_s: .nan}\n", `arrival_s NaN: want a number of seconds from 0 to 1e+09`},
-		{"arrival inf", head + "  - {id: a, workload: A3C, steps: 1, arrival_s: .inf}\n", `arrival_s +Inf`},
-		{"memory nan", head + "  - {id: a, workload: A3C, steps: 1, memory_gb: .nan}\n", `memory_gb NaN`},
+		{"arrival nan", head + "  - {id: a, workload: A3C, steps: 1, arrival_s: .nan}\n", `j.yaml: line 3: arrival_s: .nan is not a plain decimal number`},
+		{"arrival inf", head + "  - {id: a, workload: A3C, steps: 1, arrival_s: .inf}\n", `arrival_s: .inf is not a plain decimal number`},
+		{"memory nan", head + "  - {id: a, workload: A3C, steps: 1, memory_gb: .nan}\n", `memory_gb: .nan is not a plain decimal number`},
 		{"layers huge", head + "  - {id: a, model: {layers: {conv: 9223372036854775807}}, steps: 1}\n", `layers: conv count 9223372036854775807 is above the limit`},
 		{"control workload", head + "  - {id: a, workload: \"A3C\\x1b[2J\", steps: 1}\n", `workload "A3C\x1b[2J": want UTF-8 text`},
 		{"list name", "version: 1\nname: \"a\\x07\"\njobs:\n  - {id: a, workload: A3C, steps: 1}\n", "j.yaml: name: want UTF-8 text"},
 		{"duplicate key", head + "  - {id: a, workload: A3C, steps: 1, steps: 2}\n", `mapping key "steps" already defined`},
+		{"fraction degree", head + "  - {id: a, workload: A3C, steps: 1, degrees: [1.5]}\n", `j.yaml: line 3: degrees: 1.5 is not a whole number`},
+		{"fraction batch", head + "  - {id: a, workload: A3C, steps: 1, batch_size: 1.5}\n", `batch_size: 1.5 is not a whole number`},
+		{"separator steps", head + "  - {id: a, workload: A3C, steps: 1_000}\n", `steps: 1_000 is not a plain decimal number`},
+		{"hex steps", head + "  - {id: a, workload: A3C, steps: 0x10}\n", `steps: 0x10 is not a plain decimal number`},
+		{"second document", head + "  - {id: a, workload: A3C, steps: 1}\n---\n" + head + "  - {id: b, workload: A3C, steps: 1}\n", `line 4: a second YAML document`},
+		{"unknown class", head + "  - {id: a, model: {class: quantum, params: 1}, steps: 1}\n", `model: class "quantum" is not one of cnn, rnn, transformer, recommender, gan, rl, other`},
 		{"duplicate JSON key", `{"version": 1, "jobs": [{"id": "a", "id": "b", "workload": "A3C", "steps": 1}]}`, `mapping key "id" already defined`},
 	}
 	for _, c := range cases {
@@ -126,5 +133,16 @@ func TestExampleJobsParse(t *testing.T) {
 	}
 	if len(l.Jobs) < 5 {
 		t.Errorf("examples/jobs.yaml has %d jobs", len(l.Jobs))
+	}
+}
+
+// A list of more jobs than MaxJobs is refused by count, naming the limit.
+func TestTooManyJobs(t *testing.T) {
+	l := &List{Version: Version, Jobs: make([]Job, MaxJobs+1)}
+	for i := range l.Jobs {
+		l.Jobs[i] = Job{ID: fmt.Sprint(i), Workload: "A3C", Steps: 1}
+	}
+	if err := l.Validate(); err == nil || !strings.Contains(err.Error(), "100001 jobs, more than the 100000 a job list may hold") {
+		t.Fatalf("error %v", err)
 	}
 }
