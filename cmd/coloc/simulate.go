@@ -200,22 +200,20 @@ func runSimulate(e *env, f simulateFlags) error {
 		Env: sim.Env{Seed: f.seed, Models: f.models, MinNormalized: f.minNormalized, Durations: f.durations, Order: f.order, Decide: f.decide, OracleNoise: f.oracleNoise}}
 	in := policies.Inputs{Trace: f.trace, Cluster: f.cluster, Data: f.data, Extrapolate: f.extrapolate,
 		AssumeMultiGPUPairs: f.assumePairs, HideMultiGPUPairs: f.hidePairs}
-	if err := policies.ApplySettings(f.settings, &x, &in); err != nil {
+	explicit := policies.Explicit{Round: policies.NotGiven, RestartPenalty: policies.NotGiven}
+	if f.roundSet {
+		explicit.Round = f.round.Seconds()
+	}
+	if f.penaltySet {
+		explicit.RestartPenalty = f.penalty.Seconds()
+	}
+	if err := policies.ApplySettings(f.settings, &x, &in, explicit); err != nil {
 		return fmt.Errorf("--settings: %w", err)
-	}
-	if f.roundSet || f.settings != policies.SettingsGavel {
-		x.Options.Round = f.round.Seconds()
-	}
-	if f.penaltySet || f.settings != policies.SettingsGavel {
-		x.Options.RestartPenalty = f.penalty.Seconds()
 	}
 	x.Options.MaxPerGPU = f.maxPerGPU
 	x.Options.Degree, x.Options.MaxDegree = f.degree, f.maxDegree
 	if !(f.minNormalized >= 0 && f.minNormalized <= 1) {
 		return fmt.Errorf("--min-normalized %v: want a number in [0, 1] (0: off)", f.minNormalized)
-	}
-	if _, err := policies.ParseDurations(f.durations); err != nil {
-		return fmt.Errorf("--durations: %w", err)
 	}
 	if _, err := x.CheckNames(); err != nil {
 		return err

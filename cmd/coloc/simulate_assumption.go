@@ -1,13 +1,6 @@
 package main
 
 import (
-	"fmt"
-	"maps"
-	"slices"
-	"strings"
-
-	"github.com/coloc-dev/coloc/datasets"
-	"github.com/coloc-dev/coloc/sim"
 	"github.com/coloc-dev/coloc/sim/policies"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -38,62 +31,10 @@ above 0 the assumption is optimistic) and the mean measured value.`,
 		Example: `  coloc simulate assumption --data datasets/reference/gavel`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			truth, err := policies.LoadTruth(data)
-			if err != nil {
-				return err
-			}
-			if es := truth.AssumptionErrors(); len(es) > 0 {
-				return writeAssumption(e, es)
-			}
-			return writeUnmeasured(e, data)
+			return policies.WriteAssumption(e.stdout, data)
 		},
 	}
 	cmd.Flags().StringVar(&data, "data", "", "dataset directory with solo.arrow and pairs.arrow (iterations/s, or samples/s with batch sizes)")
 	cmd.MarkFlagRequired("data")
 	return cmd
-}
-
-// writeUnmeasured says why nothing could be compared: the pair rows of
-// the data in dir on more than one GPU, by status.
-func writeUnmeasured(e *env, dir string) error {
-	ds, err := datasets.Open(dir)
-	if err != nil {
-		return err
-	}
-	by := map[string]int{}
-	n := 0
-	if ds.Pairs != nil {
-		for _, p := range ds.Pairs.Rows {
-			if p.Degree > 1 {
-				by[p.Status]++
-				n++
-			}
-		}
-	}
-	var parts []string
-	for _, st := range slices.Sorted(maps.Keys(by)) {
-		parts = append(parts, fmt.Sprintf("%d %s", by[st], st))
-	}
-	detail := ""
-	if n > 0 {
-		detail = fmt.Sprintf(" (of its %d pair rows on more than one GPU: %s)", n, strings.Join(parts, ", "))
-	}
-	_, err = fmt.Fprintf(e.stdout, "%s holds no status-ok pair measured on more than one GPU%s: nothing to compare the assumption with.\n", dir, detail)
-	return err
-}
-
-func writeAssumption(e *env, es []sim.AssumptionError) error {
-	fmt.Fprintln(e.stdout, "| device | degree | pairs | MAE | bias | mean measured |")
-	fmt.Fprintln(e.stdout, "|---|---:|---:|---:|---:|---:|")
-	var n int
-	var mae, bias, y float64
-	for _, x := range es {
-		fmt.Fprintf(e.stdout, "| %s | %d | %d | %.3f | %+.3f | %.3f |\n", x.Device, x.Degree, x.Pairs, x.MAE, x.Bias, x.MeanMeasured)
-		n += x.Pairs
-		mae += x.MAE * float64(x.Pairs)
-		bias += x.Bias * float64(x.Pairs)
-		y += x.MeanMeasured * float64(x.Pairs)
-	}
-	_, err := fmt.Fprintf(e.stdout, "| all | | %d | %.3f | %+.3f | %.3f |\n", n, mae/float64(n), bias/float64(n), y/float64(n))
-	return err
 }

@@ -17,16 +17,38 @@ const (
 	// round boundaries only (a round lasts 360 s, or ends when its last
 	// job does; an idle cluster starts one at the next arrival), in which
 	// each job does a whole number of iterations (sim.Options.WholeSteps);
-	// moving
-	// or resuming a job is free; a job's rate does not depend on where
+	// moving or resuming a job is free; a job's rate does not depend on where
 	// its GPUs are (Gavel re-places every job every round); fifo is
 	// Gavel's fifo (peers.NewGavelFIFO).
 	SettingsGavel = "gavel"
 )
 
 // ApplySettings sets x's options and inputs for settings s and returns
-// an error for an unknown name. Options the caller sets afterwards win.
-func ApplySettings(s string, x *Experiment, in *Inputs) error {
+// an error for an unknown name; the options in explicit win over the
+// settings' values.
+func ApplySettings(s string, x *Experiment, in *Inputs, explicit Explicit) error {
+	if err := applySettings(s, x, in); err != nil {
+		return err
+	}
+	if explicit.Round >= 0 {
+		x.Options.Round = explicit.Round
+	}
+	if explicit.RestartPenalty >= 0 {
+		x.Options.RestartPenalty = explicit.RestartPenalty
+	}
+	return nil
+}
+
+// Explicit holds the options a command line gave explicitly, which win
+// over the settings' values; NotGiven (or any negative value) keeps them.
+type Explicit struct {
+	Round, RestartPenalty float64
+}
+
+// NotGiven marks an option of Explicit the command line left out.
+const NotGiven = -1
+
+func applySettings(s string, x *Experiment, in *Inputs) error {
 	switch s {
 	case "", SettingsColoc:
 		x.Env.Settings = SettingsColoc
