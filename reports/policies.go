@@ -79,7 +79,7 @@ func (b *builder) policies() ([]Section, error) {
 		Text: fmt.Sprintf("Each trace is replayed on its cluster with the rates measured in %s: a job runs at its solo "+
 			"rate on its GPU type and number of GPUs, or at the measured co-located rate while it shares its GPUs; "+
 			"pairs without an ok measurement never share. Policies decide with what a scheduler knows (the baselines "+
-			"with solo rates only); only the oracle sees the measured co-located rates. JCT is completion minus "+
+			"with solo rates only, and none with a job's duration: coloc learns sizes from the jobs completed so far); only the oracle sees the measured co-located rates. JCT is completion minus "+
 			"arrival; GPU utilisation is busy GPU time over GPUs x makespan, a GPU being busy while it holds a job, "+
 			"so sharing does the same work on fewer busy GPUs. Randomised policies use seed %d.%s",
 			b.show(md.dir), b.cfg.Seed, modelsNote),

@@ -32,6 +32,11 @@ type Env struct {
 	// the prediction's interval ("lower", risk-averse), as `coloc policy
 	// export --decide` does.
 	Decide string
+	// EstimateMedian and EstimateSigma describe the users' estimates of
+	// their jobs' sizes that policies deciding on estimates see (Estimate):
+	// the true size times a log-normal factor of this median and
+	// log-space standard deviation.
+	EstimateMedian, EstimateSigma float64
 	// Settings names the simulator settings of the run: "" or "coloc"
 	// (this simulator's defaults) or "gavel" (Gavel's simulator's); a
 	// policy with a Gavel form (fifo) takes it under "gavel".

@@ -20,6 +20,7 @@ type simulateFlags struct {
 	round, penalty               time.Duration
 	maxPerGPU                    int
 	minNormalized, oracleNoise   float64
+	estMedian, estSigma          float64
 	durations, degree, order     string
 	decide                       string
 	maxDegree                    int
@@ -61,16 +62,19 @@ GPU type of the cluster can run (unknown type, no rate at their number of
 GPUs) are counted as unrunnable and left out of the metrics.
 
 Policies decide with estimates only: the baselines with measured solo rates,
-never with co-located rates; coloc with the measured solo rates and the
-predictions of the models in --models (IASP, IAPP); oracle places as coloc
-does but with the measured co-located rates: what perfect predictions would
-give the same greedy placement (not an optimum, so coloc can beat it on a
-trace by luck; --oracle-noise 0.01 lets the oracle decide on measured rates
-each moved by up to 1%, drawn per pair from --seed, to show how far that
-luck goes). coloc and oracle decide by the predicted completion times of
-the jobs a decision touches (docs/simulation.md): no threshold;
---min-normalized is an optional floor (0: off). With --decide lower coloc
-decides on the lower bounds of the predictions' intervals (risk-averse).
+never with co-located rates, and none knows how long a job will run unless
+it says so (srtf-known, --durations known). coloc decides with the measured
+solo rates, the predictions of the models in --models (IAPP) and the sizes
+of the jobs completed so far: a Gittins-index priority per workload, learned
+online (--durations attained, the default), or a user's estimate off by a
+log-normal factor (--durations estimate: median --estimate-median, log-space
+spread --estimate-sigma), or the truth (known: foresight, a reference). It
+may pause, move, shrink or pair running jobs whenever that is worth the
+restart (docs/simulation.md). oracle decides as coloc does with the
+measured pair rates (--oracle-noise 0.01 moves each by up to 1%, drawn per
+pair from --seed, to show how much of a difference is luck). coloc-rule and
+oracle-rule are the former greedy rule, which never preempts (--order,
+--decide lower, --min-normalized: a floor below which no job shares).
 
 Policies:
 ` + strings.Join(names, "\n") + `
@@ -108,8 +112,10 @@ policy, one a line.`,
 	fl.DurationVar(&f.penalty, "restart-penalty", time.Duration(sim.DefaultOptions.RestartPenalty*float64(time.Second)), "time without progress after a job is moved or resumed")
 	fl.IntVar(&f.maxPerGPU, "max-per-gpu", sim.DefaultOptions.MaxPerGPU, "most jobs on one GPU (1 or 2)")
 	fl.Float64Var(&f.minNormalized, "min-normalized", 0, "coloc and oracle: optional floor, never share when a job is estimated below this normalized throughput (0: off)")
-	fl.StringVar(&f.durations, "durations", "known", "coloc and oracle: remaining work from the trace's steps (known) or from the service a job had (attained)")
-	fl.StringVar(&f.order, "order", policies.OrderShortest, "coloc and oracle: order in which waiting jobs choose: shortest (predicted remaining GPU time) or arrival")
+	fl.StringVar(&f.durations, "durations", "attained", "what coloc and oracle know of job sizes: attained (the service a job had, and the sizes of completed jobs), estimate (a user's, log-normal error) or known (foresight)")
+	fl.Float64Var(&f.estMedian, "estimate-median", sim.DefaultEstimateMedian, "--durations estimate: median of the estimate over the true size")
+	fl.Float64Var(&f.estSigma, "estimate-sigma", sim.DefaultEstimateSigma, "--durations estimate: log-space standard deviation of that factor")
+	fl.StringVar(&f.order, "order", policies.OrderShortest, "coloc-rule and oracle-rule: order in which waiting jobs choose: shortest (predicted remaining GPU time) or arrival")
 	fl.StringVar(&f.decide, "decide", policy.DecideExpected, "coloc: decide on each predicted normalized throughput (expected) or on its interval's lower bound (lower: risk-averse), as 'coloc policy export --decide'")
 	fl.Float64Var(&f.oracleNoise, "oracle-noise", 0, "oracle: decide on measured normalized throughputs each multiplied by 1+a*u, u uniform in [-1, 1] drawn per pair from --seed; jobs still run at the measured rates (0: off; shows how much of a difference from the oracle is luck)")
 	fl.StringVar(&f.degree, "degree", sim.DegreeTrace, "who picks a job's number of GPUs: trace (its scale factor) or policy (a measured degree up to the request; baselines take the largest)")
@@ -170,8 +176,8 @@ makespan ratio, then every case and the unrunnable jobs by reason.`,
 	fl.Uint64Var(&f.seed, "seed", 1, "seed of the randomised policies")
 	fl.Float64Var(&f.minNormalized, "min-normalized", 0, "coloc and oracle: optional floor (0: off)")
 	fl.Float64Var(&f.oracleNoise, "oracle-noise", 0, "oracle: decide on measured normalized throughputs each perturbed by up to this fraction, drawn per pair from --seed (0: off; how much of a difference from the oracle is luck)")
-	fl.StringVar(&f.durations, "durations", "known", "coloc and oracle: known or attained")
-	fl.StringVar(&f.order, "order", policies.OrderShortest, "coloc and oracle: shortest or arrival")
+	fl.StringVar(&f.durations, "durations", "attained", "coloc and oracle: attained, estimate or known (foresight)")
+	fl.StringVar(&f.order, "order", policies.OrderShortest, "coloc-rule and oracle-rule: shortest or arrival")
 	fl.StringVar(&f.decide, "decide", policy.DecideExpected, "coloc: expected or lower (risk-averse)")
 	fl.StringVar(&markdown, "markdown", "-", "write the page to this file (-: stdout)")
 	fl.StringSliceVar(&degrees, "degree", []string{sim.DegreeTrace, sim.DegreePolicy}, "degree modes to run, comma-separated")
@@ -197,7 +203,8 @@ func sweepCommand(traces, clusters, degrees []string, f simulateFlags) string {
 
 func runSimulate(e *env, f simulateFlags) error {
 	x := policies.Experiment{Policies: f.policies, Options: sim.DefaultOptions,
-		Env: sim.Env{Seed: f.seed, Models: f.models, MinNormalized: f.minNormalized, Durations: f.durations, Order: f.order, Decide: f.decide, OracleNoise: f.oracleNoise}}
+		Env: sim.Env{Seed: f.seed, Models: f.models, MinNormalized: f.minNormalized, Durations: f.durations, Order: f.order, Decide: f.decide, OracleNoise: f.oracleNoise,
+			EstimateMedian: f.estMedian, EstimateSigma: f.estSigma}}
 	in := policies.Inputs{Trace: f.trace, Cluster: f.cluster, Data: f.data, Extrapolate: f.extrapolate,
 		AssumeMultiGPUPairs: f.assumePairs, HideMultiGPUPairs: f.hidePairs}
 	explicit := policies.Explicit{Round: policies.NotGiven, RestartPenalty: policies.NotGiven}

@@ -141,7 +141,7 @@ func TestSimulateJSONEqualsExperiment(t *testing.T) {
 		t.Fatal(err)
 	}
 	x := policies.Experiment{Jobs: tr.Jobs, Topology: topo, Truth: truth, Options: sim.DefaultOptions,
-		Env: sim.Env{Seed: 1, Durations: "known"}, Policies: []string{"fifo", "backfill", "greedy-pack", "oracle"}}
+		Env: sim.Env{Seed: 1, Durations: "attained"}, Policies: []string{"fifo", "backfill", "greedy-pack", "oracle"}}
 	x.Options.Degree = sim.DegreePolicy
 	res, err := x.Run()
 	if err != nil {

@@ -58,7 +58,7 @@
 // in Gavel); pairs with neither allocation nor time owed are not kept
 // (Mechanism says why it changes no decision). With Gavel's settings the
 // agreement is checked case by case against Gavel's own outputs
-// (testdata/gavel, gavel_test.go).
+// (sim/policies/testdata/gavel, TestAgreesWithGavelsSimulator).
 //
 // # Tiresias (Gu et al., NSDI 2019)
 //

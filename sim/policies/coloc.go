@@ -16,7 +16,15 @@ import (
 // A multi-GPU pair whose rates the simulator assumes (View.Assumed) is
 // predicted as it is rated: by the prediction on one GPU of the type.
 func ColocRule(solo sim.Rates, m *place.Models, d Durations, minNormalized float64) *Rule {
-	pair := func(v *sim.View, w, q string, sh sim.Shape) (float64, bool) {
+	return NewRule("coloc-rule", solo, predictedPair(m), d, minNormalized)
+}
+
+// predictedPair returns the node-level model's (IAPP) predicted
+// normalized throughput of the pairs the simulator allows
+// (View.CanShare); a multi-GPU pair whose rates the simulator assumes
+// (View.Assumed) is predicted as it is rated: on one GPU of the type.
+func predictedPair(m *place.Models) func(v *sim.View, w, q string, sh sim.Shape) (float64, bool) {
+	return func(v *sim.View, w, q string, sh sim.Shape) (float64, bool) {
 		if !v.CanShare(w, q, sh) {
 			return 0, false
 		}
@@ -25,7 +33,6 @@ func ColocRule(solo sim.Rates, m *place.Models, d Durations, minNormalized float
 		}
 		return m.Predict(place.NodeLevel, w, q, sh.GPUType, sh.GPUs)
 	}
-	return NewRule("coloc", solo, pair, d, minNormalized)
 }
 
 // OracleRule returns the oracle: the same rule with the simulator's
@@ -46,7 +53,14 @@ const MaxOracleNoise = 0.5
 // changes of the rates it decides on (docs/simulation.md, "Held out").
 // noise 0 is OracleRule.
 func PerturbedOracleRule(truth sim.Rates, d Durations, minNormalized, noise float64, seed uint64) *Rule {
-	pair := func(_ *sim.View, w, q string, sh sim.Shape) (float64, bool) {
+	return NewRule("oracle-rule", sim.SoloOnly(truth), measuredPair(truth, noise, seed), d, minNormalized)
+}
+
+// measuredPair returns the measured normalized throughput of a pair (its
+// co-located rate over its solo rate), each multiplied by 1 + noise·u as
+// PerturbedOracleRule says.
+func measuredPair(truth sim.Rates, noise float64, seed uint64) func(v *sim.View, w, q string, sh sim.Shape) (float64, bool) {
+	return func(_ *sim.View, w, q string, sh sim.Shape) (float64, bool) {
 		co, ok := truth.Colocated(w, q, sh)
 		s, ok2 := truth.Solo(w, sh)
 		if !ok || !ok2 || !(co > 0) || !(s > 0) {
@@ -58,7 +72,6 @@ func PerturbedOracleRule(truth sim.Rates, d Durations, minNormalized, noise floa
 		}
 		return y, true
 	}
-	return NewRule("oracle", sim.SoloOnly(truth), pair, d, minNormalized)
 }
 
 // pairDraw is a number uniform in [-1, 1) that depends only on the seed
@@ -70,17 +83,28 @@ func pairDraw(seed uint64, w, q string, sh sim.Shape) float64 {
 	return 2*rand.New(rand.NewPCG(seed, h.Sum64())).Float64() - 1
 }
 
-// newColoc builds coloc from the simulator's environment.
-func newColoc(e sim.Env) (sim.Policy, error) {
+// loadModels loads the fitted models of e for policy name, deciding on
+// the expectation or the lower bound as e.Decide says.
+func loadModels(name string, e sim.Env) (*place.Models, error) {
 	if e.Models == "" {
-		return nil, errors.New("policy coloc needs --models, a directory written by 'coloc fit' (with iasp and iapp)")
+		return nil, fmt.Errorf("policy %s needs --models, a directory written by 'coloc fit' (with iasp and iapp)", name)
 	}
 	m, err := place.LoadModels(e.Models, place.DefaultModelNames)
 	if err != nil {
-		return nil, fmt.Errorf("policy coloc: %w", err)
+		return nil, fmt.Errorf("policy %s: %w", name, err)
 	}
 	if err := decideOn(m, e.Decide); err != nil {
-		return nil, fmt.Errorf("policy coloc: %w", err)
+		return nil, fmt.Errorf("policy %s: %w", name, err)
+	}
+	return m, nil
+}
+
+// newColocRule builds the former coloc rule from the simulator's
+// environment.
+func newColocRule(e sim.Env) (sim.Policy, error) {
+	m, err := loadModels("coloc-rule", e)
+	if err != nil {
+		return nil, err
 	}
 	d, err := ParseDurations(e.Durations)
 	if err != nil {
@@ -90,9 +114,9 @@ func newColoc(e sim.Env) (sim.Policy, error) {
 	return r, r.SetOrder(e.Order)
 }
 
-func newOracle(e sim.Env) (sim.Policy, error) {
+func newOracleRule(e sim.Env) (sim.Policy, error) {
 	if e.Truth == nil {
-		return nil, errors.New("policy oracle needs the simulator's ground truth")
+		return nil, errors.New("policy oracle-rule needs the simulator's ground truth")
 	}
 	d, err := ParseDurations(e.Durations)
 	if err != nil {

@@ -2,6 +2,7 @@ package policies
 
 import (
 	"fmt"
+	"github.com/coloc-dev/coloc/place/decide"
 	"math"
 	"slices"
 	"sort"
@@ -49,15 +50,28 @@ func (r *Rule) SetOrder(order string) error {
 	return nil
 }
 
-// ParseDurations reads "known" or "attained".
+// ParseDurations reads "attained" (or "", the default: durations
+// unknown) or "known" (foresight) for the rule; "estimate" is the
+// decision core's alone (checkDurations).
 func ParseDurations(s string) (Durations, error) {
 	switch s {
-	case "known", "":
+	case "known":
 		return Known, nil
-	case "attained":
+	case "attained", "":
 		return Attained, nil
+	case decide.Estimate:
+		return Attained, fmt.Errorf("durations %q: the rule (coloc-rule, oracle-rule) takes known or attained; estimate is coloc's and oracle's", s)
 	}
-	return Known, fmt.Errorf("durations %q: want known or attained", s)
+	return Attained, fmt.Errorf("durations %q: want %s, %s or %s", s, decide.Attained, decide.Estimate, decide.Known)
+}
+
+// checkDurations validates a durations mode of any policy.
+func checkDurations(s string) error {
+	switch s {
+	case "", decide.Attained, decide.Estimate, decide.Known:
+		return nil
+	}
+	return fmt.Errorf("durations %q: want %s, %s or %s", s, decide.Attained, decide.Estimate, decide.Known)
 }
 
 // PairRate is a normalized-throughput estimate for a workload next to a

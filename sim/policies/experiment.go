@@ -72,7 +72,7 @@ func (x *Experiment) CheckNames() ([]sim.PolicyInfo, error) {
 		}
 		out = append(out, p)
 	}
-	if _, err := ParseDurations(x.Env.Durations); err != nil {
+	if err := checkDurations(x.Env.Durations); err != nil {
 		return nil, err
 	}
 	if _, err := ParseDecide(x.Env.Decide); err != nil {

@@ -6,9 +6,11 @@ import "github.com/coloc-dev/coloc/sim"
 // simulate --help` lists them.
 func Policies() []sim.PolicyInfo {
 	return []sim.PolicyInfo{
-		{Name: "coloc", Doc: "completion-time rule with the fitted models (--models): run now, wait or share, whichever completes jobs sooner (IAPP)", New: newColoc},
+		{Name: "coloc", Doc: "the decision core with the fitted models (--models): Gittins-index priority learned from completed jobs (--durations attained), preemption, GPU type, degree and sharing by predicted throughput (IAPP)", New: newColoc},
 		{Name: "similarity", Doc: "GPU type by model similarity (--models), revised every round, small-model packing",
 			New: func(e sim.Env) (sim.Policy, error) { return NewSimilarity(e, DefaultSimilarityOptions) }},
-		{Name: "oracle", Doc: "the coloc rule with measured instead of predicted rates (perfect predictions)", New: newOracle},
+		{Name: "oracle", Doc: "coloc with measured instead of predicted pair rates (perfect predictions)", New: newOracle},
+		{Name: "coloc-rule", Doc: "the former coloc: greedy completion-time rule that never preempts (--order, --durations known or attained)", New: newColocRule},
+		{Name: "oracle-rule", Doc: "coloc-rule with measured instead of predicted pair rates", New: newOracleRule},
 	}
 }

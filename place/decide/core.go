@@ -1,0 +1,1000 @@
+package decide
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"sort"
+)
+
+// GPU is one GPU of the cluster.
+type GPU struct {
+	Node int
+	Type string
+}
+
+// Job is a job in the system: waiting, or running on GPUs.
+type Job struct {
+	ID       int
+	Workload string
+	Arrival  float64
+	// Degrees are the numbers of GPUs it may run on, ascending; the
+	// largest is its reference degree (the size unit below).
+	Degrees []int
+	// GPUs are where it runs now (nil while it waits); two jobs share when
+	// they hold the same GPUs.
+	GPUs []int
+	// Done is the iterations it has done.
+	Done float64
+	// Work is what the scheduler knows of its total iterations: 0 when
+	// nothing (Options.Durations attained); an estimate with Durations
+	// estimate; the truth with Durations known (foresight).
+	Work float64
+}
+
+// State is the cluster and its jobs at one instant.
+type State struct {
+	Now  float64
+	GPUs []GPU
+	Jobs []Job
+}
+
+// Rates are what the core knows of speeds: a job's iterations/s alone on
+// gpus GPUs of a type (spread over nodes or on one), and its normalized
+// throughput (rate next to partner over rate alone) when it shares the
+// same gpus GPUs of a type with partner. ok is false where the job cannot
+// run, or the pair may not share.
+type Rates interface {
+	Solo(workload, gpuType string, gpus int, spread bool) (float64, bool)
+	Pair(workload, partner, gpuType string, gpus int) (float64, bool)
+}
+
+// Durations modes.
+const (
+	Attained = "attained" // sizes unknown: learned from completed jobs
+	Estimate = "estimate" // a user's estimate, its error learned from completed jobs
+	Known    = "known"    // the truth: foresight, a reference only
+)
+
+// Options control the core.
+type Options struct {
+	// RestartPenalty is the time, in seconds, a job makes no progress after
+	// it is moved or resumed.
+	RestartPenalty float64
+	// Round is the time, in seconds, after which the core is asked again
+	// at the latest; with RestartPenalty it sets how much better a change
+	// must be than keeping a running job where it is.
+	Round float64
+	// MaxPerGPU is the most jobs on one GPU: 1 (no sharing) or 2.
+	MaxPerGPU int
+	// Durations is what the core knows of job sizes (Attained when "").
+	Durations string
+}
+
+// Core decides where jobs run. It learns the distribution of job sizes
+// from the completions it is told of (Observe), so one Core serves one
+// cluster's stream of jobs.
+type Core struct {
+	opt   Options
+	rates Rates
+	hist  history // sizes in reference seconds
+	est   Sizes   // with Durations Estimate: true size over the estimate
+	// observed: a completion was recorded since the last decision;
+	// started: a decision was made.
+	observed, started bool
+	refs              map[int]ref
+	topo              *topology
+	// pairMemo remembers the predicted normalized throughputs of pairs.
+	pairMemo map[pairKey]pairVal
+	wid      map[string]int32
+	last     []lastJob // the last full decision
+	// runs holds, per running job, when its current run began and the
+	// iterations it had done then.
+	runs map[int]run
+}
+
+// ref is a job's unit of size: its rate at its reference degree on its
+// fastest type.
+type ref struct {
+	degree int
+	rate   float64
+}
+
+// New returns a core deciding with rates.
+func New(rates Rates, opt Options) (*Core, error) {
+	switch opt.Durations {
+	case "":
+		opt.Durations = Attained
+	case Attained, Estimate, Known:
+	default:
+		return nil, fmt.Errorf("durations %q: want %s, %s or %s", opt.Durations, Attained, Estimate, Known)
+	}
+	if opt.MaxPerGPU != 1 && opt.MaxPerGPU != 2 {
+		return nil, fmt.Errorf("max jobs per GPU %d: want 1 or 2", opt.MaxPerGPU)
+	}
+	if !(opt.RestartPenalty >= 0) || !(opt.Round >= 0) {
+		return nil, fmt.Errorf("restart penalty %v s and round %v s: want values >= 0", opt.RestartPenalty, opt.Round)
+	}
+	return &Core{opt: opt, rates: rates, refs: map[int]ref{}}, nil
+}
+
+// Observe tells the core that job j completed after iterations in all.
+func (c *Core) Observe(j Job, iterations float64) {
+	r, ok := c.refs[j.ID]
+	delete(c.refs, j.ID)
+	if !ok || !(r.rate > 0) {
+		return
+	}
+	size := iterations / r.rate * float64(r.degree)
+	c.observed = true
+	if c.opt.Durations == Estimate && j.Work > 0 {
+		c.est.Done(iterations / j.Work)
+		return
+	}
+	c.hist.completed(j.Workload, size/float64(r.degree))
+}
+
+// run is the start of a job's current run.
+type run struct {
+	since, done float64
+	gpus        []int
+}
+
+// track records the runs that began since the last call and forgets the
+// jobs that stopped.
+func (c *Core) track(st *State) {
+	if c.runs == nil {
+		c.runs = map[int]run{}
+	}
+	seen := make(map[int]bool, len(st.Jobs))
+	for _, j := range st.Jobs {
+		if len(j.GPUs) == 0 {
+			continue
+		}
+		seen[j.ID] = true
+		if x, ok := c.runs[j.ID]; !ok || !slices.Equal(x.gpus, j.GPUs) {
+			c.runs[j.ID] = run{since: st.Now, done: j.Done, gpus: j.GPUs}
+		}
+	}
+	for id := range c.runs {
+		if !seen[id] {
+			delete(c.runs, id)
+		}
+	}
+}
+
+// topology is what the core derives from the GPUs once.
+type topology struct {
+	gpus    []GPU
+	types   []string
+	count   map[string]int
+	largest map[string]int // GPUs of the largest node of a type
+	nodes   [][]int        // GPU indices by node
+}
+
+func newTopology(gpus []GPU) *topology {
+	t := &topology{gpus: gpus, count: map[string]int{}, largest: map[string]int{}}
+	for g, x := range gpus {
+		if x.Node >= len(t.nodes) {
+			t.nodes = append(t.nodes, make([][]int, x.Node+1-len(t.nodes))...)
+		}
+		t.nodes[x.Node] = append(t.nodes[x.Node], g)
+		if t.count[x.Type] == 0 {
+			t.types = append(t.types, x.Type)
+		}
+		t.count[x.Type]++
+	}
+	sort.Strings(t.types)
+	for _, ns := range t.nodes {
+		if len(ns) > 0 {
+			typ := gpus[ns[0]].Type
+			t.largest[typ] = max(t.largest[typ], len(ns))
+		}
+	}
+	return t
+}
+
+// option is one way to run a job alone: d GPUs of a type.
+type option struct {
+	typ    string
+	d      int
+	spread bool
+	rate   float64
+	value  float64 // index x progress per GPU
+}
+
+// info is what one decision knows of a job.
+type info struct {
+	j        *Job
+	ref      ref
+	index    float64 // Gittins index, per reference GPU-second
+	remain   float64 // expected remaining size, reference GPU-seconds
+	critical bool
+	opts     []option
+	cur      *option // the running job's current placement
+	partner  int     // the job it shares with now, -1 none
+	pick     *pick   // the decision; nil: it waits
+}
+
+func (c *Core) refOf(j *Job) ref {
+	if r, ok := c.refs[j.ID]; ok {
+		return r
+	}
+	d := j.Degrees[len(j.Degrees)-1]
+	best := 0.0
+	for _, t := range c.topo.types {
+		if c.topo.count[t] < d {
+			continue
+		}
+		if r, ok := c.rates.Solo(j.Workload, t, d, c.topo.largest[t] < d); ok {
+			best = max(best, r)
+		}
+	}
+	if best == 0 {
+		// No rate at the reference degree: measure sizes at the fastest
+		// allowed degree instead.
+		for _, dd := range j.Degrees {
+			for _, t := range c.topo.types {
+				if c.topo.count[t] < dd {
+					continue
+				}
+				if r, ok := c.rates.Solo(j.Workload, t, dd, c.topo.largest[t] < dd); ok && r > best {
+					best, d = r, dd
+				}
+			}
+		}
+	}
+	r := ref{degree: d, rate: best}
+	c.refs[j.ID] = r
+	return r
+}
+
+// Decide returns where each job runs: job ID to GPUs, jobs left out wait.
+func (c *Core) Decide(st *State) map[int][]int {
+	if c.topo == nil || len(c.topo.gpus) != len(st.GPUs) {
+		c.topo = newTopology(st.GPUs)
+	}
+	c.track(st)
+	quiet := c.quiet(st)
+	infos := c.assess(st)
+	if quiet && !c.worthRevising(infos) {
+		out := map[int][]int{}
+		for _, j := range st.Jobs {
+			if len(j.GPUs) > 0 {
+				out[j.ID] = j.GPUs
+			}
+		}
+		return out
+	}
+	c.choose(infos)
+	out := c.placeAll(st, infos)
+	c.last = c.last[:0]
+	for _, j := range st.Jobs {
+		c.last = append(c.last, lastJob{j.ID, out[j.ID]})
+	}
+	return out
+}
+
+// lastJob is a job of the last full decision and where it was put.
+type lastJob struct {
+	id   int
+	gpus []int
+}
+
+// quiet reports whether only time has passed since the last full
+// decision: the same jobs, each where that decision put it, and no
+// completion learned from since.
+func (c *Core) quiet(st *State) bool {
+	if c.observed || len(st.Jobs) != len(c.last) {
+		return false
+	}
+	for i, j := range st.Jobs {
+		if c.last[i].id != j.ID || !slices.Equal(c.last[i].gpus, j.GPUs) {
+			return false
+		}
+	}
+	return true
+}
+
+// worthRevising reports whether, when only time has passed, a new
+// decision could change anything: a critical job waits, or a waiting
+// job's best value per GPU exceeds a running job's (its current one times
+// keep). Aging changes indices slowly, so most round ticks end here; a
+// pair that could form is left to the next arrival or completion.
+func (c *Core) worthRevising(infos []*info) bool {
+	k := c.keep()
+	minRun := math.Inf(1)
+	for _, in := range infos {
+		if in.cur != nil {
+			minRun = min(minRun, in.cur.value*k)
+		}
+	}
+	var waiting, hosts []*info
+	for _, in := range infos {
+		if in.cur != nil {
+			if in.partner < 0 && !in.critical {
+				hosts = append(hosts, in)
+			}
+			continue
+		}
+		if in.critical {
+			return true
+		}
+		for _, o := range in.opts {
+			if o.value > minRun {
+				return true
+			}
+		}
+		waiting = append(waiting, in)
+	}
+	if c.opt.MaxPerGPU < 2 || len(hosts) == 0 {
+		return false
+	}
+	// A waiting job next to a running one: worth it when both together
+	// are worth more than the host alone, kept.
+	slices.SortStableFunc(waiting, func(a, b *info) int { return cmp.Compare(b.index, a.index) })
+	if len(waiting) > pairOpts {
+		waiting = waiting[:pairOpts]
+	}
+	for _, w := range waiting {
+		for _, h := range hosts {
+			o := w.opt(h.cur.typ, h.cur.d, h.cur.spread)
+			if o == nil {
+				continue
+			}
+			nw, ok1 := c.pair(w.j.Workload, h.j.Workload, o.typ, o.d)
+			nh, ok2 := c.pair(h.j.Workload, w.j.Workload, o.typ, o.d)
+			if ok1 && ok2 && o.value*min(nw, 1)+h.cur.value*min(nh, 1) > h.cur.value*k {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// assess computes each job's index, expected remaining size, options and
+// whether it is critical for the makespan.
+func (c *Core) assess(st *State) []*info {
+	infos := make([]*info, 0, len(st.Jobs))
+	byGPU := map[int][]int{}
+	for i := range st.Jobs {
+		for _, g := range st.Jobs[i].GPUs[:min(1, len(st.Jobs[i].GPUs))] {
+			byGPU[g] = append(byGPU[g], st.Jobs[i].ID)
+		}
+	}
+	// The sizes learned are revised when a completion changed them (each
+	// revision costs a pass over the history), with the active jobs'
+	// service as lower bounds of theirs.
+	if c.opt.Durations != Known && (c.observed || !c.started) {
+		var active []sized
+		var ratios []float64
+		for i := range st.Jobs {
+			j := &st.Jobs[i]
+			r := c.refOf(j)
+			if !(r.rate > 0) {
+				continue
+			}
+			a := j.Done / r.rate * float64(r.degree)
+			if c.opt.Durations == Estimate && j.Work > 0 {
+				ratios = append(ratios, j.Done/j.Work)
+				continue
+			}
+			active = append(active, sized{j.Workload, a / float64(r.degree)})
+		}
+		c.hist.update(active)
+		c.est.Censor(ratios)
+		c.observed, c.started = false, true
+	}
+	total := 0.0
+	for i := range st.Jobs {
+		j := &st.Jobs[i]
+		r := c.refOf(j)
+		if !(r.rate > 0) {
+			continue
+		}
+		in := &info{j: j, ref: r, partner: -1}
+		if len(j.GPUs) > 0 {
+			for _, o := range byGPU[j.GPUs[0]] {
+				if o != j.ID {
+					in.partner = o
+				}
+			}
+		}
+		unit := float64(r.degree) / r.rate // reference GPU-seconds per iteration
+		a := j.Done * unit
+		if x, ok := c.runs[j.ID]; ok && st.Now-x.since < c.opt.Round {
+			// Within its first round of running, a job is ranked at the
+			// service it had when it started: it was started for a
+			// round, and ageing does not undo that before the round ends.
+			a = x.done * unit
+		}
+		switch {
+		case c.opt.Durations == Known && j.Work > 0:
+			in.remain = max(0, j.Work-j.Done) * unit
+			in.index = 1 / max(in.remain, 1)
+		case c.opt.Durations == Estimate && j.Work > 0:
+			e := j.Work * unit
+			in.index = c.est.Index(a/e) / e
+			in.remain = e * c.est.Remaining(a/e)
+		default:
+			// Sizes over scales are counted in units of the
+			// grid's typical size (resUnit), so that the grid's
+			// resolution spans them.
+			scale := c.hist.scaleOf(j.Workload) * float64(r.degree) / resUnit
+			in.index = c.hist.res.Index(a/scale) / scale
+			in.remain = scale * c.hist.res.Remaining(a/scale)
+		}
+		total += in.remain
+		infos = append(infos, in)
+	}
+	// A job is critical when it alone needs at least the time the whole
+	// backlog needs on the whole cluster: then the makespan waits for it.
+	horizon := total / float64(len(st.GPUs))
+	for _, in := range infos {
+		in.critical = in.remain/float64(in.ref.degree) >= horizon && len(infos) > 1
+	}
+	return c.candidates(infos, len(st.GPUs))
+}
+
+// candidates keeps the jobs that may get GPUs in this decision, with
+// their options: the running and critical ones, and the waiting ones of
+// highest index, as many as could take every GPU twice over (alone, or
+// next to a running job) and a few more. A waiting job below them cannot
+// outbid them for a GPU: its value per GPU is its index times a speed at
+// most its best, and at least as many jobs of higher index want GPUs.
+func (c *Core) candidates(infos []*info, gpus int) []*info {
+	var keep, wait []*info
+	for _, in := range infos {
+		if len(in.j.GPUs) > 0 || in.critical {
+			keep = append(keep, in)
+		} else {
+			wait = append(wait, in)
+		}
+	}
+	if n := 2*gpus + 16; len(wait) > n {
+		slices.SortStableFunc(wait, func(a, b *info) int {
+			if x := cmp.Compare(b.index, a.index); x != 0 {
+				return x
+			}
+			return cmp.Compare(a.j.Arrival, b.j.Arrival)
+		})
+		wait = wait[:n]
+	}
+	keep = append(keep, wait...)
+	for _, in := range keep {
+		c.options(in)
+	}
+	return keep
+}
+
+// options lists the ways job in may run alone, and its current one.
+func (c *Core) options(in *info) {
+	j := in.j
+	prog := float64(in.ref.degree) / in.ref.rate // reference GPU-seconds per iteration
+	for _, t := range c.topo.types {
+		for _, d := range j.Degrees {
+			if d > c.topo.count[t] {
+				continue
+			}
+			spread := c.topo.largest[t] < d
+			r, ok := c.rates.Solo(j.Workload, t, d, spread)
+			if !ok || !(r > 0) {
+				continue
+			}
+			in.opts = append(in.opts, option{typ: t, d: d, spread: spread, rate: r, value: in.index * r * prog / float64(d)})
+		}
+	}
+	if len(j.GPUs) == 0 {
+		return
+	}
+	t := c.topo.gpus[j.GPUs[0]].Type
+	spread := false
+	for _, g := range j.GPUs {
+		if c.topo.gpus[g].Node != c.topo.gpus[j.GPUs[0]].Node {
+			spread = true
+		}
+	}
+	r, ok := c.rates.Solo(j.Workload, t, len(j.GPUs), spread)
+	if !ok {
+		return
+	}
+	in.cur = &option{typ: t, d: len(j.GPUs), spread: spread, rate: r, value: in.index * r * prog / float64(len(j.GPUs))}
+}
+
+// keep is the factor by which a running job's current placement is
+// preferred: a change costs the restart penalty, and the next chance to
+// revise it comes a round later.
+func (c *Core) keep() float64 {
+	if c.opt.Round <= 0 {
+		return 1
+	}
+	return 1 + c.opt.RestartPenalty/c.opt.Round
+}
+
+// pick is a decision for one job: where it runs, alone or next to its
+// partner on the same GPUs.
+type pick struct {
+	o       option
+	partner *info // nil: alone
+}
+
+// cand is an option for one job (b nil) or two jobs sharing GPUs, with
+// its value per GPU: the sum over its jobs of index times progress.
+type cand struct {
+	a, b *info
+	o    option
+	v    float64
+}
+
+// choose picks each job's placement: critical jobs first, each on its
+// fastest option; then, while GPUs last, the option of highest value per
+// GPU among every job's options alone and every pair's options together
+// (a pair's value is both jobs' index times progress at their predicted
+// normalized throughputs, so two jobs share exactly when that completes
+// more work, weighted by the indices, than giving the GPUs to one);
+// then larger degrees for jobs running alone that can use GPUs left
+// free. A job's current placement (and a running pair) counts its value
+// times keep: changing it costs a restart.
+func (c *Core) choose(infos []*info) {
+	left := map[string]int{}
+	for _, t := range c.topo.types {
+		left[t] = c.topo.count[t]
+	}
+	crit := make([]*info, 0)
+	for _, in := range infos {
+		if in.critical {
+			crit = append(crit, in)
+		}
+	}
+	slices.SortStableFunc(crit, func(a, b *info) int { return cmp.Compare(b.remain, a.remain) })
+	for _, in := range crit {
+		var best *option
+		for i := range in.opts {
+			o := &in.opts[i]
+			if left[o.typ] < o.d {
+				continue
+			}
+			if best == nil || o.rate > best.rate || (o.rate == best.rate && in.cur != nil && sameOpt(o, in.cur)) {
+				best = o
+			}
+		}
+		if best != nil {
+			in.pick = &pick{o: *best}
+			left[best.typ] -= best.d
+		}
+	}
+	k := c.keep()
+	var cands []cand
+	for _, in := range infos {
+		if in.pick != nil {
+			continue
+		}
+		for _, o := range in.opts {
+			v := o.value
+			if in.cur != nil && in.partner < 0 && sameOpt(&o, in.cur) {
+				v *= k
+			}
+			cands = append(cands, cand{a: in, o: o, v: v})
+		}
+	}
+	if c.opt.MaxPerGPU >= 2 {
+		cands = append(cands, c.pairs(infos, k)...)
+	}
+	slices.SortFunc(cands, compareCands)
+	for _, x := range cands {
+		if x.a.pick != nil || (x.b != nil && x.b.pick != nil) || left[x.o.typ] < x.o.d {
+			continue
+		}
+		left[x.o.typ] -= x.o.d
+		x.a.pick = &pick{o: x.o, partner: x.b}
+		if x.b != nil {
+			x.b.pick = &pick{o: x.o, partner: x.a}
+		}
+	}
+	c.makeRoom(infos, left)
+	c.growDegrees(infos, left)
+}
+
+// makeRoom gives GPUs to jobs the greedy left waiting although GPUs are
+// free, because the free ones are spread over types (a job of d GPUs
+// needs d of one type): for each such job, highest index first, it moves
+// jobs running alone on the type it wants to other types with room,
+// those that lose least first, when what the job gains exceeds what they
+// lose (a running job's loss counts keep, as moving restarts it).
+func (c *Core) makeRoom(infos []*info, left map[string]int) {
+	var waiting, alone []*info
+	for _, in := range infos {
+		switch {
+		case in.pick == nil:
+			waiting = append(waiting, in)
+		case in.pick.partner == nil && !in.critical:
+			alone = append(alone, in)
+		}
+	}
+	slices.SortStableFunc(waiting, func(a, b *info) int { return cmp.Compare(b.index, a.index) })
+	k := c.keep()
+	value := func(in *info, o *option) float64 {
+		if in.cur != nil && in.partner < 0 && sameOpt(o, in.cur) {
+			return o.value * k
+		}
+		return o.value
+	}
+	type move struct {
+		in   *info
+		to   option
+		loss float64
+	}
+	for _, in := range waiting {
+		var bestMoves []move
+		var bestOpt *option
+		bestGain := 0.0
+		for i := range in.opts {
+			o := &in.opts[i]
+			need := o.d - left[o.typ]
+			if need <= 0 {
+				continue // the greedy took it or passed it over for a better use
+			}
+			room := maps.Clone(left)
+			var cands []move
+			for _, x := range alone {
+				if x.pick.o.typ != o.typ {
+					continue
+				}
+				var to *option
+				for j := range x.opts {
+					y := &x.opts[j]
+					if y.typ == o.typ || y.d != x.pick.o.d || room[y.typ] < y.d {
+						continue
+					}
+					if to == nil || y.value > to.value {
+						to = y
+					}
+				}
+				if to != nil {
+					cands = append(cands, move{x, *to, value(x, &x.pick.o) - to.value})
+				}
+			}
+			slices.SortStableFunc(cands, func(a, b move) int { return cmp.Compare(a.loss, b.loss) })
+			var moves []move
+			loss, freed := 0.0, 0
+			for _, m := range cands {
+				if freed >= need {
+					break
+				}
+				if room[m.to.typ] < m.to.d {
+					continue
+				}
+				room[m.to.typ] -= m.to.d
+				moves = append(moves, m)
+				loss += m.loss
+				freed += m.in.pick.o.d
+			}
+			if freed < need {
+				continue
+			}
+			if g := o.value - loss; g > bestGain {
+				bestGain, bestOpt, bestMoves = g, o, moves
+			}
+		}
+		if bestOpt == nil {
+			continue
+		}
+		for _, m := range bestMoves {
+			left[m.in.pick.o.typ] += m.in.pick.o.d
+			left[m.to.typ] -= m.to.d
+			m.in.pick.o = m.to
+		}
+		left[bestOpt.typ] -= bestOpt.d
+		in.pick = &pick{o: *bestOpt}
+		alone = append(alone, in)
+	}
+}
+
+// compareCands orders options by value, then (a total order, so that
+// the unstable sort is deterministic) by arrival, job IDs, type and degree.
+func compareCands(x, y cand) int {
+	if c := cmp.Compare(y.v, x.v); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(x.a.j.Arrival, y.a.j.Arrival); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(x.a.j.ID, y.a.j.ID); c != 0 {
+		return c
+	}
+	bx, by := -1, -1
+	if x.b != nil {
+		bx = x.b.j.ID
+	}
+	if y.b != nil {
+		by = y.b.j.ID
+	}
+	if c := cmp.Compare(bx, by); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(x.o.typ, y.o.typ); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(x.o.d, y.o.d); c != 0 {
+		return c
+	}
+	return cmp.Compare(b2i(x.o.spread), b2i(y.o.spread))
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func sameOpt(a, b *option) bool { return a.typ == b.typ && a.d == b.d && a.spread == b.spread }
+
+// pairOpts is the most jobs, highest index first, whose pairs are
+// weighed at one decision: pairs among them cost their square.
+const pairOpts = 64
+
+// pairs lists the options of two jobs sharing GPUs, among the jobs of
+// highest index: for each GPU type and degree both may run at, the value
+// per GPU of both at their predicted normalized throughputs.
+func (c *Core) pairs(infos []*info, k float64) []cand {
+	var pool []*info
+	for _, in := range infos {
+		if in.pick == nil && !in.critical {
+			pool = append(pool, in)
+		}
+	}
+	slices.SortStableFunc(pool, func(a, b *info) int { return cmp.Compare(b.index, a.index) })
+	if n := pairOpts; len(pool) > n {
+		pool = pool[:n]
+	}
+	var out []cand
+	for i, a := range pool {
+		for _, b := range pool[i+1:] {
+			for _, oa := range a.opts {
+				ob := b.opt(oa.typ, oa.d, oa.spread)
+				if ob == nil {
+					continue
+				}
+				na, ok1 := c.pair(a.j.Workload, b.j.Workload, oa.typ, oa.d)
+				nb, ok2 := c.pair(b.j.Workload, a.j.Workload, oa.typ, oa.d)
+				if !ok1 || !ok2 {
+					continue
+				}
+				va, vb := oa.value*min(na, 1), ob.value*min(nb, 1)
+				if a.sharing(b, &oa) {
+					va, vb = va*k, vb*k
+				} else {
+					if a.cur != nil && a.partner < 0 && sameOpt(&oa, a.cur) {
+						va *= k
+					}
+					if b.cur != nil && b.partner < 0 && sameOpt(ob, b.cur) {
+						vb *= k
+					}
+				}
+				o := oa
+				o.rate = 0 // two rates: not one job's
+				out = append(out, cand{a: a, b: b, o: o, v: va + vb})
+			}
+		}
+	}
+	return out
+}
+
+// opt returns the job's option on type t at degree d, spread or not.
+func (in *info) opt(t string, d int, spread bool) *option {
+	for i := range in.opts {
+		if o := &in.opts[i]; o.typ == t && o.d == d && o.spread == spread {
+			return o
+		}
+	}
+	return nil
+}
+
+// sharing reports whether in runs next to b now, on a placement like o.
+func (in *info) sharing(b *info, o *option) bool {
+	return in.partner == b.j.ID && in.cur != nil && sameOpt(o, in.cur)
+}
+
+// pair returns the predicted normalized throughput of w next to q,
+// remembered: it depends only on the workloads and the placement.
+func (c *Core) pair(w, q, t string, d int) (float64, bool) {
+	key := pairKey{c.widOf(w), c.widOf(q), t, d}
+	if v, ok := c.pairMemo[key]; ok {
+		return v.n, v.ok
+	}
+	n, ok := c.rates.Pair(w, q, t, d)
+	if c.pairMemo == nil {
+		c.pairMemo = map[pairKey]pairVal{}
+	}
+	c.pairMemo[key] = pairVal{n, ok}
+	return n, ok
+}
+
+type pairKey struct {
+	w, q int32 // workload numbers (Core.wid)
+	t    string
+	d    int
+}
+
+// widOf numbers workload names, so that memo keys hash small integers.
+func (c *Core) widOf(w string) int32 {
+	if id, ok := c.wid[w]; ok {
+		return id
+	}
+	if c.wid == nil {
+		c.wid = map[string]int32{}
+	}
+	id := int32(len(c.wid))
+	c.wid[w] = id
+	return id
+}
+
+type pairVal struct {
+	n  float64
+	ok bool
+}
+
+// growDegrees gives jobs running alone larger degrees on their type from
+// the GPUs no job took, highest index first, when that shortens the
+// job's expected remaining time by more than the restart it may cost.
+func (c *Core) growDegrees(infos []*info, left map[string]int) {
+	order := slices.Clone(infos)
+	slices.SortStableFunc(order, func(a, b *info) int { return cmp.Compare(b.index, a.index) })
+	for _, in := range order {
+		if in.pick == nil || in.pick.partner != nil || left[in.pick.o.typ] == 0 {
+			continue
+		}
+		cur := in.pick.o
+		best := cur
+		for _, o := range in.opts {
+			if o.typ != cur.typ || o.d <= best.d || o.rate <= best.rate || left[o.typ] < o.d-cur.d {
+				continue
+			}
+			best = o
+		}
+		if best.d == cur.d {
+			continue
+		}
+		if in.cur != nil && sameOpt(&cur, in.cur) {
+			// It would restart: worth it only if it saves more than that.
+			rem := in.remain / float64(in.ref.degree) * in.ref.rate // iterations, expected
+			if rem/cur.rate-rem/best.rate <= c.opt.RestartPenalty {
+				continue
+			}
+		}
+		left[best.typ] -= best.d - cur.d
+		in.pick.o = best
+	}
+}
+
+// placeAll turns the picks into GPUs. A running job whose pick matches
+// its current placement keeps its GPUs: alone, or with the same partner,
+// or as the host a new partner joins; the more valuable pick claims the
+// GPUs first when two want the same. The others take free GPUs of their
+// type, on the fullest node with room (best fit), spread over nodes when
+// their pick is spread or no node has room and the jobs may run spread.
+func (c *Core) placeAll(st *State, infos []*info) map[int][]int {
+	out := map[int][]int{}
+	used := make([]bool, len(st.GPUs))
+	order := slices.Clone(infos)
+	slices.SortStableFunc(order, func(a, b *info) int { return cmp.Compare(b.index, a.index) })
+	claim := func(gpus []int) bool {
+		for _, g := range gpus {
+			if used[g] {
+				return false
+			}
+		}
+		for _, g := range gpus {
+			used[g] = true
+		}
+		return true
+	}
+	for _, in := range order {
+		p := in.pick
+		if p == nil || in.cur == nil || !sameOpt(&p.o, in.cur) {
+			continue
+		}
+		if _, done := out[in.j.ID]; done {
+			continue
+		}
+		switch {
+		case p.partner == nil && in.partner >= 0:
+			// It shared and now runs alone: its GPUs go to one of the
+			// two, the more valuable first.
+		case p.partner != nil && in.partner >= 0 && in.partner != p.partner.j.ID:
+			continue // a new partner on GPUs that hold another job: move
+		}
+		if !claim(in.j.GPUs) {
+			continue
+		}
+		out[in.j.ID] = in.j.GPUs
+		if p.partner != nil {
+			out[p.partner.j.ID] = in.j.GPUs
+		}
+	}
+	for _, in := range order {
+		p := in.pick
+		if p == nil {
+			continue
+		}
+		if _, done := out[in.j.ID]; done {
+			continue
+		}
+		g := c.freeGPUs(used, &p.o, in.j.Workload, p.partner)
+		if g == nil {
+			continue
+		}
+		for _, x := range g {
+			used[x] = true
+		}
+		out[in.j.ID] = g
+		if p.partner != nil {
+			out[p.partner.j.ID] = g
+		}
+	}
+	return out
+}
+
+// freeGPUs finds o.d unused GPUs of o.typ: on one node (the one with the
+// fewest unused GPUs that still fit) unless o is spread, else over the
+// nodes with the most unused GPUs first; nil when there are not enough,
+// or the job cannot run spread.
+func (c *Core) freeGPUs(used []bool, o *option, workload string, partner *info) []int {
+	type nodeFree struct {
+		node int
+		free []int
+	}
+	var nodes []nodeFree
+	total := 0
+	for n, gs := range c.topo.nodes {
+		if len(gs) == 0 || c.topo.gpus[gs[0]].Type != o.typ {
+			continue
+		}
+		var f []int
+		for _, g := range gs {
+			if !used[g] {
+				f = append(f, g)
+			}
+		}
+		if len(f) > 0 {
+			nodes = append(nodes, nodeFree{n, f})
+			total += len(f)
+		}
+	}
+	if total < o.d {
+		return nil
+	}
+	if !o.spread {
+		best := -1
+		for i, n := range nodes {
+			if len(n.free) >= o.d && (best < 0 || len(n.free) < len(nodes[best].free)) {
+				best = i
+			}
+		}
+		if best >= 0 {
+			return slices.Clone(nodes[best].free[:o.d])
+		}
+		if _, ok := c.rates.Solo(workload, o.typ, o.d, true); !ok || o.d < 2 {
+			return nil
+		}
+		if partner != nil {
+			if _, ok := c.rates.Solo(partner.j.Workload, o.typ, o.d, true); !ok {
+				return nil
+			}
+		}
+	}
+	slices.SortStableFunc(nodes, func(a, b nodeFree) int { return cmp.Compare(len(b.free), len(a.free)) })
+	var g []int
+	for _, n := range nodes {
+		for _, x := range n.free {
+			if len(g) < o.d {
+				g = append(g, x)
+			}
+		}
+	}
+	slices.Sort(g)
+	return g
+}

@@ -1,0 +1,193 @@
+package decide
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// rates is a table of solo rates by workload and GPU type (any degree,
+// spread or not, at degree times the one-GPU rate) and of normalized
+// throughputs by workload pair.
+type rates struct {
+	solo map[string]map[string]float64 // workload -> type -> iterations/s on one GPU
+	pair map[[2]string]float64
+}
+
+func (r rates) Solo(w, t string, gpus int, spread bool) (float64, bool) {
+	v, ok := r.solo[w][t]
+	return v * float64(gpus), ok
+}
+
+func (r rates) Pair(w, q, t string, gpus int) (float64, bool) {
+	v, ok := r.pair[[2]string{w, q}]
+	return v, ok
+}
+
+func oneType(ws ...string) rates {
+	r := rates{solo: map[string]map[string]float64{}, pair: map[[2]string]float64{}}
+	for _, w := range ws {
+		r.solo[w] = map[string]float64{"g": 1}
+	}
+	return r
+}
+
+func gpus(n int, typ string) []GPU {
+	var g []GPU
+	for range n {
+		g = append(g, GPU{Node: 0, Type: typ})
+	}
+	return g
+}
+
+func mustNew(t *testing.T, r Rates, o Options) *Core {
+	t.Helper()
+	c, err := New(r, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// learn has the core see jobs of workload w complete with the given
+// sizes (iterations at 1 iteration/s: seconds).
+func learn(c *Core, g []GPU, w string, sizes []float64) {
+	st := &State{GPUs: g}
+	for i := range sizes {
+		st.Jobs = append(st.Jobs, Job{ID: 1000 + i, Workload: w, Degrees: []int{1}})
+	}
+	c.Decide(st)
+	for i, s := range sizes {
+		c.Observe(st.Jobs[i], s)
+	}
+}
+
+// With durations unknown and sizes heavy-tailed (most jobs short, a few
+// very long), a job that has already run long is likely one of the long
+// ones: a new arrival takes its GPU (the Gittins index falls with
+// attained service), as least-attained-service schedulers do.
+func TestAttainedPreemptsALongRunningJob(t *testing.T) {
+	g := gpus(1, "g")
+	c := mustNew(t, oneType("a"), Options{Round: 360, MaxPerGPU: 1})
+	var sizes []float64
+	for i := range 20 {
+		if i%10 == 0 {
+			sizes = append(sizes, 100000)
+		} else {
+			sizes = append(sizes, 600)
+		}
+	}
+	learn(c, g, "a", sizes)
+	out := c.Decide(&State{Now: 5000, GPUs: g, Jobs: []Job{
+		{ID: 1, Workload: "a", Degrees: []int{1}, GPUs: []int{0}, Done: 5000},
+		{ID: 2, Workload: "a", Arrival: 5000, Degrees: []int{1}},
+	}})
+	if want := map[int][]int{2: {0}}; !reflect.DeepEqual(out, want) {
+		t.Errorf("decision %v, want %v (the new job runs, the long one pauses)", out, want)
+	}
+	// A job that has run less than the short ones' size keeps its GPU.
+	c = mustNew(t, oneType("a"), Options{Round: 360, MaxPerGPU: 1})
+	learn(c, g, "a", sizes)
+	out = c.Decide(&State{Now: 300, GPUs: g, Jobs: []Job{
+		{ID: 1, Workload: "a", Degrees: []int{1}, GPUs: []int{0}, Done: 300},
+		{ID: 2, Workload: "a", Arrival: 300, Degrees: []int{1}},
+	}})
+	if want := map[int][]int{1: {0}}; !reflect.DeepEqual(out, want) {
+		t.Errorf("decision %v, want %v (the job near its likely end keeps running)", out, want)
+	}
+}
+
+// With durations known the shorter remaining job runs first.
+func TestKnownShortestFirst(t *testing.T) {
+	c := mustNew(t, oneType("a"), Options{MaxPerGPU: 1, Durations: Known})
+	out := c.Decide(&State{GPUs: gpus(1, "g"), Jobs: []Job{
+		{ID: 1, Workload: "a", Degrees: []int{1}, Work: 10000},
+		{ID: 2, Workload: "a", Arrival: 1, Degrees: []int{1}, Work: 100},
+	}})
+	if want := map[int][]int{2: {0}}; !reflect.DeepEqual(out, want) {
+		t.Errorf("decision %v, want %v", out, want)
+	}
+}
+
+// Two jobs share a GPU exactly when, at their predicted normalized
+// throughputs, together they make more progress than one alone.
+func TestSharesWhenItPays(t *testing.T) {
+	for _, c := range []struct {
+		norm  float64
+		share bool
+	}{{0.9, true}, {0.3, false}} {
+		r := oneType("a", "b")
+		r.pair[[2]string{"a", "b"}], r.pair[[2]string{"b", "a"}] = c.norm, c.norm
+		core := mustNew(t, r, Options{MaxPerGPU: 2})
+		out := core.Decide(&State{GPUs: gpus(1, "g"), Jobs: []Job{
+			{ID: 1, Workload: "a", Degrees: []int{1}},
+			{ID: 2, Workload: "b", Degrees: []int{1}},
+		}})
+		if got := len(out) == 2; got != c.share {
+			t.Errorf("normalized throughput %v: decision %v, want sharing %v", c.norm, out, c.share)
+		}
+		// Without sharing allowed, one job runs.
+		core = mustNew(t, r, Options{MaxPerGPU: 1})
+		if out := core.Decide(&State{GPUs: gpus(1, "g"), Jobs: []Job{
+			{ID: 1, Workload: "a", Degrees: []int{1}},
+			{ID: 2, Workload: "b", Degrees: []int{1}},
+		}}); len(out) != 1 {
+			t.Errorf("max one job per GPU: decision %v", out)
+		}
+	}
+}
+
+// A job goes to the GPU type on which it runs fastest when it is free.
+func TestFastestType(t *testing.T) {
+	r := rates{solo: map[string]map[string]float64{"a": {"slow": 1, "fast": 3}}}
+	g := []GPU{{Node: 0, Type: "slow"}, {Node: 1, Type: "fast"}}
+	out := mustNew(t, r, Options{MaxPerGPU: 1}).Decide(&State{GPUs: g, Jobs: []Job{{ID: 1, Workload: "a", Degrees: []int{1}}}})
+	if want := map[int][]int{1: {1}}; !reflect.DeepEqual(out, want) {
+		t.Errorf("decision %v, want %v", out, want)
+	}
+}
+
+// A job of several GPUs gets them on one node when a node has room.
+func TestWideJobOnOneNode(t *testing.T) {
+	g := []GPU{{0, "g"}, {1, "g"}, {1, "g"}, {2, "g"}, {2, "g"}, {2, "g"}, {2, "g"}}
+	out := mustNew(t, oneType("a"), Options{MaxPerGPU: 1}).Decide(&State{GPUs: g, Jobs: []Job{{ID: 1, Workload: "a", Degrees: []int{4}}}})
+	if want := map[int][]int{1: {3, 4, 5, 6}}; !reflect.DeepEqual(out, want) {
+		t.Errorf("decision %v, want %v", out, want)
+	}
+}
+
+// The same history and state give the same decision.
+func TestDeterministic(t *testing.T) {
+	run := func() map[int][]int {
+		r := oneType("a", "b", "c")
+		r.pair[[2]string{"a", "b"}], r.pair[[2]string{"b", "a"}] = 0.8, 0.7
+		c := mustNew(t, r, Options{Round: 360, RestartPenalty: 30, MaxPerGPU: 2})
+		g := gpus(3, "g")
+		learn(c, g, "a", []float64{100, 2000, 300, 50000})
+		learn(c, g, "b", []float64{700, 900})
+		st := &State{Now: 100, GPUs: g}
+		for i := range 12 {
+			st.Jobs = append(st.Jobs, Job{ID: i, Workload: []string{"a", "b", "c"}[i%3], Arrival: float64(i), Degrees: []int{1}, Done: float64(i * 37)})
+		}
+		return c.Decide(st)
+	}
+	a, b := run(), run()
+	if !reflect.DeepEqual(a, b) || len(a) == 0 {
+		t.Errorf("two runs: %v and %v", a, b)
+	}
+}
+
+func TestNewRejectsBadOptions(t *testing.T) {
+	for _, c := range []struct {
+		o    Options
+		want string
+	}{
+		{Options{MaxPerGPU: 3}, "max jobs per GPU 3"},
+		{Options{MaxPerGPU: 1, Durations: "psychic"}, `durations "psychic"`},
+		{Options{MaxPerGPU: 1, Round: -1}, "want values >= 0"},
+	} {
+		if _, err := New(oneType("a"), c.o); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: error %v, want %q", c.o, err, c.want)
+		}
+	}
+}

@@ -1,0 +1,68 @@
+// Package decide is coloc's decision core: given a cluster's GPUs and the
+// jobs in it (waiting, or running where they run), it decides where every
+// job runs next: which GPU type, how many GPUs, alone or next to which
+// partner, and which running jobs pause so that others run. The simulator
+// asks it at every scheduling point; it keeps what it learns between
+// calls, so one Core serves one cluster's stream of jobs.
+//
+// # What it knows
+//
+// Rates: a job's solo rate on each GPU type and degree (measured), and the
+// normalized throughput of two jobs sharing GPUs (predicted by the fitted
+// models, or measured for the oracle). Sizes, by Options.Durations:
+//
+//   - attained (the default): nothing of a job's size but its attained
+//     service. The sizes of the jobs completed so far are learned per
+//     workload (history: an empirical-Bayes scale per workload and the
+//     Kaplan-Meier distribution of sizes over scales, Sizes), and each
+//     job's priority is its Gittins index at its attained service: the
+//     best ratio, over how much more service to give it, of its chance to
+//     complete within it to the expected service spent. Against
+//     heavy-tailed sizes the index falls as a job ages, so a job that has
+//     run long yields to new ones (as least-attained-service schedulers
+//     do), while a job near its workload's typical size is let finish.
+//   - estimate: a user's estimate of each job's size (a requested time
+//     limit); the distribution learned is that of the true size over the
+//     estimate, so the estimate's usual error is learned, not assumed.
+//   - known: the true sizes, a reference only (no cluster knows them):
+//     shortest remaining first.
+//
+// # How it decides
+//
+// Value per GPU: a job's index times its progress per GPU (its rate on an
+// option over its reference rate, the fastest at its largest allowed
+// degree), so a GPU goes to the job that completes most expected work
+// per unit of the job's size on it. Two jobs sharing GPUs are worth the
+// sum of their values at their predicted normalized throughputs: they
+// share exactly when that exceeds what either alone would do. The
+// options (every job alone on every type and degree it may run at, and
+// every pair among the 64 waiting or running jobs of highest index) are
+// taken greedily by value while GPUs last; then jobs left waiting while
+// GPUs of another type are free may have running jobs moved to make room
+// (makeRoom), and jobs running alone may grow to larger degrees on GPUs no
+// one took.
+//
+// Preemption is a decision like any other: a running job keeps its
+// placement only while its value, times the keep factor, beats the
+// others'. The keep factor is 1 + RestartPenalty/Round: a change costs a
+// restart, and the next chance to revise it comes a round later. Within
+// its first round of running a job is ranked at the service it had when
+// it started (it was started for a round; its own ageing does not undo
+// that early), which keeps equal-priority jobs from trading GPUs at every
+// event and paying a restart each time.
+//
+// Makespan guard: a job is critical when its expected remaining time alone
+// is at least the whole backlog's expected remaining GPU time over the
+// cluster's GPUs; the makespan then waits for it, so it runs first, on its
+// fastest option, whatever its index.
+//
+// # Choices where the sources are silent
+//
+// The distribution's grid (eighth octaves from one minute), the Pareto tail
+// of shape 2 beyond the largest size seen, the empirical-Bayes shrinkage,
+// sizes per workload in time rather than GPU-time, the 64-job pool for
+// pairs and the candidates (the running, the critical, and the 2N+16
+// waiting jobs of highest index on N GPUs) are ours; each is explained
+// where it is defined. The keep factor and the first-round ranking follow
+// from the restart penalty and the round, not from fitted constants.
+package decide

@@ -1,0 +1,155 @@
+package decide
+
+import (
+	"maps"
+	"math"
+	"slices"
+)
+
+// history is what the core learns of job sizes with durations unknown: a
+// scale for each workload, and the distribution of sizes over their
+// scales (Sizes), from which come a job's Gittins index and its expected
+// remaining size.
+//
+// A job's size is measured in reference seconds: the time it would run at
+// its reference rate (its fastest solo rate at its reference degree). Its
+// scale is the typical size of its workload: the geometric mean of the
+// workload's completed sizes, shrunk towards the mean of all workloads by
+// as much as the data say workloads differ (empirical Bayes: a workload
+// of n completions keeps the weight n/(n + W/B) on its own mean, W the
+// variance of log sizes within workloads and B the variance of the
+// workload means beyond what W explains; when they do not differ, B <= 0,
+// all take the overall mean). A scheduler knows each job's workload when
+// it arrives, and jobs of one workload tend to be alike. Sizes in time
+// rather than in GPU-time: a trace's job of 4 GPUs is not 4 times longer
+// than one of 1 GPU of the same workload (Gavel's generator draws a
+// duration independent of the scale factor), and the time classes order
+// the shipped traces' jobs better than GPU-time classes did (docs/
+// simulation.md).
+//
+// The distribution of size over scale is the Kaplan-Meier estimate over
+// the completed jobs and, censored at their attained service, the active
+// ones. The completed are the short ones first, so a workload's mean is
+// low until its long jobs end; imputing the active jobs' sizes from
+// their service (one expectation-maximization step per update) was tried
+// and ordered jobs worse on the shipped traces, so scales use completions
+// only.
+type history struct {
+	done  []sized
+	res   Sizes // size / scale
+	scale map[string]float64
+	all   float64 // the overall scale
+}
+
+// sized is a job's size (or an active job's attained service), in
+// reference seconds, with its workload.
+type sized struct {
+	workload string
+	size     float64
+}
+
+// resUnit is the unit of the distribution of size over scale: a job of
+// its workload's typical size counts resUnit, so that the grid of Sizes
+// (GridMin = 60 up) resolves ratios from 1/60 of the typical size up.
+const resUnit = 3600.0
+
+// noScale is the scale before any job completed: the residuals are
+// empty too, so it only sets the unit in which ages are compared (an
+// hour).
+const noScale = 3600.0
+
+// scaleOf returns the scale of workload w.
+func (h *history) scaleOf(w string) float64 {
+	if v, ok := h.scale[w]; ok {
+		return v
+	}
+	if h.all > 0 {
+		return h.all
+	}
+	return noScale
+}
+
+// completed records that a job of workload w completed with size size.
+func (h *history) completed(w string, size float64) {
+	if size > 0 && !math.IsInf(size, 0) {
+		h.done = append(h.done, sized{w, size})
+	}
+}
+
+// update recomputes the scales and the distribution from the completed
+// jobs and the active ones (their attained service, censored).
+func (h *history) update(active []sized) {
+	h.scale, h.all = shrunkScales(h.done)
+	var res Sizes
+	u := resUnit
+	for _, x := range h.done {
+		res.Done(x.size / h.scaleOf(x.workload) * u)
+	}
+	censored := make([]float64, 0, len(active))
+	for _, x := range active {
+		censored = append(censored, x.size/h.scaleOf(x.workload)*u)
+	}
+	res.Censor(censored)
+	h.res = res
+}
+
+// shrunkScales returns each workload's scale, the geometric mean of its
+// sizes shrunk towards the overall one (empirical Bayes, see history),
+// and the overall geometric mean; nil and 0 without sizes.
+func shrunkScales(done []sized) (map[string]float64, float64) {
+	if len(done) == 0 {
+		return nil, 0
+	}
+	type acc struct{ n, sum, sumSq float64 }
+	classes := map[string]*acc{}
+	for _, x := range done {
+		a := classes[x.workload]
+		if a == nil {
+			a = &acc{}
+			classes[x.workload] = a
+		}
+		l := math.Log(x.size)
+		a.n++
+		a.sum += l
+		a.sumSq += l * l
+	}
+	// Sums in the order of the workloads' names, so that the same
+	// history gives the same scales to the last bit.
+	var n, sum, within, nw, invN float64
+	var means []float64
+	for _, k := range slices.Sorted(maps.Keys(classes)) {
+		a := classes[k]
+		n += a.n
+		sum += a.sum
+		m := a.sum / a.n
+		within += a.sumSq - a.n*m*m
+		nw += a.n - 1
+		means = append(means, m)
+		invN += 1 / a.n
+	}
+	mu := sum / n
+	var b, w float64
+	if nw > 0 && len(means) >= 2 {
+		w = within / nw
+		var mm, vm float64
+		for _, m := range means {
+			mm += m
+		}
+		mm /= float64(len(means))
+		for _, m := range means {
+			vm += (m - mm) * (m - mm)
+		}
+		vm /= float64(len(means) - 1)
+		b = vm - w*invN/float64(len(means))
+	}
+	scale := make(map[string]float64, len(classes))
+	for k, a := range classes {
+		m := mu
+		if b > 0 {
+			weight := a.n / (a.n + w/b)
+			m = weight*a.sum/a.n + (1-weight)*mu
+		}
+		scale[k] = math.Exp(m)
+	}
+	return scale, math.Exp(mu)
+}

@@ -1,0 +1,139 @@
+package policies
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/coloc-dev/coloc/place/decide"
+	"github.com/coloc-dev/coloc/sim"
+)
+
+// corePolicy runs the decision core (package place/decide) in the
+// simulator: at every scheduling point it tells the core of the jobs that
+// completed since, hands it the cluster and its jobs, and turns its
+// answer into a plan (stop the running jobs it moves or pauses, place the
+// others).
+type corePolicy struct {
+	name      string
+	core      *decide.Core
+	durations string
+	estimate  func(j *sim.Job) float64
+	gpus      []decide.GPU
+	solo      sim.Rates
+	pair      PairRate
+	floor     float64
+	view      *sim.View // during Schedule
+}
+
+// coreRates adapts the simulator's estimators to the core's Rates.
+type coreRates struct {
+	p *corePolicy
+}
+
+func (r coreRates) Solo(w, t string, gpus int, spread bool) (float64, bool) {
+	v, ok := r.p.solo.Solo(w, sim.Shape{GPUType: t, GPUs: gpus, Spread: spread && gpus > 1})
+	return v, ok && v > 0
+}
+
+func (r coreRates) Pair(w, q, t string, gpus int) (float64, bool) {
+	y, ok := r.p.pair(r.p.view, w, q, sim.Shape{GPUType: t, GPUs: gpus})
+	if !ok || y < r.p.floor {
+		return 0, false
+	}
+	return y, true
+}
+
+func (p *corePolicy) Name() string { return p.name }
+
+func (p *corePolicy) Schedule(v *sim.View) (*sim.Plan, error) {
+	p.view = v
+	if p.core == nil {
+		c, err := decide.New(coreRates{p}, decide.Options{RestartPenalty: v.RestartPenalty(), Round: v.Round(), MaxPerGPU: v.MaxPerGPU(), Durations: p.durations})
+		if err != nil {
+			return nil, fmt.Errorf("policy %s: %w", p.name, err)
+		}
+		p.core = c
+		for _, g := range v.Topology.GPUs {
+			p.gpus = append(p.gpus, decide.GPU{Node: g.Node, Type: g.Type})
+		}
+	}
+	for _, j := range v.Finished {
+		p.core.Observe(p.job(j), float64(j.Steps))
+	}
+	st := &decide.State{Now: v.Now, GPUs: p.gpus}
+	for _, set := range [][]*sim.Job{v.Running, v.Waiting} {
+		for _, j := range set {
+			st.Jobs = append(st.Jobs, p.job(j))
+		}
+	}
+	out := p.core.Decide(st)
+	plan := v.Plan()
+	for _, j := range v.Running {
+		if g, ok := out[j.ID]; !ok || !slices.Equal(g, j.GPUs) {
+			plan.Stop(j.ID)
+		}
+	}
+	for _, set := range [][]*sim.Job{v.Running, v.Waiting} {
+		for _, j := range set {
+			if g, ok := out[j.ID]; ok && !slices.Equal(g, j.GPUs) {
+				plan.Place(j.ID, g...)
+			}
+		}
+	}
+	return plan, nil
+}
+
+// job is what the core sees of j: its size only as the durations mode
+// allows (nothing, a user's estimate, or the truth).
+func (p *corePolicy) job(j *sim.Job) decide.Job {
+	d := decide.Job{ID: j.ID, Workload: j.Workload, Arrival: j.Arrival, Degrees: j.Degrees, GPUs: j.GPUs, Done: j.Done}
+	switch p.durations {
+	case decide.Known:
+		d.Work = float64(j.Steps)
+	case decide.Estimate:
+		d.Work = p.estimate(j)
+	}
+	return d
+}
+
+// newCorePolicy builds a core policy named name deciding pairs with pair.
+func newCorePolicy(name string, e sim.Env, pair PairRate) (sim.Policy, error) {
+	if err := checkDurations(e.Durations); err != nil {
+		return nil, fmt.Errorf("policy %s: %w", name, err)
+	}
+	dur := e.Durations
+	if dur == "" {
+		dur = decide.Attained
+	}
+	if e.Order != "" && e.Order != OrderShortest {
+		return nil, fmt.Errorf("policy %s: order %q: coloc orders jobs by their Gittins index (docs/simulation.md); --order is coloc-rule's and oracle-rule's", name, e.Order)
+	}
+	p := &corePolicy{name: name, durations: dur, solo: e.Solo, pair: pair, floor: e.MinNormalized}
+	if dur == decide.Estimate {
+		p.estimate = func(j *sim.Job) float64 { return sim.Estimate(j, e.Seed, e.EstimateMedian, e.EstimateSigma) }
+	}
+	return p, nil
+}
+
+// newColoc is coloc: the decision core with the measured solo rates and
+// the fitted models' predicted normalized throughputs (IAPP).
+func newColoc(e sim.Env) (sim.Policy, error) {
+	m, err := loadModels("coloc", e)
+	if err != nil {
+		return nil, err
+	}
+	return newCorePolicy("coloc", e, predictedPair(m))
+}
+
+// newOracle is the oracle: the decision core with the measured pair
+// rates (perfect predictions), each perturbed by --oracle-noise.
+func newOracle(e sim.Env) (sim.Policy, error) {
+	if e.Truth == nil {
+		return nil, errors.New("policy oracle needs the simulator's ground truth")
+	}
+	if !(e.OracleNoise >= 0 && e.OracleNoise <= MaxOracleNoise) {
+		return nil, fmt.Errorf("oracle noise %v: want a number in [0, %v] (0: off)", e.OracleNoise, MaxOracleNoise)
+	}
+	return newCorePolicy("oracle", e, measuredPair(e.Truth, e.OracleNoise, e.Seed))
+}
