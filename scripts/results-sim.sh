@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# Regenerates docs/results.md: every shipped trace on the 16-, 48- and
-# 108-GPU clusters under all the policies, coloc at its defaults.
+# Regenerates docs/results.md: the first MAX_JOBS (200) jobs of every
+# shipped trace, the backlog the peers' round-by-round allocations afford
+# on two cores in about an hour, on the 16-, 48- and 108-GPU clusters
+# under the peers, the baselines and coloc at its defaults (durations
+# unknown), PARALLEL (2) cases at a time.
 # With a document as third argument, the goal table read from the page
 # (scripts/goals.py) replaces what lies between its goals-shipped markers
 # (make results-sim does this for docs/simulation.md).
@@ -18,7 +21,8 @@ trap 'rm -rf "$models"' EXIT
 traces=$(ls examples/traces/msr/*.trace examples/traces/physical_cluster/*.trace | paste -sd, -)
 "$bin" simulate sweep --traces "$traces" \
     --clusters examples/cluster-gavel-16.yaml,examples/cluster-gavel-48.yaml,examples/cluster-gavel.yaml \
-    --data datasets/reference/gavel --models "$models" --markdown "$out"
+    --data datasets/reference/gavel --models "$models" --max-jobs "${MAX_JOBS:-200}" \
+    --parallel "${PARALLEL:-2}" --markdown "$out"
 if [ -n "$doc" ]; then
     scripts/goals.py "$out" >"$models/goals.md"
     scripts/splice.py "$doc" goals-shipped "$models/goals.md"

@@ -38,6 +38,30 @@ def summaries(path):
     return out
 
 
+PEER_COLUMNS = ["avg JCT / best peer", "makespan / best peer", "worst makespan / best peer"]
+
+
+def peers(path):
+    """The "Over the strongest peer" tables: group -> policy -> column -> cell."""
+    out, group, inside = {}, None, False
+    for n, line in enumerate(open(path), 1):
+        if line.startswith("## "):
+            inside = line.startswith("## Over the strongest peer")
+            group = None
+            continue
+        m = re.match(r"### (.*) \((\d+) cases\)", line)
+        if inside and m:
+            group = m.group(1)
+            out[group] = {}
+            continue
+        if inside and group and line.startswith("| ") and not line.startswith("| policy") and not line.startswith("|---"):
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            if len(cells) != len(PEER_COLUMNS) + 1:
+                sys.exit("%s:%d: %d cells, want %d" % (path, n, len(cells), len(PEER_COLUMNS) + 1))
+            out[group][cells[0]] = dict(zip(PEER_COLUMNS, cells[1:]))
+    return out
+
+
 def ratio(cell):
     return float(cell.split()[0])
 

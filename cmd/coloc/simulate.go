@@ -9,6 +9,7 @@ import (
 	"github.com/coloc-dev/coloc/policy"
 	"github.com/coloc-dev/coloc/reports"
 	"github.com/coloc-dev/coloc/sim"
+	"github.com/coloc-dev/coloc/sim/peers"
 	"github.com/coloc-dev/coloc/sim/policies"
 	"github.com/spf13/cobra"
 )
@@ -21,6 +22,7 @@ type simulateFlags struct {
 	maxPerGPU                    int
 	minNormalized, oracleNoise   float64
 	estMedian, estSigma          float64
+	maxJobs                      int // simulate sweep --max-jobs
 	durations, degree, order     string
 	decide                       string
 	maxDegree                    int
@@ -136,6 +138,7 @@ func newSimulateSweepCmd(e *env) *cobra.Command {
 	var f simulateFlags
 	var traces, clusters, degrees []string
 	var markdown string
+	var maxJobs, parallel int
 	cmd := &cobra.Command{
 		Use:   "sweep --traces T[,T...] --clusters C[,C...] --data DIR --models M --markdown FILE",
 		Short: "Replay many traces on many clusters and write the results page",
@@ -150,7 +153,9 @@ makespan ratio, then every case and the unrunnable jobs by reason.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			s := policies.Sweep{Traces: traces, Clusters: clusters, Data: f.data, Policies: f.policies, Reference: "coloc", Degrees: degrees, Progress: e.stderr,
+				Peers: peers.Published, MaxJobs: maxJobs, Parallel: parallel,
 				Options: sim.DefaultOptions, Env: sim.Env{Seed: f.seed, Models: f.models, MinNormalized: f.minNormalized, Durations: f.durations, Order: f.order, Decide: f.decide, OracleNoise: f.oracleNoise}}
+			f.maxJobs = maxJobs
 			cases, err := s.Run()
 			if err != nil {
 				return err
@@ -172,7 +177,9 @@ makespan ratio, then every case and the unrunnable jobs by reason.`,
 	fl.StringSliceVar(&clusters, "clusters", nil, "cluster specs, comma-separated")
 	fl.StringVar(&f.data, "data", "", "dataset directory with solo.arrow and pairs.arrow (iterations/s, or samples/s with batch sizes)")
 	fl.StringVar(&f.models, "models", "", "fitted models, for the policies that use them")
-	fl.StringSliceVar(&f.policies, "policy", []string{"fifo", "backfill", "greedy-pack", "similarity", "coloc", "oracle"}, "policies; must include coloc")
+	fl.StringSliceVar(&f.policies, "policy", []string{"fifo", "backfill", "gavel-las", "gavel-las-packed", "tiresias", "srtf-known", "coloc", "coloc-no-sharing", "coloc-estimate", "oracle"}, "policies; must include coloc (the page leads with each over the strongest of gavel-las, gavel-las-packed and tiresias)")
+	fl.IntVar(&maxJobs, "max-jobs", 0, "replay the first N jobs of each trace (0: all)")
+	fl.IntVar(&parallel, "parallel", 1, "cases replayed at once")
 	fl.Uint64Var(&f.seed, "seed", 1, "seed of the randomised policies")
 	fl.Float64Var(&f.minNormalized, "min-normalized", 0, "coloc and oracle: optional floor (0: off)")
 	fl.Float64Var(&f.oracleNoise, "oracle-noise", 0, "oracle: decide on measured normalized throughputs each perturbed by up to this fraction, drawn per pair from --seed (0: off; how much of a difference from the oracle is luck)")
@@ -192,6 +199,9 @@ makespan ratio, then every case and the unrunnable jobs by reason.`,
 func sweepCommand(traces, clusters, degrees []string, f simulateFlags) string {
 	line := fmt.Sprintf("coloc simulate sweep --traces %s --clusters %s --data %s --models M --policy %s --durations %s --order %s --degree %s",
 		strings.Join(traces, ","), strings.Join(clusters, ","), f.data, strings.Join(f.policies, ","), f.durations, f.order, strings.Join(degrees, ","))
+	if f.maxJobs > 0 {
+		line += fmt.Sprintf(" --max-jobs %d", f.maxJobs)
+	}
 	if f.decide != "" && f.decide != policy.DecideExpected {
 		line += " --decide " + f.decide
 	}

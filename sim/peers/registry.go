@@ -17,6 +17,10 @@ func Peers() []sim.PolicyInfo {
 	}
 }
 
+// Published names the published peers, the policies coloc is measured
+// against (srtf-known, a foresight reference, is not one).
+var Published = []string{"gavel-las", "gavel-las-packed", "tiresias"}
+
 // NewGavelLAS returns gavel-las: Gavel's max_min_fairness_perf allocation
 // run by its round mechanism (Mechanism), deciding with solo rates.
 func NewGavelLAS(solo sim.Rates) *Mechanism {

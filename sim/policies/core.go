@@ -23,7 +23,10 @@ type corePolicy struct {
 	solo      sim.Rates
 	pair      PairRate
 	floor     float64
-	view      *sim.View // during Schedule
+	// alone keeps every job on GPUs of its own (sharing off), whatever
+	// the simulator allows.
+	alone bool
+	view  *sim.View // during Schedule
 }
 
 // coreRates adapts the simulator's estimators to the core's Rates.
@@ -49,7 +52,11 @@ func (p *corePolicy) Name() string { return p.name }
 func (p *corePolicy) Schedule(v *sim.View) (*sim.Plan, error) {
 	p.view = v
 	if p.core == nil {
-		c, err := decide.New(coreRates{p}, decide.Options{RestartPenalty: v.RestartPenalty(), Round: v.Round(), MaxPerGPU: v.MaxPerGPU(), Durations: p.durations})
+		perGPU := v.MaxPerGPU()
+		if p.alone {
+			perGPU = 1
+		}
+		c, err := decide.New(coreRates{p}, decide.Options{RestartPenalty: v.RestartPenalty(), Round: v.Round(), MaxPerGPU: perGPU, Durations: p.durations})
 		if err != nil {
 			return nil, fmt.Errorf("policy %s: %w", p.name, err)
 		}
@@ -124,6 +131,33 @@ func newColoc(e sim.Env) (sim.Policy, error) {
 		return nil, err
 	}
 	return newCorePolicy("coloc", e, predictedPair(m))
+}
+
+// newColocNoSharing is coloc with sharing off: what the interference
+// predictions are worth, measured in one run beside coloc.
+func newColocNoSharing(e sim.Env) (sim.Policy, error) {
+	m, err := loadModels("coloc-no-sharing", e)
+	if err != nil {
+		return nil, err
+	}
+	p, err := newCorePolicy("coloc-no-sharing", e, predictedPair(m))
+	if err != nil {
+		return nil, err
+	}
+	p.(*corePolicy).alone = true
+	return p, nil
+}
+
+// newColocEstimate is coloc deciding on users' estimates of job sizes
+// (--durations estimate), whatever --durations says: the requested time
+// limits of a batch cluster, beside coloc in one run.
+func newColocEstimate(e sim.Env) (sim.Policy, error) {
+	m, err := loadModels("coloc-estimate", e)
+	if err != nil {
+		return nil, err
+	}
+	e.Durations = decide.Estimate
+	return newCorePolicy("coloc-estimate", e, predictedPair(m))
 }
 
 // newOracle is the oracle: the decision core with the measured pair

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/coloc-dev/coloc/sim"
 )
@@ -27,6 +28,16 @@ type Sweep struct {
 	Degrees []string
 	// Progress, when set, gets one line per case done.
 	Progress io.Writer
+	// Peers are the published schedulers the page leads with: each
+	// policy's metrics over the strongest of them, case by case (those
+	// not among Policies are left out; none: no such table).
+	Peers []string
+	// MaxJobs keeps the first MaxJobs jobs of each trace, in arrival
+	// order (0: all): a loaded cluster at a cost a laptop affords.
+	MaxJobs int
+	// Parallel is how many cases replay at once (0 or 1: one); each
+	// worker reads the ground truth once for itself.
+	Parallel int
 }
 
 // Case is one trace on one cluster.
@@ -87,19 +98,70 @@ func (s *Sweep) Run() ([]Case, error) {
 	if len(modes) == 0 {
 		modes = []string{s.Options.Degree}
 	}
-	var out []Case
+	type job struct {
+		mode  string
+		ci    int
+		trace *sim.Trace
+	}
+	var jobs []job
 	for _, mode := range modes {
-		for ci, topo := range topos {
+		for ci := range topos {
 			for _, tr := range traces {
-				c, err := s.one(tr, topo, truth, mode)
-				if err != nil {
-					return nil, fmt.Errorf("%s on %s, degree %s: %w", tr.Name, s.Clusters[ci], mode, err)
+				if s.MaxJobs > 0 && len(tr.Jobs) > s.MaxJobs {
+					cut := *tr
+					cut.Jobs = tr.Jobs[:s.MaxJobs]
+					tr = &cut
 				}
-				if s.Progress != nil {
-					fmt.Fprintf(s.Progress, "%s: done\n", c)
-				}
-				out = append(out, c)
+				jobs = append(jobs, job{mode, ci, tr})
 			}
+		}
+	}
+	out := make([]Case, len(jobs))
+	errs := make([]error, len(jobs))
+	workers := max(1, min(s.Parallel, len(jobs)))
+	next := make(chan int)
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			mine := truth
+			if w > 0 {
+				// Rates may memoize: a worker of its own reads its own.
+				t, err := LoadTruth(s.Data)
+				if err != nil {
+					for i := range next {
+						errs[i] = err
+					}
+					return
+				}
+				mine = t
+			}
+			for i := range next {
+				j := jobs[i]
+				c, err := s.one(j.trace, topos[j.ci], mine, j.mode)
+				if err != nil {
+					errs[i] = fmt.Errorf("%s on %s, degree %s: %w", j.trace.Name, s.Clusters[j.ci], j.mode, err)
+					continue
+				}
+				out[i] = c
+				if s.Progress != nil {
+					mu.Lock()
+					fmt.Fprintf(s.Progress, "%s: done\n", c)
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	for i := range jobs {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
 		}
 	}
 	return out, nil
@@ -200,6 +262,11 @@ func (s *Sweep) WriteMarkdown(w io.Writer, cases []Case, command string) error {
 	}
 	p("Ratios are %s's metric over the other policy's, geometric means over the cases where both completed jobs; ", s.Reference)
 	p("below 1 is better for times, above 1 for utilisations.\n\n")
+	if len(s.Peers) > 0 {
+		if err := s.writePeers(p, groups, byGroup); err != nil {
+			return err
+		}
+	}
 	for _, g := range groups {
 		cs := byGroup[g]
 		p("## %s vs each policy: %s (%d cases)\n\n", s.Reference, g, len(cs))
@@ -253,6 +320,67 @@ func (s *Sweep) WriteMarkdown(w io.Writer, cases []Case, command string) error {
 			for why, n := range sortedReasons(c.Reasons) {
 				p("- %s: %d: %s\n", c.Trace, n, why)
 			}
+		}
+		p("\n")
+	}
+	return nil
+}
+
+// writePeers writes, per group of cases, every policy's average JCT and
+// makespan over the strongest peer's in each case (the peer with the
+// lowest average JCT, and the lowest makespan), geometric means, and the
+// worst case's makespan ratio.
+func (s *Sweep) writePeers(p func(string, ...any), groups []string, byGroup map[string][]Case) error {
+	var peers []int
+	for _, name := range s.Peers {
+		if i := slices.Index(s.Policies, name); i >= 0 {
+			peers = append(peers, i)
+		}
+	}
+	if len(peers) == 0 {
+		return nil // no peer ran: nothing to lead with
+	}
+	best := func(c Case, f func(sim.Summary) float64) float64 {
+		b := math.Inf(1)
+		for _, i := range peers {
+			if v := f(c.Results[i]); v > 0 {
+				b = min(b, v)
+			}
+		}
+		return b
+	}
+	jct := func(r sim.Summary) float64 { return r.AvgJCT }
+	mk := func(r sim.Summary) float64 { return r.Makespan }
+	p("## Over the strongest peer\n\n")
+	p("The peers: %s. In each case the strongest is the one with the lowest average JCT ", strings.Join(s.Peers, ", "))
+	p("(for the makespan column, the lowest makespan); each policy's metric over it, geometric means over the cases ")
+	p("where both completed jobs (below 1: better than every peer).\n\n")
+	for _, g := range groups {
+		cs := byGroup[g]
+		p("### %s (%d cases)\n\n", g, len(cs))
+		p("| policy | avg JCT / best peer | makespan / best peer | worst makespan / best peer |\n|---|---:|---:|---:|\n")
+		for i, name := range s.Policies {
+			var lj, lm float64
+			var nj, nm int
+			worst, at := 0.0, ""
+			for _, c := range cs {
+				if a, b := jct(c.Results[i]), best(c, jct); a > 0 && !math.IsInf(b, 0) {
+					lj += math.Log(a / b)
+					nj++
+				}
+				if a, b := mk(c.Results[i]), best(c, mk); a > 0 && !math.IsInf(b, 0) {
+					lm += math.Log(a / b)
+					nm++
+					if a/b > worst {
+						worst, at = a/b, c.Trace+"/"+c.Cluster
+					}
+				}
+			}
+			if nj == 0 || nm == 0 {
+				p("| %s | - | - | - |\n", name)
+				continue
+			}
+			p("| %s | %.3f (%d) | %.3f (%d) | %.3f (%s) |\n", name, math.Exp(lj/float64(nj)), nj, math.Exp(lm/float64(nm)), nm, worst, at)
 		}
 		p("\n")
 	}

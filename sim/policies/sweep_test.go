@@ -117,3 +117,52 @@ func TestSweepWarnings(t *testing.T) {
 }
 
 func trimmed(x float64) string { return fmt.Sprintf("%.3f", x) }
+
+// Cases replayed at once give the same cases, in the same order, as one
+// at a time; --max-jobs keeps the first jobs; the page leads with every
+// policy over the strongest peer that ran, case by case.
+func TestSweepParallelCutAndPeers(t *testing.T) {
+	s := Sweep{
+		Traces:   []string{"../../examples/traces/msr/103959.trace", "../../examples/traces/physical_cluster/small_test.trace"},
+		Clusters: []string{"../../examples/cluster-gavel-16.yaml"},
+		Data:     "../../datasets/reference/gavel", Options: sim.DefaultOptions,
+		Policies: []string{"backfill", "gavel-las", "tiresias", "oracle"}, Reference: "oracle",
+		Degrees: []string{sim.DegreeTrace, sim.DegreePolicy}, MaxJobs: 30,
+		Peers: []string{"gavel-las", "tiresias", "gavel-las-packed"},
+	}
+	one, err := s.Run()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Parallel = 3
+	par, err := s.Run()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(one) != fmt.Sprint(par) {
+		t.Errorf("parallel cases differ:\n%v\n%v", one, par)
+	}
+	if one[0].Jobs != 30 || one[1].Jobs >= 30 {
+		t.Errorf("jobs per case %d and %d: want the first 30 of 103959 and all of small_test", one[0].Jobs, one[1].Jobs)
+	}
+	var b strings.Builder
+	if err := s.WriteMarkdown(&b, one, "test"); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	// backfill's average JCT over the better of gavel-las and tiresias,
+	// recomputed from the trace-mode cases.
+	lg := 0.0
+	for _, c := range one[:2] {
+		lg += math.Log(c.Results[0].AvgJCT / min(c.Results[1].AvgJCT, c.Results[2].AvgJCT))
+	}
+	want := "| backfill | " + fmt.Sprintf("%.3f", math.Exp(lg/2)) + " (2) |"
+	for _, part := range []string{"## Over the strongest peer", "The peers: gavel-las, tiresias, gavel-las-packed.", want} {
+		if !strings.Contains(page, part) {
+			t.Errorf("page lacks %q:\n%s", part, page)
+		}
+	}
+	if i, j := strings.Index(page, "## Over the strongest peer"), strings.Index(page, "## oracle vs each policy"); i < 0 || j < i {
+		t.Error("the peer table does not lead the page")
+	}
+}
