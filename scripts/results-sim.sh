@@ -3,7 +3,8 @@
 # shipped trace, the backlog the peers' round-by-round allocations afford
 # on two cores in about an hour, on the 16-, 48- and 108-GPU clusters
 # under the peers, the baselines and coloc at its defaults (durations
-# unknown), PARALLEL (2) cases at a time.
+# unknown), PARALLEL (2) cases at a time. The oracle is left out of the
+# default list (POLICIES) for its cost: it decides as coloc does.
 # With a document as third argument, the goal table read from the page
 # (scripts/goals.py) replaces what lies between its goals-shipped markers
 # (make results-sim does this for docs/simulation.md).
@@ -22,6 +23,7 @@ traces=$(ls examples/traces/msr/*.trace examples/traces/physical_cluster/*.trace
 "$bin" simulate sweep --traces "$traces" \
     --clusters examples/cluster-gavel-16.yaml,examples/cluster-gavel-48.yaml,examples/cluster-gavel.yaml \
     --data datasets/reference/gavel --models "$models" --max-jobs "${MAX_JOBS:-200}" \
+    --policy "${POLICIES:-fifo,backfill,gavel-las,gavel-las-packed,tiresias,srtf-known,coloc,coloc-no-sharing,coloc-estimate}" \
     --parallel "${PARALLEL:-2}" --markdown "$out"
 if [ -n "$doc" ]; then
     scripts/goals.py "$out" >"$models/goals.md"

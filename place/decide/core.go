@@ -87,7 +87,7 @@ type Core struct {
 	refs              map[int]ref
 	topo              *topology
 	// pairMemo remembers the predicted normalized throughputs of pairs.
-	pairMemo map[pairKey]pairVal
+	pairMemo map[uint64]pairVal
 	wid      map[string]int32
 	last     []lastJob // the last full decision
 	// runs holds, per running job, when its current run began and the
@@ -199,6 +199,7 @@ func newTopology(gpus []GPU) *topology {
 // option is one way to run a job alone: d GPUs of a type.
 type option struct {
 	typ    string
+	tid    int // the type's index in topology.types
 	d      int
 	spread bool
 	rate   float64
@@ -216,6 +217,7 @@ type info struct {
 	cur      *option // the running job's current placement
 	partner  int     // the job it shares with now, -1 none
 	pick     *pick   // the decision; nil: it waits
+	wid      int32   // its workload's number (Core.widOf)
 }
 
 func (c *Core) refOf(j *Job) ref {
@@ -344,8 +346,8 @@ func (c *Core) worthRevising(infos []*info) bool {
 			if o == nil {
 				continue
 			}
-			nw, ok1 := c.pair(w.j.Workload, h.j.Workload, o.typ, o.d)
-			nh, ok2 := c.pair(h.j.Workload, w.j.Workload, o.typ, o.d)
+			nw, ok1 := c.pair(w, h, o)
+			nh, ok2 := c.pair(h, w, o)
 			if ok1 && ok2 && o.value*min(nw, 1)+h.cur.value*min(nh, 1) > h.cur.value*k {
 				return true
 			}
@@ -394,7 +396,7 @@ func (c *Core) assess(st *State) []*info {
 		if !(r.rate > 0) {
 			continue
 		}
-		in := &info{j: j, ref: r, partner: -1}
+		in := &info{j: j, ref: r, partner: -1, wid: c.widOf(j.Workload)}
 		if len(j.GPUs) > 0 {
 			for _, o := range byGPU[j.GPUs[0]] {
 				if o != j.ID {
@@ -473,7 +475,7 @@ func (c *Core) candidates(infos []*info, gpus int) []*info {
 func (c *Core) options(in *info) {
 	j := in.j
 	prog := float64(in.ref.degree) / in.ref.rate // reference GPU-seconds per iteration
-	for _, t := range c.topo.types {
+	for ti, t := range c.topo.types {
 		for _, d := range j.Degrees {
 			if d > c.topo.count[t] {
 				continue
@@ -483,7 +485,7 @@ func (c *Core) options(in *info) {
 			if !ok || !(r > 0) {
 				continue
 			}
-			in.opts = append(in.opts, option{typ: t, d: d, spread: spread, rate: r, value: in.index * r * prog / float64(d)})
+			in.opts = append(in.opts, option{typ: t, tid: ti, d: d, spread: spread, rate: r, value: in.index * r * prog / float64(d)})
 		}
 	}
 	if len(j.GPUs) == 0 {
@@ -500,7 +502,7 @@ func (c *Core) options(in *info) {
 	if !ok {
 		return
 	}
-	in.cur = &option{typ: t, d: len(j.GPUs), spread: spread, rate: r, value: in.index * r * prog / float64(len(j.GPUs))}
+	in.cur = &option{typ: t, tid: slices.Index(c.topo.types, t), d: len(j.GPUs), spread: spread, rate: r, value: in.index * r * prog / float64(len(j.GPUs))}
 }
 
 // keep is the factor by which a running job's current placement is
@@ -758,8 +760,8 @@ func (c *Core) pairs(infos []*info, k float64) []cand {
 				if ob == nil {
 					continue
 				}
-				na, ok1 := c.pair(a.j.Workload, b.j.Workload, oa.typ, oa.d)
-				nb, ok2 := c.pair(b.j.Workload, a.j.Workload, oa.typ, oa.d)
+				na, ok1 := c.pair(a, b, &oa)
+				nb, ok2 := c.pair(b, a, &oa)
 				if !ok1 || !ok2 {
 					continue
 				}
@@ -798,25 +800,22 @@ func (in *info) sharing(b *info, o *option) bool {
 	return in.partner == b.j.ID && in.cur != nil && sameOpt(o, in.cur)
 }
 
-// pair returns the predicted normalized throughput of w next to q,
-// remembered: it depends only on the workloads and the placement.
-func (c *Core) pair(w, q, t string, d int) (float64, bool) {
-	key := pairKey{c.widOf(w), c.widOf(q), t, d}
+// pair returns the predicted normalized throughput of a's workload next
+// to b's on o's GPU type and degree, remembered: it depends only on the
+// workloads and the placement. The memo's key packs the workload numbers,
+// the type's index and the degree in one integer, cheap to hash: the pair
+// check runs for every candidate pair at every decision.
+func (c *Core) pair(a, b *info, o *option) (float64, bool) {
+	key := uint64(a.wid)<<40 | uint64(b.wid)<<20 | uint64(o.tid)<<12 | uint64(o.d)
 	if v, ok := c.pairMemo[key]; ok {
 		return v.n, v.ok
 	}
-	n, ok := c.rates.Pair(w, q, t, d)
+	n, ok := c.rates.Pair(a.j.Workload, b.j.Workload, o.typ, o.d)
 	if c.pairMemo == nil {
-		c.pairMemo = map[pairKey]pairVal{}
+		c.pairMemo = map[uint64]pairVal{}
 	}
 	c.pairMemo[key] = pairVal{n, ok}
 	return n, ok
-}
-
-type pairKey struct {
-	w, q int32 // workload numbers (Core.wid)
-	t    string
-	d    int
 }
 
 // widOf numbers workload names, so that memo keys hash small integers.
