@@ -431,11 +431,21 @@ func (c *Core) assess(st *State) []*info {
 		total += in.remain
 		infos = append(infos, in)
 	}
-	// A job is critical when it alone needs at least the time the whole
-	// backlog needs on the whole cluster: then the makespan waits for it.
+	// The job that needs longest alone is critical when it needs at least
+	// the time the whole backlog needs on the whole cluster: then the
+	// makespan waits for it. One job only: with sizes unknown a remaining
+	// size is the mean of a heavy tail, so many old jobs pass the bound
+	// at once, and marking them all let long jobs hold the fastest GPUs
+	// (on ed69ec's 951 jobs on 48 GPUs, average JCT 78.7 h against 51.4 h).
 	horizon := total / float64(len(st.GPUs))
+	var top *info
 	for _, in := range infos {
-		in.critical = in.remain/float64(in.ref.degree) >= horizon && len(infos) > 1
+		if t := in.remain / float64(in.ref.degree); t >= horizon && len(infos) > 1 && (top == nil || t > top.remain/float64(top.ref.degree)) {
+			top = in
+		}
+	}
+	if top != nil {
+		top.critical = true
 	}
 	return c.candidates(infos, len(st.GPUs))
 }

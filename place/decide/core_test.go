@@ -191,3 +191,30 @@ func TestNewRejectsBadOptions(t *testing.T) {
 		}
 	}
 }
+
+// The makespan guard: the job that needs longest alone, when it needs at
+// least the backlog's time on the whole cluster, runs first on its
+// fastest option, ahead of shorter jobs; a second long job is not
+// critical with it (one job sets the makespan).
+func TestMakespanGuard(t *testing.T) {
+	r := rates{solo: map[string]map[string]float64{"a": {"fast": 2, "slow": 1}}}
+	g := []GPU{{Node: 0, Type: "fast"}, {Node: 1, Type: "slow"}}
+	c := mustNew(t, r, Options{MaxPerGPU: 1, Durations: Known})
+	out := c.Decide(&State{GPUs: g, Jobs: []Job{
+		{ID: 1, Workload: "a", Degrees: []int{1}, Work: 40000},
+		{ID: 2, Workload: "a", Arrival: 1, Degrees: []int{1}, Work: 30000},
+		{ID: 3, Workload: "a", Arrival: 2, Degrees: []int{1}, Work: 100},
+	}})
+	if want := map[int][]int{1: {0}, 3: {1}}; !reflect.DeepEqual(out, want) {
+		t.Errorf("decision %v, want %v (the longest job on the fast GPU, the shortest on the other)", out, want)
+	}
+	// Without a job past the bound, shortest first takes the fast GPU.
+	out = mustNew(t, r, Options{MaxPerGPU: 1, Durations: Known}).Decide(&State{GPUs: g, Jobs: []Job{
+		{ID: 1, Workload: "a", Degrees: []int{1}, Work: 300},
+		{ID: 2, Workload: "a", Arrival: 1, Degrees: []int{1}, Work: 250},
+		{ID: 3, Workload: "a", Arrival: 2, Degrees: []int{1}, Work: 100},
+	}})
+	if want := map[int][]int{3: {0}, 2: {1}}; !reflect.DeepEqual(out, want) {
+		t.Errorf("decision %v, want %v", out, want)
+	}
+}

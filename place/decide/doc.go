@@ -51,10 +51,13 @@
 // that early), which keeps equal-priority jobs from trading GPUs at every
 // event and paying a restart each time.
 //
-// Makespan guard: a job is critical when its expected remaining time alone
-// is at least the whole backlog's expected remaining GPU time over the
-// cluster's GPUs; the makespan then waits for it, so it runs first, on its
-// fastest option, whatever its index.
+// Makespan guard: the job whose expected remaining time alone is longest
+// is critical when that time is at least the whole backlog's expected
+// remaining GPU time over the cluster's GPUs; the makespan then waits for
+// it, so it runs first, on its fastest option, whatever its index. Only
+// that one job: with sizes unknown an expected remaining size is the mean
+// of a heavy tail, and marking every job past the bound let long jobs
+// hold the fastest GPUs.
 //
 // # Choices where the sources are silent
 //
