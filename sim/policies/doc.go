@@ -1,16 +1,35 @@
 // Package policies holds the simulator policies that decide with fitted
-// models: coloc (the completion-time rule with the models' predictions),
+// models: coloc (the decision core of package place/decide with the
+// models' predictions; core.go), its variants coloc-no-sharing and
+// coloc-estimate, oracle (the core with the measured pair rates),
 // similarity (GPU type by model similarity, revised every round, with
-// small-model packing, after Thanapol et al. 2023/2024) and oracle (the
-// same rule with the measured rates). Each is a sim.Policy; Policies
-// lists them, All adds the baselines, and Experiment (one trace, one
+// small-model packing, after Thanapol et al. 2023/2024), and coloc-rule
+// and oracle-rule, the former coloc: the completion-time rule below, which
+// `coloc policy export` still records. Each is a sim.Policy; Policies
+// lists them, All adds the baselines and the peers (sim/peers), and
+// Experiment (one trace, one
 // cluster, several policies) and Sweep (many of each, the results page)
 // are what `coloc simulate` and the reports call. Experiment.Load reads an
 // experiment's files (a Gavel trace or a job list, a cluster spec, the
 // measured rates) and WriteTable prints its results as `coloc simulate`
 // does.
 //
-// # coloc and oracle: the completion-time rule
+// # coloc and oracle: the decision core
+//
+// corePolicy hands the core the cluster and its jobs at every scheduling
+// point, tells it of the jobs that completed since (their sizes are what
+// it learns job sizes from), and turns its answer into a plan: stop the
+// running jobs it moves or pauses, place the others. What a job's size is
+// to the core follows --durations (sim.Env.Durations): nothing but its
+// attained service (attained, the default), a user's estimate
+// (sim.Estimate: the truth times a log-normal factor of median 2 and
+// log-space spread 1, drawn per job from the seed; the median is the
+// common reading of batch clusters' requested time limits, the spread our
+// choice, a wide one), or the truth (known, a reference). --min-normalized
+// is a floor below which no pair shares; --order is the rule's and is
+// refused for the core, which orders by its index.
+//
+// # coloc-rule and oracle-rule: the completion-time rule
 //
 // The objective is the average job completion time. At every arrival and
 // completion each waiting job, in arrival order, takes the option that
