@@ -591,7 +591,18 @@ func (c *Core) choose(infos []*info) {
 			cands = append(cands, cand{a: in, o: o, v: v})
 		}
 	}
-	if c.opt.MaxPerGPU >= 2 {
+	// Sharing is for when GPUs are scarce: pairs compete with single jobs
+	// for GPUs only while the jobs need more GPUs (each at its smallest
+	// degree) than the cluster has. Otherwise every job that can have
+	// GPUs of its own gets them, and a job left waiting may still join a
+	// host (join). Weighing pairs on a cluster with GPUs to spare put two
+	// jobs on one GPU beside idle ones: per GPU, two jobs at 0.7 of their
+	// speed do more than one, but each ends later.
+	demand := 0
+	for _, in := range infos {
+		demand += in.j.Degrees[0]
+	}
+	if c.opt.MaxPerGPU >= 2 && demand > len(c.topo.gpus) {
 		cands = append(cands, c.pairs(infos, k)...)
 	}
 	slices.SortFunc(cands, compareCands)
@@ -606,6 +617,9 @@ func (c *Core) choose(infos []*info) {
 		}
 	}
 	c.makeRoom(infos, left)
+	if c.opt.MaxPerGPU >= 2 {
+		c.join(infos, k)
+	}
 	c.growDegrees(infos, left)
 }
 
@@ -701,6 +715,66 @@ func (c *Core) makeRoom(infos []*info, left map[string]int) {
 		left[bestOpt.typ] -= bestOpt.d
 		in.pick = &pick{o: *bestOpt}
 		alone = append(alone, in)
+	}
+}
+
+// join lets jobs the greedy left waiting share the GPUs of jobs it placed
+// alone: sharing is for when GPUs are scarce, so it is weighed only once
+// every job that could have GPUs of its own has them. Highest index
+// first, each waiting job joins the host where the pair's value (both
+// jobs' index times progress at their predicted normalized throughputs)
+// exceeds the host's alone by most; a pair running now counts its value
+// times keep, as a change would restart it. Only the waiting jobs of
+// highest index are weighed (pairOpts).
+func (c *Core) join(infos []*info, k float64) {
+	var waiting, hosts []*info
+	for _, in := range infos {
+		switch {
+		case in.pick == nil && !in.critical:
+			waiting = append(waiting, in)
+		case in.pick != nil && in.pick.partner == nil && !in.critical:
+			hosts = append(hosts, in)
+		}
+	}
+	slices.SortStableFunc(waiting, func(a, b *info) int { return cmp.Compare(b.index, a.index) })
+	if len(waiting) > pairOpts {
+		waiting = waiting[:pairOpts]
+	}
+	for _, w := range waiting {
+		var best *info
+		var bestOpt *option
+		bestGain := 0.0
+		for _, h := range hosts {
+			if h.pick.partner != nil {
+				continue
+			}
+			ho := &h.pick.o
+			o := w.opt(ho.typ, ho.d, ho.spread)
+			if o == nil {
+				continue
+			}
+			nw, ok1 := c.pair(w, h, o)
+			nh, ok2 := c.pair(h, w, o)
+			if !ok1 || !ok2 {
+				continue
+			}
+			alone := ho.value
+			if h.cur != nil && h.partner < 0 && sameOpt(ho, h.cur) {
+				alone *= k
+			}
+			together := o.value*min(nw, 1) + ho.value*min(nh, 1)
+			if w.sharing(h, o) {
+				together *= k
+			}
+			if g := together - alone; g > bestGain {
+				best, bestOpt, bestGain = h, o, g
+			}
+		}
+		if best == nil {
+			continue
+		}
+		w.pick = &pick{o: *bestOpt, partner: best}
+		best.pick.partner = w
 	}
 }
 

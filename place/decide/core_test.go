@@ -218,3 +218,35 @@ func TestMakespanGuard(t *testing.T) {
 		t.Errorf("decision %v, want %v", out, want)
 	}
 }
+
+// With GPUs to spare no job shares, however well a pair would do: each
+// job runs faster alone. When they are scarce, the pair that does more
+// together shares.
+func TestSharesOnlyWhenGPUsAreScarce(t *testing.T) {
+	ws := []string{"a", "b", "c", "d"}
+	r := oneType(ws...)
+	for _, x := range ws {
+		for _, y := range ws {
+			r.pair[[2]string{x, y}] = 0.9
+		}
+	}
+	var jobs []Job
+	for i, w := range ws {
+		jobs = append(jobs, Job{ID: i, Workload: w, Arrival: float64(i), Degrees: []int{1}})
+	}
+	distinct := func(out map[int][]int) int {
+		used := map[int]bool{}
+		for _, g := range out {
+			used[g[0]] = true
+		}
+		return len(used)
+	}
+	out := mustNew(t, r, Options{MaxPerGPU: 2}).Decide(&State{GPUs: gpus(8, "g"), Jobs: jobs})
+	if len(out) != 4 || distinct(out) != 4 {
+		t.Errorf("four jobs on eight GPUs: %v, want one GPU each", out)
+	}
+	out = mustNew(t, r, Options{MaxPerGPU: 2}).Decide(&State{GPUs: gpus(2, "g"), Jobs: jobs})
+	if len(out) != 4 || distinct(out) != 2 {
+		t.Errorf("four jobs on two GPUs: %v, want all four running, two a GPU", out)
+	}
+}
