@@ -46,7 +46,7 @@ step "place the example job list on the example cluster and export the policy fi
 
 step "simulate the policies on a Gavel trace (951 jobs, 48 GPUs)"
 "$bin" simulate --trace examples/traces/msr/ed69ec.trace --cluster examples/cluster-gavel-48.yaml \
-  --data "$out/data/gavel" --models "$out/models" --policy fifo,backfill,random-pack,greedy-pack,coloc,similarity,oracle
+  --data "$out/data/gavel" --models "$out/models" --policy fifo,backfill,greedy-pack,gavel-las,tiresias,coloc,oracle
 
 step "write the report"
 "$bin" report --out "$out/report" --data "$out/data/gavel,$out/data/pollux" \

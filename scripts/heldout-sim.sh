@@ -8,10 +8,12 @@
 # clusters are examples/heldout/ (8 to 256 GPUs, one of V100s only). The
 # shipped traces and clusters of docs/results.md are not among them.
 #
-# The page ends with the oracle's band: the same sweep of coloc and the
-# oracle with the oracle deciding on measured rates perturbed by up to ±1%
-# (--oracle-noise 0.01, seeds 1 to 8), so that a difference between coloc
-# and the oracle can be read against what the oracle's own luck moves.
+# Each trace's first MAX_JOBS (200) jobs, PARALLEL (2) cases at a time,
+# under the peers, the baselines and coloc's variants (POLICIES). With
+# BANDS=1 the page ends with the oracle's band: the same sweep of coloc and
+# the oracle with the oracle deciding on measured rates perturbed by up to
+# ±1% (--oracle-noise 0.01, seeds 1 to 8), so that a difference between
+# coloc and the oracle can be read against what the oracle's own luck moves.
 # With a document as third argument, the goal table read from the page
 # (scripts/goals.py) replaces what lies between its goals-heldout markers
 # (make results-sim does this for docs/simulation.md).
@@ -58,9 +60,11 @@ sweep() {
         --data datasets/reference/gavel --models "$models" "$@" 2>"$tmp/$name.log" ||
         { tail -5 "$tmp/$name.log" >&2; return 1; }
 }
-sweep page --markdown "$tmp/page.md"
+sweep page --max-jobs "${MAX_JOBS:-200}" --parallel "${PARALLEL:-2}" \
+    --policy "${POLICIES:-fifo,backfill,gavel-las,gavel-las-packed,tiresias,srtf-known,coloc,coloc-no-sharing,coloc-estimate}" \
+    --markdown "$tmp/page.md"
 bands=()
-for seed in 1 3 5 7; do
+for seed in $([ -n "${BANDS:-}" ] && echo 1 3 5 7); do
     # two at a time: a sweep runs its cases one after another
     sweep band$seed --policy coloc,oracle --oracle-noise 0.01 --seed $seed --markdown "$tmp/band$seed.md" &
     first=$!
@@ -70,7 +74,7 @@ for seed in 1 3 5 7; do
 done
 {
     cat "$tmp/page.md"
-    cat <<'EOF'
+    [ ${#bands[@]} -eq 0 ] || cat <<'EOF'
 
 ## coloc against the oracle's own luck
 
@@ -85,7 +89,7 @@ to the true oracle inside the range of the perturbed ones is a difference
 the oracle's luck alone makes.
 
 EOF
-    scripts/oracle-band.py "$tmp/page.md" "${bands[@]}"
+    [ ${#bands[@]} -eq 0 ] || scripts/oracle-band.py "$tmp/page.md" "${bands[@]}"
     echo
     echo "## How the traces were drawn"
     echo
