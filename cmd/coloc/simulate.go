@@ -39,7 +39,7 @@ func newSimulateCmd(e *env) *cobra.Command {
 	var f simulateFlags
 	var names []string
 	for _, p := range policies.All() {
-		names = append(names, fmt.Sprintf("  %-12s %s", p.Name, p.Doc))
+		names = append(names, fmt.Sprintf("  %-17s %s", p.Name, p.Doc))
 	}
 	cmd := &cobra.Command{
 		Use:   "simulate --trace T --cluster C --data DIR --policy P[,P...]",
