@@ -12,7 +12,7 @@ import (
 const DescriptorsVersion = 1
 
 // Descriptor characterises a model independently of any hardware: what the
-// workload protocol's `meta` line reports (see DESIGN.md) and what the
+// workload protocol's `meta` line reports (docs/workloads.md) and what the
 // similarity policy compares.
 type Descriptor struct {
 	Model     string         `json:"model"`

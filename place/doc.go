@@ -30,7 +30,7 @@
 // fits the GPU. Next to several jobs, a job's normalized throughput is the
 // product of its pairwise ones (our choice: the data measure pairs only).
 // An estimate above 1 counts as 1 in every decision (values above 1 are
-// noise, DESIGN.md) and is reported as it is.
+// noise, docs/datasets.md) and is reported as it is.
 //
 // For a task t the engine decides, in this order:
 //

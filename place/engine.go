@@ -234,5 +234,5 @@ func memFits(need, used, capacity float64) bool {
 }
 
 // clip1 caps a normalized throughput at 1 for decisions: values above 1
-// are measurement noise (DESIGN.md) and do not make sharing a gain.
+// are measurement noise (docs/datasets.md) and do not make sharing a gain.
 func clip1(y float64) float64 { return math.Min(y, 1) }

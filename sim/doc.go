@@ -1,7 +1,7 @@
 // Package sim is the cluster simulator of coloc: it replays a job trace on
 // a simulated GPU cluster under a placement policy and measures job
 // completion time (JCT), makespan and GPU utilisation. It is the last
-// stage of the pipeline before the reports (see DESIGN.md): it evaluates
+// stage of the pipeline before the reports (docs/architecture.md): it evaluates
 // the policies of package policy against the usual baselines, on real
 // measured rates.
 //

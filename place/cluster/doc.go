@@ -1,7 +1,7 @@
 // Package cluster is the cluster spec of coloc: the GPU nodes a placement
 // policy (package policy) places jobs on and the simulator (package
 // sim) replays traces on. It sits between the fitted models and the
-// schedulers in the pipeline (see DESIGN.md) and depends on nothing else of
+// schedulers in the pipeline (docs/architecture.md) and depends on nothing else of
 // coloc, so a scheduler can read the same file.
 //
 // A spec is a YAML (or JSON) file, version 1:

@@ -2,7 +2,7 @@
 // (package place, `coloc policy export`) decides for and a job
 // trace the simulator (package sim, `coloc simulate`) replays. It
 // sits beside the cluster spec (package place/cluster) as an input of the
-// policy stage (see DESIGN.md), and, like it, is pure Go plus
+// policy stage (docs/architecture.md), and, like it, is pure Go plus
 // go.yaml.in/yaml/v3, with nothing else of coloc.
 //
 // A job list is a YAML (or JSON) file, version 1:
@@ -31,7 +31,7 @@
 // (exactly one), arrival_s, memory_gb. A duration needs its unit ("90m",
 // "6h", "3600s"); a bare number is refused, so that no one guesses whether
 // it meant seconds or hours. The model descriptor has the fields of the
-// workload protocol's meta line (see DESIGN.md): name, class, params,
+// workload protocol's meta line (docs/workloads.md): name, class, params,
 // flops_per_sample (forward FLOPs per sample), layers (count by kind),
 // batch_size, precision.
 //
