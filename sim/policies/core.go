@@ -19,6 +19,7 @@ type corePolicy struct {
 	core      *decide.Core
 	durations string
 	estimate  func(j *sim.Job) float64
+	estimates map[int]float64 // by job ID: drawn once, asked at every call
 	gpus      []decide.GPU
 	solo      sim.Rates
 	pair      PairRate
@@ -99,7 +100,12 @@ func (p *corePolicy) job(j *sim.Job) decide.Job {
 	case decide.Known:
 		d.Work = float64(j.Steps)
 	case decide.Estimate:
-		d.Work = p.estimate(j)
+		w, ok := p.estimates[j.ID]
+		if !ok {
+			w = p.estimate(j)
+			p.estimates[j.ID] = w
+		}
+		d.Work = w
 	}
 	return d
 }
@@ -119,6 +125,7 @@ func newCorePolicy(name string, e sim.Env, pair PairRate) (sim.Policy, error) {
 	p := &corePolicy{name: name, durations: dur, solo: e.Solo, pair: pair, floor: e.MinNormalized}
 	if dur == decide.Estimate {
 		p.estimate = func(j *sim.Job) float64 { return sim.Estimate(j, e.Seed, e.EstimateMedian, e.EstimateSigma) }
+		p.estimates = map[int]float64{}
 	}
 	return p, nil
 }
