@@ -138,7 +138,7 @@ func newSimulateSweepCmd(e *env) *cobra.Command {
 	var f simulateFlags
 	var traces, clusters, degrees []string
 	var markdown string
-	var maxJobs, parallel int
+	var parallel int
 	cmd := &cobra.Command{
 		Use:   "sweep --traces T[,T...] --clusters C[,C...] --data DIR --models M --markdown FILE",
 		Short: "Replay many traces on many clusters and write the results page",
@@ -153,9 +153,8 @@ makespan ratio, then every case and the unrunnable jobs by reason.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			s := policies.Sweep{Traces: traces, Clusters: clusters, Data: f.data, Policies: f.policies, Reference: "coloc", Degrees: degrees, Progress: e.stderr,
-				Peers: peers.Published, MaxJobs: maxJobs, Parallel: parallel,
+				Peers: peers.Published, MaxJobs: f.maxJobs, Parallel: parallel,
 				Options: sim.DefaultOptions, Env: sim.Env{Seed: f.seed, Models: f.models, MinNormalized: f.minNormalized, Durations: f.durations, Order: f.order, Decide: f.decide, OracleNoise: f.oracleNoise}}
-			f.maxJobs = maxJobs
 			cases, err := s.Run()
 			if err != nil {
 				return err
@@ -178,7 +177,7 @@ makespan ratio, then every case and the unrunnable jobs by reason.`,
 	fl.StringVar(&f.data, "data", "", "dataset directory with solo.arrow and pairs.arrow (iterations/s, or samples/s with batch sizes)")
 	fl.StringVar(&f.models, "models", "", "fitted models, for the policies that use them")
 	fl.StringSliceVar(&f.policies, "policy", []string{"fifo", "backfill", "gavel-las", "gavel-las-packed", "tiresias", "srtf-known", "coloc", "coloc-no-sharing", "coloc-estimate", "oracle"}, "policies; must include coloc (the page leads with each over the strongest of gavel-las, gavel-las-packed and tiresias)")
-	fl.IntVar(&maxJobs, "max-jobs", 0, "replay the first N jobs of each trace (0: all)")
+	fl.IntVar(&f.maxJobs, "max-jobs", 0, "replay the first N jobs of each trace (0: all)")
 	fl.IntVar(&parallel, "parallel", 1, "cases replayed at once")
 	fl.Uint64Var(&f.seed, "seed", 1, "seed of the randomised policies")
 	fl.Float64Var(&f.minNormalized, "min-normalized", 0, "coloc and oracle: optional floor (0: off)")
