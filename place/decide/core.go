@@ -80,7 +80,7 @@ type Core struct {
 	opt   Options
 	rates Rates
 	hist  history // sizes in reference seconds
-	est   Sizes   // with Durations Estimate: true size over the estimate
+	est   Sizes   // with Durations Estimate: true size over the estimate (unscaled: see the package doc)
 	// observed: a completion was recorded since the last decision;
 	// started: a decision was made.
 	observed, started bool
