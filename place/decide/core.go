@@ -80,7 +80,7 @@ type Core struct {
 	opt   Options
 	rates Rates
 	hist  history // sizes in reference seconds
-	est   Sizes   // with Durations Estimate: true size over the estimate (unscaled: see the package doc)
+	est   Sizes   // with Durations Estimate: true size over the estimate, times resUnit
 	// observed: a completion was recorded since the last decision;
 	// started: a decision was made.
 	observed, started bool
@@ -130,7 +130,7 @@ func (c *Core) Observe(j Job, iterations float64) {
 	size := iterations / r.rate * float64(r.degree)
 	c.observed = true
 	if c.opt.Durations == Estimate && j.Work > 0 {
-		c.est.Done(iterations / j.Work)
+		c.est.Done(resUnit * iterations / j.Work)
 		return
 	}
 	c.hist.completed(j.Workload, size/float64(r.degree))
@@ -380,7 +380,7 @@ func (c *Core) assess(st *State) []*info {
 			}
 			a := j.Done / r.rate * float64(r.degree)
 			if c.opt.Durations == Estimate && j.Work > 0 {
-				ratios = append(ratios, j.Done/j.Work)
+				ratios = append(ratios, resUnit*j.Done/j.Work)
 				continue
 			}
 			active = append(active, sized{j.Workload, a / float64(r.degree)})
@@ -417,7 +417,10 @@ func (c *Core) assess(st *State) []*info {
 			in.remain = max(0, j.Work-j.Done) * unit
 			in.index = 1 / max(in.remain, 1)
 		case c.opt.Durations == Estimate && j.Work > 0:
-			e := j.Work * unit
+			// Ratios of true size to estimate are counted in units
+			// of resUnit, as sizes over scales are: around 1 they
+			// would all fall in the grid's first bin.
+			e := j.Work * unit / resUnit
 			in.index = c.est.Index(a/e) / e
 			in.remain = e * c.est.Remaining(a/e)
 		default:

@@ -109,6 +109,31 @@ func TestKnownShortestFirst(t *testing.T) {
 	}
 }
 
+// With users' estimates, the core learns how far off they are: when
+// every completed job ran three times its estimate, a job that has run
+// 2.9 times its estimate is nearly done and keeps its GPU against a new
+// job with half its estimate (which needs 1.5 of the old one's estimate
+// more). Ranked on estimates alone the new job would win.
+func TestEstimateLearnsTheUsersError(t *testing.T) {
+	g := gpus(1, "g")
+	c := mustNew(t, oneType("a"), Options{Round: 360, MaxPerGPU: 1, Durations: Estimate})
+	st := &State{GPUs: g}
+	for i := range 20 {
+		st.Jobs = append(st.Jobs, Job{ID: 1000 + i, Workload: "a", Degrees: []int{1}, Work: float64(100 * (i + 1))})
+	}
+	c.Decide(st)
+	for _, j := range st.Jobs {
+		c.Observe(j, 3*j.Work)
+	}
+	out := c.Decide(&State{Now: 5000, GPUs: g, Jobs: []Job{
+		{ID: 1, Workload: "a", Degrees: []int{1}, GPUs: []int{0}, Done: 2900, Work: 1000},
+		{ID: 2, Workload: "a", Arrival: 5000, Degrees: []int{1}, Work: 500},
+	}})
+	if want := map[int][]int{1: {0}}; !reflect.DeepEqual(out, want) {
+		t.Errorf("decision %v, want %v (the job at 2.9x its estimate, when jobs run 3x theirs, finishes first)", out, want)
+	}
+}
+
 // Two jobs share a GPU exactly when, at their predicted normalized
 // throughputs, together they make more progress than one alone.
 func TestSharesWhenItPays(t *testing.T) {

@@ -22,13 +22,14 @@
 //     run long yields to new ones (as least-attained-service schedulers
 //     do), while a job near its workload's typical size is let finish.
 //   - estimate: a user's estimate of each job's size (a requested time
-//     limit). The core records the ratio of true size to estimate of each
-//     completed job (Sizes), but those ratios, around 1, all fall in the
-//     first bin of the grid (GridMin is 60), so the distribution carries
-//     no information: a job's index is a constant over its estimate, and
-//     the mode ranks jobs shortest estimate first, without ageing. Scaling
-//     the ratios onto the grid, as history does with resUnit, is the fix;
-//     it changes the published results and is not made yet.
+//     limit). The core learns the distribution of the ratio of true size
+//     to estimate from the jobs completed so far (Sizes, the running jobs
+//     censored at their service over their estimate), counted, as sizes
+//     over scales are, in units of resUnit so that the grid resolves
+//     ratios around 1. A job's index is the Gittins index of that
+//     distribution at its service over its estimate, divided by its
+//     estimate: shortest estimate first while the estimates hold, and a
+//     job that has outrun its estimate yields as its ratio's tail says.
 //   - known: the true sizes, a reference only (no cluster knows them):
 //     shortest remaining first.
 //
