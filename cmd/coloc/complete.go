@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/coloc-dev/coloc/internal/textlist"
 	"github.com/coloc-dev/coloc/model"
 	"github.com/spf13/cobra"
 )
@@ -47,59 +48,16 @@ func completeFiles(cmd *cobra.Command, flag string, exts ...string) {
 	cmd.MarkFlagFilename(flag, exts...)
 }
 
-// nearest returns the names within an edit distance of 2 of s, closest
-// first; the suggestions of an error about an unknown name.
-func nearest(s string, names []string) []string {
-	var out []string
-	for d := 0; d <= 2; d++ {
-		for _, n := range names {
-			if editDistance(strings.ToLower(s), strings.ToLower(n)) == d {
-				out = append(out, n)
-			}
-		}
-	}
-	return out
-}
-
-// editDistance is the Levenshtein distance of a and b in bytes.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
-}
-
 // unknownJob adds to the error of an unknown job the nearest known names,
 // or every known name when there are few.
 func unknownJob(err error, job string, known []string) error {
-	if near := nearest(job, known); len(near) > 0 {
-		return fmt.Errorf("%w; did you mean %s?", err, quoteAll(near, " or "))
+	if near := textlist.Nearest(job, known); len(near) > 0 {
+		return fmt.Errorf("%w; did you mean %s?", err, textlist.Quote(near, " or "))
 	}
 	if len(known) <= 30 {
-		return fmt.Errorf("%w; known jobs: %s", err, quoteAll(known, ", "))
+		return fmt.Errorf("%w; known jobs: %s", err, textlist.Quote(known, ", "))
 	}
 	return err
-}
-
-func quoteAll(names []string, sep string) string {
-	q := make([]string, len(names))
-	for i, n := range names {
-		q[i] = fmt.Sprintf("%q", n)
-	}
-	return strings.Join(q, sep)
 }
 
 // modelSpace is the job and slot space of the first model of the

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/coloc-dev/coloc/internal/textlist"
 	"github.com/coloc-dev/coloc/internal/version"
 	"github.com/coloc-dev/coloc/profile/sampler"
 	"github.com/spf13/cobra"
@@ -122,7 +123,7 @@ func suggestFlag(cmd *cobra.Command, err error) error {
 			names = append(names, f.Name)
 		}
 	})
-	near := nearest(typed, names)
+	near := textlist.Nearest(typed, names)
 	if len(near) == 0 {
 		return fmt.Errorf("%w (see %s --help)", err, cmd.CommandPath())
 	}

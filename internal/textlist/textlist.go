@@ -1,6 +1,7 @@
-// Package textlist shortens the lists that messages name, so that a
-// warning about thousands of pairs stays one readable line and still says
-// how many it leaves out.
+// Package textlist writes the lists of names that messages hold: shortened,
+// so that a warning about thousands of pairs stays one readable line and
+// still says how many it leaves out; quoted; and the known names nearest
+// a mistyped one, for a "did you mean".
 package textlist
 
 import (
@@ -15,4 +16,48 @@ func Head(items []string, n int, sep string) string {
 		return strings.Join(items, sep)
 	}
 	return fmt.Sprintf("%s and %d more", strings.Join(items[:n], sep), len(items)-n)
+}
+
+// Quote joins the names, each quoted, with sep.
+func Quote(names []string, sep string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = fmt.Sprintf("%q", n)
+	}
+	return strings.Join(q, sep)
+}
+
+// Nearest returns the names within an edit distance of 2 of s, ignoring
+// case, closest first: the suggestions of an error about an unknown name.
+func Nearest(s string, names []string) []string {
+	var out []string
+	for d := 0; d <= 2; d++ {
+		for _, n := range names {
+			if editDistance(strings.ToLower(s), strings.ToLower(n)) == d {
+				out = append(out, n)
+			}
+		}
+	}
+	return out
+}
+
+// editDistance is the Levenshtein distance of a and b in bytes.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }

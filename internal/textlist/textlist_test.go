@@ -21,3 +21,17 @@ func TestHead(t *testing.T) {
 		}
 	}
 }
+
+func TestNearestAndQuote(t *testing.T) {
+	names := []string{"resnet50", "resnet18", "transformer", "ResNet-50"}
+	got := Nearest("resnet5", names)
+	if len(got) != 3 || got[0] != "resnet50" || got[1] != "resnet18" || got[2] != "ResNet-50" {
+		t.Errorf("Nearest(resnet5) = %q, want resnet50 (1 edit), then resnet18 and ResNet-50 (2)", got)
+	}
+	if got := Nearest("lstm", names); len(got) != 0 {
+		t.Errorf("Nearest(lstm) = %q, want none within 2 edits", got)
+	}
+	if got := Quote([]string{"a", "b c"}, " or "); got != `"a" or "b c"` {
+		t.Errorf("Quote = %s", got)
+	}
+}
