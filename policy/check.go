@@ -41,9 +41,9 @@ const MaxGPUsPerNode = 64
 // Rules, Durations and Orders are the values of the objective's rule,
 // durations and order that coloc writes.
 var (
-	Rules     = []string{"completion-time"}
-	Durations = []string{"known", "attained"}
-	Orders    = []string{"shortest", "arrival"}
+	Rules     = []string{RuleDecisionCore, RuleCompletionTime}
+	Durations = []string{"attained", "known"}
+	Orders    = []string{OrderGittins, "shortest", "arrival"}
 )
 
 func positive(x float64) bool { return x > 0 && !math.IsInf(x, 1) }
@@ -687,6 +687,12 @@ func (c *checker) objective() {
 	c.nonEmpty("objective.minimize", o.Minimize)
 	c.oneOf("objective.durations", o.Durations, Durations)
 	c.oneOf("objective.order", o.Order, Orders)
+	if (o.Rule == RuleDecisionCore || o.Order == OrderGittins) && c.f.Version < 4 {
+		c.add("objective", "rule %s and order %s need version 4", o.Rule, o.Order)
+	}
+	if (o.Rule == RuleDecisionCore) != (o.Order == OrderGittins) {
+		c.add("objective.order", "%q with rule %q: the decision core orders by %s, the completion-time rule by shortest or arrival", o.Order, o.Rule, OrderGittins)
+	}
 	if !(o.MinNormalized >= 0 && o.MinNormalized <= 1) {
 		c.add("objective.min_normalized", "%v, want a number in [0, 1] (0: off)", o.MinNormalized)
 	}

@@ -63,9 +63,9 @@ func TestEncodeRefusesInvalid(t *testing.T) {
 		t.Errorf("error %v, want one naming thresholds.max_per_gpu", err)
 	}
 	g := *loadFixture(t).File
-	g.Version = 4
-	if _, err := Encode(&g); err == nil || !strings.Contains(err.Error(), "version 4") {
-		t.Errorf("error %v, want one naming version 4", err)
+	g.Version = 5
+	if _, err := Encode(&g); err == nil || !strings.Contains(err.Error(), "version 5") {
+		t.Errorf("error %v, want one naming version 5", err)
 	}
 }
 

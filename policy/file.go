@@ -19,9 +19,14 @@ import "fmt"
 // Version 3 adds Decision.Assumed: a job shares multi-GPU placements on
 // rates assumed from the pair on one GPU, not measured at the degree. A
 // version 1 or 2 file has none and is read as it is.
+//
+// Version 4 adds the decision core's objective (RuleDecisionCore, with
+// order OrderGittins): decisions taken by value per GPU under a Gittins-
+// index priority, which carry no rule record. Earlier versions have only
+// the completion-time rule and are read as they are.
 const (
 	Format     = "coloc.policy"
-	Version    = 3
+	Version    = 4
 	MinVersion = 1
 )
 
@@ -42,17 +47,27 @@ const (
 	OptionWait  = "wait"  // wait for GPUs of a type to free up
 )
 
+// Objective rules and the decision core's order (version 4).
+const (
+	RuleCompletionTime = "completion-time"
+	RuleDecisionCore   = "decision-core"
+	OrderGittins       = "gittins"
+)
+
 // Objective says what the decisions of a file minimise and how (version
 // 2): the completion-time rule of the simulator's coloc policy.
 type Objective struct {
-	// Rule names the decision rule, "completion-time".
+	// Rule names the decision rule: RuleDecisionCore (version 4) or
+	// RuleCompletionTime.
 	Rule string `json:"rule"`
 	// Minimize is what each decision minimises, in words.
 	Minimize string `json:"minimize"`
 	// Durations is how remaining work was estimated: known (the job's
 	// steps) or attained (from the service a job had).
 	Durations string `json:"durations"`
-	// Order is the order in which waiting jobs chose: shortest or arrival.
+	// Order is the order in which waiting jobs chose: shortest or
+	// arrival (the completion-time rule), or gittins (the decision core:
+	// by value per GPU under a Gittins-index priority).
 	Order string `json:"order"`
 	// MinNormalized is the optional floor on a sharing job's predicted
 	// normalized throughput (0: off).

@@ -21,7 +21,7 @@ type policyExportFlags struct {
 	clusterModel, nodeModel    string
 	decide                     string
 	assumePairs                bool
-	durations, order           string
+	durations, order, rule     string
 	data                       []string
 	th                         policy.Thresholds
 }
@@ -34,27 +34,24 @@ func newPolicyExportCmd(e *env) *cobra.Command {
 		Short: "Place a job list on a cluster with the fitted models and write the policy file",
 		Long: `Places every job of the job list J on the cluster of spec C, as if all had
 arrived at once on the empty cluster, and writes the decisions with the online
-tables to a policy file (JSON, format coloc.policy version 3).
+tables to a policy file (JSON, format coloc.policy version 4).
 
-The decisions are those of the simulator's coloc policy (coloc simulate
---policy coloc) at its first scheduling point, from the same code: the
-completion-time rule. Jobs choose in turn (shortest predicted remaining GPU
-time first; --order arrival for list order) the option that adds least to
-the sum of the predicted completion times of the jobs it touches:
-  run now   on free GPUs of a type at an allowed degree: W/s (W its steps,
-            s its measured solo throughput there);
-  share     the GPUs of a job placed alone at the same degree: both at
-            their predicted normalized throughputs (the node-level model,
-            IAPP) until the first ends; the partner's delay is counted;
-  wait      for GPUs of a type to free up (status waiting), when that is
-            predicted to complete it sooner.
-There is no threshold: --min-normalized is an optional floor (0: off).
-A pair may share only where the data hold a status-ok measurement of it
-(with --assume-multi-gpu-pairs, two jobs of the same degree k > 1 whose pair
-was measured on one GPU only share k GPUs at the one-GPU normalized
-throughputs, and their decisions are marked assumed); memory is not checked. Each decision records its option, cost, predicted
-completion (and start), solo throughput and normalized throughputs (rule),
-and the file its objective.
+The decisions are those the simulator's coloc policy takes at its first
+scheduling point, from the same code (docs/placement.md). --rule
+decision-core (the default) is coloc: the GPUs go to the jobs of highest value
+per GPU (a Gittins-index priority times progress per GPU; with --durations
+attained, the default, sizes are unknown and every job has the same
+priority), two jobs share GPUs only while the jobs ask more GPUs than the
+cluster has, at their predicted normalized throughputs (IAPP), and a job
+left without GPUs waits. --rule completion-time is the former rule: jobs
+choose in turn (--order) to run now, share or wait, whichever adds least to
+the sum of the predicted completion times (--durations known: from the
+jobs' steps, foresight), each decision with its rule record.
+--min-normalized is an optional floor (0: off). A pair may share only where
+the data hold a status-ok measurement of it (with --assume-multi-gpu-pairs,
+two jobs of the same degree k > 1 whose pair was measured on one GPU only
+share k GPUs at the one-GPU normalized throughputs, marked assumed); memory
+is not checked. The file records the objective.
 
   workload  a job whose workload the data in DIR measure stands for itself;
             any other is described by its model: entry (or, without one, by
@@ -84,7 +81,10 @@ atomically; a summary of the decisions is printed.`,
     --models out/models --data datasets/reference/gavel -o out/policy.json
   coloc policy export --cluster examples/cluster-gavel.yaml \
     --jobs examples/traces/physical_cluster/small_test.trace \
-    --models out/models --data datasets/reference/gavel --order arrival -o out/trace.json`,
+    --models out/models --data datasets/reference/gavel -o out/trace.json
+  coloc policy export --cluster examples/cluster.yaml --jobs examples/jobs.yaml \
+    --models out/models --data datasets/reference/gavel --rule completion-time \
+    --durations known -o out/policy-rule.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runPolicyExport(e, f)
@@ -98,9 +98,10 @@ atomically; a summary of the decisions is printed.`,
 	fl.StringVarP(&f.out, "out", "o", "", "policy file to write")
 	fl.IntVar(&f.th.MaxPerGPU, "max-per-gpu", f.th.MaxPerGPU, "most jobs on one GPU")
 	fl.Float64Var(&f.th.MinNormalized, "min-normalized", f.th.MinNormalized, "optional floor: never share when a job is predicted below this normalized throughput (0: off)")
-	fl.StringVar(&f.durations, "durations", "known", "remaining work from the jobs' steps (known) or from the service a job had (attained)")
+	fl.StringVar(&f.rule, "rule", policy.RuleDecisionCore, "decision-core (coloc) or completion-time (the former rule)")
+	fl.StringVar(&f.durations, "durations", "attained", "what the decisions know of job sizes: attained (nothing yet: sizes unknown) or known (the jobs' steps: foresight)")
 	fl.BoolVar(&f.assumePairs, "assume-multi-gpu-pairs", defaultAssumePairs, "let two jobs of the same degree share their GPUs where the data did not measure the pair at that degree, at the pair's normalized throughputs on one GPU (decisions marked assumed)")
-	fl.StringVar(&f.order, "order", policies.OrderShortest, "order in which jobs choose: shortest (predicted remaining GPU time) or arrival")
+	fl.StringVar(&f.order, "order", policies.OrderShortest, "--rule completion-time: order in which jobs choose: shortest (predicted remaining GPU time) or arrival")
 	fl.Float64Var(&f.th.ScalingEfficiency, "efficiency", f.th.ScalingEfficiency, "lowest scaling efficiency of the degree at which a duration becomes steps, and of the scaling tables' chosen degree")
 	fl.IntVar(&f.th.SimilarityK, "similarity-k", f.th.SimilarityK, "nearest references consulted for a job never profiled")
 	fl.StringVar(&f.clusterModel, "cluster-model", place.DefaultModelNames.Cluster, "model of the cluster stage (CLWP) and of the pairs table")
@@ -133,16 +134,12 @@ func runPolicyExport(e *env, f policyExportFlags) error {
 		return fmt.Errorf("--decide %q: want %s or %s", f.decide, policy.DecideExpected, policy.DecideLower)
 	}
 	models.Decide = f.decide
-	d, err := policies.ParseDurations(f.durations)
+	decider, err := policies.ExportSettings{Rule: f.rule, Durations: f.durations, Order: f.order, MinNormalized: f.th.MinNormalized,
+		MaxPerGPU: f.th.MaxPerGPU, Efficiency: f.th.ScalingEfficiency, AssumeMultiGPUPairs: f.assumePairs}.Decider()
 	if err != nil {
 		return err
 	}
-	if err := (&policies.Rule{}).SetOrder(f.order); err != nil {
-		return err
-	}
-	rule := policies.RuleExport{Durations: d, Order: f.order, MinNormalized: f.th.MinNormalized, MaxPerGPU: f.th.MaxPerGPU, Efficiency: f.th.ScalingEfficiency,
-		AssumeMultiGPUPairs: f.assumePairs}
-	opt := place.ExportOptions{Thresholds: f.th, Decide: rule.Decider()}
+	opt := place.ExportOptions{Thresholds: f.th, Decide: decider}
 	if s := os.Getenv("SOURCE_DATE_EPOCH"); s != "" {
 		sec, err := strconv.ParseInt(s, 10, 64)
 		if err != nil {

@@ -107,7 +107,7 @@ func TestPolicyExportErrors(t *testing.T) {
 
 func TestPolicyHelpTeaches(t *testing.T) {
 	out, _ := mustRun(t, "policy", "export", "--help")
-	for _, want := range []string{"completion-time", "waiting", "--min-normalized", "unplaceable", "examples/jobs.yaml", "SOURCE_DATE_EPOCH"} {
+	for _, want := range []string{"decision-core", "completion-time", "waits", "--min-normalized", "unplaceable", "examples/jobs.yaml", "SOURCE_DATE_EPOCH"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("--help lacks %q", want)
 		}

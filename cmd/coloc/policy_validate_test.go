@@ -52,7 +52,7 @@ func TestPolicyValidate(t *testing.T) {
 		"good.json":      nil,
 		"typo.json":      {"thresholds.max_per_gpuu", 2, "decisions[0].placement[0].gpus[1]", -1},
 		"content.json":   {"decisions[0].placement[0].gpus[1]", 4, "decisions[2].colocated_with", jsonedit.Delete},
-		"version-4.json": {"version", 4},
+		"version-5.json": {"version", 5},
 	})
 	if err := os.WriteFile(filepath.Join(dir, "broken.json"), []byte("{\n  \"format\": \"coloc.policy\",\n  oops\n}\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -71,7 +71,7 @@ func TestPolicyValidate(t *testing.T) {
 			`DIR/content.json: decisions[0].placement[0].gpus[1]: GPU 4 is out of range: node "v100-a" has GPUs 0 to 3`,
 			`DIR/content.json: decisions[1].colocated_with[0]: job "rec-b" (decisions[2]) does not list "lm-a" back`,
 		}},
-		{[]string{"version-4.json"}, false, []string{"DIR/version-4.json: version: version 4: this reader knows versions 1 to 3"}},
+		{[]string{"version-5.json"}, false, []string{"DIR/version-5.json: version: version 5: this reader knows versions 1 to 4"}},
 		{[]string{"broken.json"}, false, []string{"DIR/broken.json:3: not JSON: invalid character 'o' looking for beginning of object key string"}},
 		{[]string{"missing.json"}, false, []string{"open DIR/missing.json: no such file or directory"}},
 		{[]string{"good.json", "content.json"}, false, []string{"DIR/good.json: ok (policy version 1: 6 decisions, 5 placed, 1 unplaceable; 31 pairs, 26 solo, 8 scaling, 4 similarity references)"}},

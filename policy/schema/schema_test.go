@@ -50,7 +50,7 @@ func TestSchemaAndReaderRefuse(t *testing.T) {
 		inMsg string // part of the schema's message
 	}{
 		{"other format", []any{"format", "coloc.model"}, "format", "coloc.policy"},
-		{"other version", []any{"version", 4}, "version", "3"},
+		{"other version", []any{"version", 5}, "version", "4"},
 		{"unknown member", []any{"extra", true}, "extra", "additional properties 'extra'"},
 		{"typo in a member", []any{"thresholds.max_per_gpuu", 2}, "thresholds.max_per_gpuu", "additional properties"},
 		{"missing member", []any{"thresholds.max_per_gpu", jsonedit.Delete}, "thresholds", "missing property 'max_per_gpu'"},
@@ -205,9 +205,9 @@ func TestCheck(t *testing.T) {
 			t.Errorf("problems:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
 		}
 	}
-	v4, _ := jsonedit.Edit(fixture(t), "version", 4, "pairs", nil)
-	if _, ps := Check(v4, "p.json"); len(ps) != 1 || ps[0].Path != "version" {
-		t.Errorf("version 4: %v, want the refusal alone", ps)
+	v5, _ := jsonedit.Edit(fixture(t), "version", 5, "pairs", nil)
+	if _, ps := Check(v5, "p.json"); len(ps) != 1 || ps[0].Path != "version" {
+		t.Errorf("version 5: %v, want the refusal alone", ps)
 	}
 	if p, ps := Check(fixture(t), "p.json"); p == nil || len(ps) > 0 {
 		t.Errorf("fixture: %v", ps)

@@ -27,6 +27,8 @@ type corePolicy struct {
 	// alone keeps every job on GPUs of its own (sharing off), whatever
 	// the simulator allows.
 	alone bool
+	// allow, when set, restricts a job's degrees to its list's (export).
+	allow map[int][]int
 	view  *sim.View // during Schedule
 }
 
@@ -95,7 +97,7 @@ func (p *corePolicy) Schedule(v *sim.View) (*sim.Plan, error) {
 // job is what the core sees of j: its size only as the durations mode
 // allows (nothing, a user's estimate, or the truth).
 func (p *corePolicy) job(j *sim.Job) decide.Job {
-	d := decide.Job{ID: j.ID, Workload: j.Workload, Arrival: j.Arrival, Degrees: j.Degrees, GPUs: j.GPUs, Done: j.Done}
+	d := decide.Job{ID: j.ID, Workload: j.Workload, Arrival: j.Arrival, Degrees: allowed(j.Degrees, p.allow, j.ID), GPUs: j.GPUs, Done: j.Done}
 	switch p.durations {
 	case decide.Known:
 		d.Work = float64(j.Steps)

@@ -61,7 +61,7 @@ func (x RuleExport) Objective() *policy.Objective {
 	if order == "" {
 		order = OrderShortest
 	}
-	return &policy.Objective{Rule: "completion-time", Durations: x.Durations.String(), Order: order, MinNormalized: x.MinNormalized,
+	return &policy.Objective{Rule: policy.RuleCompletionTime, Durations: x.Durations.String(), Order: order, MinNormalized: x.MinNormalized,
 		Minimize: "the sum of the predicted completion times of the jobs each decision touches (the job and, when it shares, its partner): the average JCT"}
 }
 
@@ -72,65 +72,96 @@ func (x RuleExport) decide(in place.Input, js []place.Resolved) ([]policy.Decisi
 	if x.MaxPerGPU != 1 && x.MaxPerGPU != 2 {
 		return nil, nil, fmt.Errorf("max jobs per GPU %d: the completion-time rule shares a GPU between two jobs at most (1 or 2)", x.MaxPerGPU)
 	}
-	topo, err := sim.NewTopology(in.Cluster)
+	ex, err := newExportRun(in, js, x.AssumeMultiGPUPairs, x.Efficiency)
 	if err != nil {
 		return nil, nil, err
 	}
-	var rates sim.Rates = dataRates{in.Data}
-	if x.AssumeMultiGPUPairs {
-		rates = assumedData{dataRates{in.Data}}
+	rule := ColocRule(ex.rates, in.Models, x.Durations, x.MinNormalized)
+	if err := rule.SetOrder(x.Order); err != nil {
+		return nil, nil, err
 	}
-	// The jobs the rule can consider, with the workload standing for each.
-	list := &jobs.List{Version: jobs.Version}
-	var ids []int // list index of each simulated job
-	reasons := make([]string, len(js))
+	rule.keep, rule.allow = true, ex.allow
+	snap := &snapshot{inner: rule, rule: rule, soloOn: rule.soloOn, pairOf: rule.pairOf}
+	opt := sim.DefaultOptions
+	opt.Round = 0
+	return ex.run(snap, opt, x.MaxPerGPU, x.Objective())
+}
+
+// exportRun is a job list made a trace the simulator replays up to its
+// first scheduling point: every job at time 0, allowed its list's
+// degrees, on the export's data as the simulator's rates.
+type exportRun struct {
+	js      []place.Resolved
+	topo    *sim.Topology
+	rates   sim.Rates
+	list    *jobs.List
+	ids     []int    // list index of each simulated job
+	reasons []string // why a list job is not simulated
+	trace   []sim.TraceJob
+	allow   map[int][]int // simulated job -> its list's degrees
+}
+
+func newExportRun(in place.Input, js []place.Resolved, assume bool, efficiency float64) (*exportRun, error) {
+	topo, err := sim.NewTopology(in.Cluster)
+	if err != nil {
+		return nil, err
+	}
+	ex := &exportRun{js: js, topo: topo, rates: dataRates{in.Data}, list: &jobs.List{Version: jobs.Version}, reasons: make([]string, len(js)), allow: map[int][]int{}}
+	if assume {
+		ex.rates = assumedData{dataRates{in.Data}}
+	}
+	// The jobs the policy can consider, with the workload standing for each.
 	for i, r := range js {
 		if r.Workload == "" {
 			continue
 		}
-		if !runnable(topo, rates, r.Workload, r.Job.Degrees) {
-			reasons[i] = fmt.Sprintf("no GPU type of the cluster has a measured rate for %s at an allowed degree (%s) on as many GPUs as it has", r.Workload, joinDegrees(r.Job.Degrees))
+		if !runnable(topo, ex.rates, r.Workload, r.Job.Degrees) {
+			ex.reasons[i] = fmt.Sprintf("no GPU type of the cluster has a measured rate for %s at an allowed degree (%s) on as many GPUs as it has", r.Workload, joinDegrees(r.Job.Degrees))
 			continue
 		}
 		j := *r.Job
 		j.Workload = r.Workload
-		list.Jobs = append(list.Jobs, j)
-		ids = append(ids, i)
+		ex.list.Jobs = append(ex.list.Jobs, j)
+		ex.ids = append(ex.ids, i)
 	}
-	trace, _ := sim.TraceJobs(list, topo, rates, x.Efficiency)
-	rule := ColocRule(rates, in.Models, x.Durations, x.MinNormalized)
-	if err := rule.SetOrder(x.Order); err != nil {
-		return nil, nil, err
+	ex.trace, _ = sim.TraceJobs(ex.list, topo, ex.rates, efficiency)
+	for k := range ex.trace {
+		ex.trace[k].Arrival = 0
+		ex.trace[k].Scale = slices.Max(ex.list.Jobs[k].Degrees)
+		ex.allow[k] = ex.list.Jobs[k].Degrees
 	}
-	rule.keep, rule.allow = true, map[int][]int{}
-	for k := range trace {
-		trace[k].Arrival = 0
-		trace[k].Scale = slices.Max(list.Jobs[k].Degrees)
-		rule.allow[k] = list.Jobs[k].Degrees
-	}
-	snap := &snapshot{rule: rule}
-	opt := sim.DefaultOptions
-	opt.Round, opt.Degree, opt.MaxPerGPU = 0, sim.DegreePolicy, x.MaxPerGPU
-	if _, err := sim.Run(topo, trace, rates, snap, opt); err != nil && !errors.Is(err, errSnapshot) {
-		return nil, nil, err
-	}
-	out := make([]policy.Decision, len(js))
-	for i, r := range js {
-		out[i] = policy.Decision{Status: policy.StatusUnplaceable, Reason: r.Reason}
-		if reasons[i] != "" {
-			out[i].Reason = reasons[i]
-		}
-	}
-	for k, i := range ids {
-		out[i] = snap.decision(k, topo, list.Jobs)
-	}
-	return out, x.Objective(), nil
+	return ex, nil
 }
 
-// snapshot runs the rule at the first scheduling point and stops the
-// replay, keeping what the rule decided.
+// run replays up to the first scheduling point under snap and returns
+// the decision of every job of the list.
+func (ex *exportRun) run(snap *snapshot, opt sim.Options, perGPU int, obj *policy.Objective) ([]policy.Decision, *policy.Objective, error) {
+	opt.Degree, opt.MaxPerGPU = sim.DegreePolicy, perGPU
+	if _, err := sim.Run(ex.topo, ex.trace, ex.rates, snap, opt); err != nil && !errors.Is(err, errSnapshot) {
+		return nil, nil, err
+	}
+	out := make([]policy.Decision, len(ex.js))
+	for i, r := range ex.js {
+		out[i] = policy.Decision{Status: policy.StatusUnplaceable, Reason: r.Reason}
+		if ex.reasons[i] != "" {
+			out[i].Reason = ex.reasons[i]
+		}
+	}
+	for k, i := range ex.ids {
+		out[i] = snap.decision(k, ex.topo, ex.list.Jobs)
+	}
+	return out, obj, nil
+}
+
+// snapshot runs a policy at the first scheduling point and stops the
+// replay, keeping what it decided.
 type snapshot struct {
+	inner sim.Policy
+	// rule is the completion-time rule when it is inner (its options
+	// explain the decisions); nil for the decision core.
 	rule    *Rule
+	soloOn  func(j *sim.Job, sh sim.Shape) float64
+	pairOf  func(v *sim.View, j, q *sim.Job, sh sim.Shape) (float64, bool)
 	seen    map[int]bool      // jobs the simulator admitted
 	gpus    map[int][]int     // placed jobs' GPUs
 	with    map[int][]int     // partners on the same GPUs
@@ -143,10 +174,10 @@ type snapshot struct {
 	first   int
 }
 
-func (s *snapshot) Name() string { return s.rule.Name() }
+func (s *snapshot) Name() string { return s.inner.Name() }
 
 func (s *snapshot) Schedule(v *sim.View) (*sim.Plan, error) {
-	p, err := s.rule.Schedule(v)
+	p, err := s.inner.Schedule(v)
 	if err != nil {
 		return nil, err
 	}
@@ -156,7 +187,10 @@ func (s *snapshot) Schedule(v *sim.View) (*sim.Plan, error) {
 	s.seen, s.gpus, s.with = map[int]bool{}, map[int][]int{}, map[int][]int{}
 	s.norm, s.solo, s.shapes = map[int]float64{}, map[int]float64{}, map[int]sim.Shape{}
 	s.assumed = map[int]bool{}
-	s.chosen, s.first = s.rule.chosen, s.rule.first
+	s.first = -1
+	if s.rule != nil {
+		s.chosen, s.first = s.rule.chosen, s.rule.first
+	}
 	for _, j := range v.Waiting {
 		s.seen[j.ID] = true
 		gpus := p.GPUsOf(j.ID)
@@ -166,7 +200,7 @@ func (s *snapshot) Schedule(v *sim.View) (*sim.Plan, error) {
 		s.gpus[j.ID] = gpus
 		sh, _ := shapeOf(v, gpus)
 		s.shapes[j.ID] = sh
-		s.solo[j.ID] = s.rule.soloOn(j, sh)
+		s.solo[j.ID] = s.soloOn(j, sh)
 		s.norm[j.ID] = 1
 		for _, q := range p.JobsOn(gpus[0]) {
 			if q == j.ID {
@@ -174,7 +208,7 @@ func (s *snapshot) Schedule(v *sim.View) (*sim.Plan, error) {
 			}
 			s.with[j.ID] = append(s.with[j.ID], q)
 			s.assumed[j.ID] = s.assumed[j.ID] || (len(gpus) > 1 && v.Assumed(j.Workload, v.Job(q).Workload, sh))
-			if x, ok := s.rule.pairOf(v, j, v.Job(q), sh); ok {
+			if x, ok := s.pairOf(v, j, v.Job(q), sh); ok {
 				s.norm[j.ID] = x
 			}
 		}
@@ -197,6 +231,9 @@ func (s *snapshot) decision(k int, topo *sim.Topology, list []jobs.Job) policy.D
 		d.Status = policy.StatusWaiting
 		if !chose {
 			d.Reason = "waits: no GPU of the cluster is free or shareable for it at time 0"
+			if s.rule == nil {
+				d.Reason = "waits: the GPUs went to jobs of higher value per GPU (priority times progress per GPU), and sharing with one is not worth more"
+			}
 			return d
 		}
 		d.GPUType, d.Degree = o.waitFor, o.degree
@@ -228,8 +265,13 @@ func (s *snapshot) decision(k int, topo *sim.Topology, list []jobs.Job) policy.D
 			name(o.partner), o.endJ, o.norm, name(o.partner), o.pdelay, o.cost)
 	case chose:
 		fmt.Fprintf(&b, "runs now on %d free %s GPU(s): predicted to complete at %.0f s, the least predicted completion time of its options", d.Degree, d.GPUType, o.endJ)
+	case s.rule == nil && len(s.with[k]) > 0:
+		fmt.Fprintf(&b, "shares %d %s GPU(s) with %s: the jobs ask more GPUs than the cluster has, and the pair, at predicted normalized throughput %.3f for this job, is worth more per GPU than the jobs left waiting",
+			d.Degree, d.GPUType, strings.Join(d.ColocatedWith, ", "), s.norm[k])
+	case s.rule == nil:
+		fmt.Fprintf(&b, "runs on %d %s GPU(s): among the highest values per GPU of the jobs (priority times progress per GPU) on its best option", d.Degree, d.GPUType)
 	}
-	if len(s.with[k]) > 0 && !(chose && o.partner >= 0) {
+	if len(s.with[k]) > 0 && s.rule != nil && !(chose && o.partner >= 0) {
 		fmt.Fprintf(&b, "; then %s shares its GPUs: predicted normalized throughput %.3f", strings.Join(d.ColocatedWith, ", "), s.norm[k])
 	}
 	if sh.Spread {

@@ -34,15 +34,46 @@ func (f *firstPlan) Schedule(v *sim.View) (*sim.Plan, error) {
 	return nil, errSnapshot
 }
 
-// The export takes the decisions the online coloc rule takes at its first
-// scheduling point: the same GPU type, degree, node, GPUs and partner for
-// every job, and waiting where the rule waits. Two nodes (2 V100, 2 K80)
-// and seven Gavel jobs arriving together, two of which may take 1 or 2
-// GPUs: more jobs than GPUs, so some share or wait.
+// The export with the completion-time rule takes the decisions the online
+// rule takes at its first scheduling point (checkExportIsOnline): seven
+// jobs, two of which may take 1 or 2 GPUs, on four GPUs, so some share or
+// wait.
 func TestExportTakesTheOnlineRulesDecisions(t *testing.T) {
 	if testing.Short() {
 		t.Skip("fits IASP, IAPP and the similarity model (seconds)")
 	}
+	models, _ := gavelPlaceInputs(t)
+	th := policy.DefaultThresholds
+	rx := RuleExport{Durations: Known, Order: OrderShortest, MaxPerGPU: 2, Efficiency: th.ScalingEfficiency}
+	o := sim.DefaultOptions
+	o.Round = 0
+	checkExportIsOnline(t, rx.Decider(), func(truth sim.Rates) sim.Policy { return ColocRule(sim.SoloOnly(truth), models, Known, 0) }, o, policy.RuleCompletionTime)
+}
+
+// The same for the decision core, durations unknown (the export's
+// default): its decisions are the simulator's coloc's first plan.
+func TestExportTakesTheOnlineCoresDecisions(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fits IASP, IAPP and the similarity model (seconds)")
+	}
+	models, _ := gavelPlaceInputs(t)
+	cx := CoreExport{MaxPerGPU: 2, Efficiency: policy.DefaultThresholds.ScalingEfficiency}
+	online := func(truth sim.Rates) sim.Policy {
+		p, err := newCorePolicy("coloc", sim.Env{Solo: sim.SoloOnly(truth)}, predictedPair(models))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	checkExportIsOnline(t, cx.Decider(), online, sim.DefaultOptions, policy.RuleDecisionCore)
+}
+
+// checkExportIsOnline exports seven Gavel jobs on two nodes (2 V100, 2
+// K80) with decider and replays them, all arrived at 0, under the policy
+// online makes: every job gets the same GPU type, degree, node, GPUs and
+// partner, or waits where the policy leaves it waiting.
+func checkExportIsOnline(t *testing.T, decider place.Decider, online func(truth sim.Rates) sim.Policy, o sim.Options, rule string) {
+	t.Helper()
 	const gavel = "../../datasets/reference/gavel"
 	models, data := gavelPlaceInputs(t)
 	spec := &cluster.Spec{Version: 1, Name: "hand", Groups: []cluster.NodeGroup{
@@ -66,8 +97,7 @@ func TestExportTakesTheOnlineRulesDecisions(t *testing.T) {
 	}
 	th := policy.DefaultThresholds
 	th.MinNormalized = 0
-	rx := RuleExport{Durations: Known, Order: OrderShortest, MaxPerGPU: 2, Efficiency: th.ScalingEfficiency}
-	f, err := place.Export(place.Input{Cluster: spec, Jobs: list, Data: data, Models: models}, place.ExportOptions{Thresholds: th, Decide: rx.Decider()})
+	f, err := place.Export(place.Input{Cluster: spec, Jobs: list, Data: data, Models: models}, place.ExportOptions{Thresholds: th, Decide: decider})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +105,7 @@ func TestExportTakesTheOnlineRulesDecisions(t *testing.T) {
 		t.Fatalf("the exported file does not validate: %v", err)
 	}
 
-	// The online rule on the same jobs, all arrived at 0.
+	// The online policy on the same jobs, all arrived at 0.
 	ds, err := datasets.Open(gavel)
 	if err != nil {
 		t.Fatal(err)
@@ -92,16 +122,15 @@ func TestExportTakesTheOnlineRulesDecisions(t *testing.T) {
 	for _, j := range list.Jobs {
 		trace = append(trace, sim.TraceJob{Workload: j.Workload, Steps: j.Steps, Scale: slices.Max(j.Degrees)})
 	}
-	online := &firstPlan{p: ColocRule(sim.SoloOnly(truth), models, Known, 0)}
-	o := sim.DefaultOptions
-	o.Round, o.Degree = 0, sim.DegreePolicy
-	if _, err := sim.Run(topo, trace, truth, online, o); !errors.Is(err, errSnapshot) {
+	first := &firstPlan{p: online(truth)}
+	o.Degree = sim.DegreePolicy
+	if _, err := sim.Run(topo, trace, truth, first, o); !errors.Is(err, errSnapshot) {
 		t.Fatalf("online replay: %v, want the first plan", err)
 	}
 
 	placed, waiting, shared := 0, 0, 0
 	for i, dec := range f.Decisions {
-		gpus := online.gpus[i]
+		gpus := first.gpus[i]
 		if len(gpus) == 0 {
 			waiting++
 			if dec.Status != policy.StatusWaiting {
@@ -121,7 +150,7 @@ func TestExportTakesTheOnlineRulesDecisions(t *testing.T) {
 			where[len(where)-1].GPUs = append(where[len(where)-1].GPUs, gp.Index)
 		}
 		var with []string
-		for k, other := range online.gpus {
+		for k, other := range first.gpus {
 			if k != i && len(other) > 0 && slices.Equal(other, gpus) {
 				with = append(with, list.Jobs[k].ID)
 			}
@@ -137,11 +166,14 @@ func TestExportTakesTheOnlineRulesDecisions(t *testing.T) {
 			t.Errorf("%s: exported %s %d %s on %v with %v; online %d %s on %v with %v",
 				dec.Job, dec.Status, dec.Degree, dec.GPUType, dec.Placement, got, len(gpus), sh.GPUType, where, with)
 		}
-		if dec.Rule == nil || dec.Rule.CompletionS <= 0 || dec.Rule.SoloThroughput <= 0 {
+		if rule == policy.RuleCompletionTime && (dec.Rule == nil || dec.Rule.CompletionS <= 0 || dec.Rule.SoloThroughput <= 0) {
 			t.Errorf("%s: rule record %+v, want the predictions behind it", dec.Job, dec.Rule)
 		}
+		if dec.Reason == "" || dec.PredictedThroughput <= 0 {
+			t.Errorf("%s: reason %q, predicted throughput %v", dec.Job, dec.Reason, dec.PredictedThroughput)
+		}
 	}
-	if f.Objective == nil || f.Objective.Rule != "completion-time" {
+	if f.Objective == nil || f.Objective.Rule != rule {
 		t.Errorf("objective %+v", f.Objective)
 	}
 	// The case exercises more than one kind of decision.
