@@ -3,10 +3,10 @@ package main
 import (
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
+	"github.com/coloc-dev/coloc/internal/textlist"
 	"github.com/coloc-dev/coloc/model"
 	"github.com/coloc-dev/coloc/model/eval"
 	"github.com/spf13/cobra"
@@ -83,7 +83,7 @@ cores); the scores are those of one worker.`,
 			if o.Models, err = model.ParseNames(models); err != nil {
 				return err
 			}
-			if o.Fractions, err = parseFractions(fractions); err != nil {
+			if o.Fractions, err = textlist.Shares("--fractions", fractions); err != nil {
 				return err
 			}
 			var vs [][]string
@@ -203,16 +203,4 @@ func runActive(e *env, data, models, devices string, seeds int, asJSON, quiet bo
 		return res.WriteJSON(e.stdout)
 	}
 	return res.WriteText(e.stdout)
-}
-
-func parseFractions(s string) ([]float64, error) {
-	var out []float64
-	for _, p := range strings.Split(s, ",") {
-		v, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
-		if err != nil || v < 0 || v >= 1 {
-			return nil, fmt.Errorf("--fractions: %q is not a number in [0, 1)", p)
-		}
-		out = append(out, v)
-	}
-	return out, nil
 }

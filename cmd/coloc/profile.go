@@ -5,9 +5,9 @@ import (
 	"io"
 	"os"
 	"strconv"
-	"strings"
 	"time"
 
+	"github.com/coloc-dev/coloc/internal/textlist"
 	"github.com/coloc-dev/coloc/profile"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -63,7 +63,7 @@ func (f *planFlags) registerPlan(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.StringVar(&f.suite, "suite", "", "suite file (YAML, version 1), e.g. benchmarks/suites/tiny.yaml")
 	fl.StringVar(&f.pairs, "pairs", d.Pairs, "pair runs: all, none, fraction:F (a seeded random subset) or a list a+b,c+d")
-	fl.StringVar(&f.degrees, "degrees", joinInts(d.Degrees), "parallel degrees to measure; those above the GPUs present are skipped")
+	fl.StringVar(&f.degrees, "degrees", textlist.JoinInts(d.Degrees), "parallel degrees to measure; those above the GPUs present are skipped")
 	fl.DurationVar(&f.duration, "duration", d.Duration, "training time of each run, warm-up included")
 	fl.IntVar(&f.repeats, "repeats", d.Repeats, "runs of each measurement (for the 95% confidence intervals)")
 	fl.StringVar(&f.device, "device", "", "cuda or cpu (default cuda when a GPU is found, else cpu)")
@@ -79,7 +79,7 @@ func (f *planFlags) plan(gpus int) (*profile.Suite, *profile.Plan, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	degrees, err := parseInts(f.degrees)
+	degrees, err := textlist.Ints(f.degrees)
 	if err != nil {
 		return nil, nil, fmt.Errorf("--degrees: %w", err)
 	}
@@ -110,24 +110,4 @@ func (f *planFlags) args() []string {
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
-}
-
-func parseInts(s string) ([]int, error) {
-	var out []int
-	for _, f := range strings.Split(s, ",") {
-		v, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil {
-			return nil, fmt.Errorf("%q is not a list of integers like 1,2,4,8", s)
-		}
-		out = append(out, v)
-	}
-	return out, nil
-}
-
-func joinInts(v []int) string {
-	s := make([]string, len(v))
-	for i, x := range v {
-		s[i] = strconv.Itoa(x)
-	}
-	return strings.Join(s, ",")
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/coloc-dev/coloc/internal/textlist"
 	"github.com/coloc-dev/coloc/model"
 	"github.com/coloc-dev/coloc/reports"
 	"github.com/spf13/cobra"
@@ -60,7 +61,7 @@ replaces or removes only those. Progress goes to stderr.`,
 			if cfg.EvalModels, err = parseEvalModels(evalModels); err != nil {
 				return err
 			}
-			if cfg.EvalFractions, err = parseFractions(fractions); err != nil {
+			if cfg.EvalFractions, err = textlist.Shares("--fractions", fractions); err != nil {
 				return err
 			}
 			if len(traces) > 0 && len(clusters) == 0 || len(clusters) > 0 && len(traces) == 0 {

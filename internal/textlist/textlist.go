@@ -6,6 +6,7 @@ package textlist
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -60,4 +61,40 @@ func editDistance(a, b string) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(b)]
+}
+
+// Ints parses a comma-separated list of integers ("1,2,4,8").
+func Ints(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		v, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil {
+			return nil, fmt.Errorf("%q is not a list of integers like 1,2,4,8", s)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// JoinInts writes integers as Ints reads them.
+func JoinInts(v []int) string {
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = strconv.Itoa(x)
+	}
+	return strings.Join(s, ",")
+}
+
+// Shares parses a comma-separated list of shares in [0, 1), the value of
+// the flag named flag (which the error names).
+func Shares(flag, s string) ([]float64, error) {
+	var out []float64
+	for _, p := range strings.Split(s, ",") {
+		v, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
+		if err != nil || v < 0 || v >= 1 {
+			return nil, fmt.Errorf("%s: %q is not a number in [0, 1)", flag, p)
+		}
+		out = append(out, v)
+	}
+	return out, nil
 }

@@ -1,6 +1,9 @@
 package textlist
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestHead(t *testing.T) {
 	abcd := []string{"a", "b", "c", "d"}
@@ -33,5 +36,24 @@ func TestNearestAndQuote(t *testing.T) {
 	}
 	if got := Quote([]string{"a", "b c"}, " or "); got != `"a" or "b c"` {
 		t.Errorf("Quote = %s", got)
+	}
+}
+
+func TestListsOfNumbers(t *testing.T) {
+	got, err := Ints(" 1,2, 8")
+	if err != nil || JoinInts(got) != "1,2,8" {
+		t.Errorf("Ints: %v %v", got, err)
+	}
+	if _, err := Ints("1,two"); err == nil {
+		t.Error("Ints(1,two): no error")
+	}
+	fs, err := Shares("--fractions", "0,0.25")
+	if err != nil || len(fs) != 2 || fs[1] != 0.25 {
+		t.Errorf("Shares: %v %v", fs, err)
+	}
+	for _, bad := range []string{"1", "-0.1", "x"} {
+		if _, err := Shares("--fractions", bad); err == nil || !strings.HasPrefix(err.Error(), "--fractions: ") {
+			t.Errorf("Shares(%q): %v", bad, err)
+		}
 	}
 }
