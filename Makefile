@@ -8,7 +8,7 @@ BIN      := bin/coloc
 # are noise for us.
 export CGO_CFLAGS ?= -O2 -g -Wno-deprecated-declarations
 
-.PHONY: build test demo paper screenshot vet bench clean interop-deps test-workloads toolchain test-optional results results-sim results-heldout results-oracle fuzz
+.PHONY: build test demo paper screenshot vet bench clean interop-deps test-workloads toolchain test-optional results results-sim results-heldout results-oracle results-budget fuzz
 
 # toolchain says what is missing before a build fails obscurely: Go on
 # PATH, and the C compiler cgo needs for go-nvml (without it the build
@@ -115,6 +115,12 @@ results-heldout: build
 results-oracle: build
 	./scripts/oracle-worth.sh $(BIN) docs/simulation.md
 
+# docs/profiling-budget.md and its figure: coloc's average JCT with the
+# models fit on a share of one GPU type's pairs over every pair's (about
+# 25 minutes on two cores; out/budget keeps the points done).
+results-budget: build
+	./scripts/budget-sim.sh $(BIN) docs/profiling-budget.md
+
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
@@ -128,7 +134,7 @@ FUZZTIME     ?= 60s
 FUZZMINIMIZE ?= 100x
 FUZZ_TARGETS := datasets:FuzzRead datasets:FuzzImportCSV datasets:FuzzImportGavel \
   place/cluster:FuzzParse place/jobs:FuzzParse policy:FuzzDecode profile:FuzzParseSuite \
-  sim:FuzzReadTrace internal/jsonkeys:FuzzCheck
+  sim:FuzzReadTrace internal/jsonkeys:FuzzCheck serve:FuzzRequests
 fuzz:
 	@failed=""; for t in $(FUZZ_TARGETS); do pkg=./$${t%%:*}; fn=$${t##*:}; \
 	  echo "== $$fn in $$pkg for $(FUZZTIME)"; \

@@ -53,6 +53,10 @@ type ExportOptions struct {
 	// means the current time. It is the only field that differs between
 	// two exports of the same inputs.
 	Now time.Time
+	// DecisionsOnly leaves the tables (pairs, solo, scaling, similarity)
+	// out: what an online caller asking for decisions needs. The file is
+	// then not a whole policy file.
+	DecisionsOnly bool
 }
 
 // Export places the job list on the cluster and builds the policy file:
@@ -112,6 +116,9 @@ func Export(in Input, opt ExportOptions) (*policy.File, error) {
 		for i := range rs {
 			f.Decisions = append(f.Decisions, decision(eng, est, in, rs[i], placed[i], why[i]))
 		}
+	}
+	if opt.DecisionsOnly {
+		return f, nil
 	}
 	tb := tables{d: in.Data, m: in.Models, eng: eng, th: opt.Thresholds}
 	f.Pairs = tb.pairs()

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"os"
 	"strconv"
-	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/coloc-dev/coloc/place"
@@ -155,51 +153,7 @@ func runPolicyExport(e *env, f policyExportFlags) error {
 		return err
 	}
 	e.say("warning:", pf.Warnings...)
-	return printPolicySummary(e, f.out, pf)
-}
-
-func printPolicySummary(e *env, out string, pf *policy.File) error {
-	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "job\tstatus\tGPUs\tplacement\tshares with\tpredicted")
-	placed := 0
-	for _, d := range pf.Decisions {
-		if d.Status != policy.StatusPlaced {
-			fmt.Fprintf(tw, "%s\t%s\t-\t-\t-\t-\t%s\n", d.Job, d.Status, d.Reason)
-			continue
-		}
-		placed++
-		var where []string
-		for _, p := range d.Placement {
-			var gs []string
-			for _, g := range p.GPUs {
-				gs = append(gs, strconv.Itoa(g))
-			}
-			where = append(where, p.Node+":"+strings.Join(gs, ","))
-		}
-		with := strings.Join(d.ColocatedWith, ",")
-		if with == "" {
-			with = "-"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%d %s\t%s\t%s\t%.3f\n", d.Job, d.Status, d.Degree, d.GPUType, strings.Join(where, " "), with, d.PredictedNormalized)
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	measured := 0
-	for _, p := range pf.Pairs {
-		if p.Source == "measured" {
-			measured++
-		}
-	}
-	_, err := fmt.Fprintf(e.stdout, "wrote %s: %d of %d jobs placed; tables: %d pairs (%d measured, %d predicted), %d solo, %d scaling curves, %d similarity references\n",
-		out, placed, len(pf.Decisions), len(pf.Pairs), measured, len(pf.Pairs)-measured, len(pf.Solo), len(pf.Scaling), len(pf.Similarity.References))
-	if err != nil {
-		return err
-	}
-	if s := pf.Provenance.Predictions; s != (policy.PredictionSummary{}) {
-		_, err = fmt.Fprintf(e.stdout, "predicted pairs: %d written with %g%% intervals, %d clamped to the plausible range [%.3g, %.3g], %d flagged unseen, %d uncalibrated; %d not predictable (dropped), %d infeasible; decisions on the %s value\n",
-			s.Predicted, 100*s.Coverage, s.Clamped, s.RangeLow, s.RangeHigh, s.Unseen, s.Uncalib, s.Dropped, s.Skipped, s.Decide)
-		e.say("note:", s.Notes()...)
-	}
+	notes, err := place.WriteSummary(e.stdout, f.out, pf)
+	e.say("note:", notes...)
 	return err
 }

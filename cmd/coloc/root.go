@@ -52,6 +52,7 @@ var commands = []func(*env) *cobra.Command{
 	newEvalCmd,
 	newPolicyCmd,
 	newSimulateCmd,
+	newServeCmd,
 	newReportCmd,
 }
 
@@ -70,6 +71,7 @@ Pipeline:
   coloc features build   per-workload feature vectors
   coloc fit / eval       interference models (IAPP, IASP), similarity, baselines
   coloc policy export    placement decisions and tables for schedulers
+  coloc serve            answer schedulers online (HTTP/JSON)
   coloc simulate         replay a job trace under several policies
   coloc report           figures and an HTML report
 

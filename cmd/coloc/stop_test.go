@@ -1,13 +1,17 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -265,5 +269,82 @@ func TestStoppedBeforeItStarts(t *testing.T) {
 	}
 	if _, err := os.Stat(out); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("%s: %v, want nothing written", out, err)
+	}
+}
+
+// coloc serve answers what coloc predict prints, and SIGTERM stops it
+// cleanly: it drains the requests in flight and exits with status 0, as a
+// service manager expects of a requested stop.
+func TestServeAnswersAndStops(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	in := stopSetup(t)
+	var errb bytes.Buffer
+	c := exec.Command(in.bin, "serve", "--models", in.models, "--data", in.data, "--addr", "127.0.0.1:0")
+	pr, pw := io.Pipe()
+	c.Stderr = io.MultiWriter(&errb, pw)
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer c.Process.Kill()
+	addr := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(pr)
+		for sc.Scan() {
+			if _, a, ok := strings.Cut(sc.Text(), " on http://"); ok {
+				addr <- a
+			}
+		}
+	}()
+	var base string
+	select {
+	case a := <-addr:
+		base = "http://" + a
+	case <-time.After(60 * time.Second):
+		t.Fatalf("coloc serve did not say where it listens:\n%s", errb.String())
+	}
+	resp, err := http.Post(base+"/v1/predict", "application/json", strings.NewReader(`{"a": "ResNet-50 (batch size 64)", "b": "LM (batch size 20)", "device": "v100"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct{ Predictions []json.RawMessage }
+	err = json.NewDecoder(resp.Body).Decode(&got)
+	resp.Body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(in.bin, "predict", "--models", in.models, "--device", "v100", "--json", "ResNet-50 (batch size 64)", "LM (batch size 20)").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) != len(got.Predictions) || len(lines) == 0 {
+		t.Fatalf("served %d predictions, coloc predict %d", len(got.Predictions), len(lines))
+	}
+	for i, l := range lines {
+		var a, b map[string]any
+		json.Unmarshal([]byte(l), &a)
+		json.Unmarshal(got.Predictions[i], &b)
+		for _, k := range []string{"model", "a_next_to_b", "b_next_to_a", "a_next_to_b_estimate", "b_next_to_a_estimate"} {
+			if fmt.Sprint(a[k]) != fmt.Sprint(b[k]) {
+				t.Errorf("prediction %d, %s: served %v, coloc predict %v", i, k, b[k], a[k])
+			}
+		}
+	}
+	c.Process.Signal(syscall.SIGTERM)
+	werr := make(chan error, 1)
+	go func() { werr <- c.Wait() }()
+	select {
+	case err := <-werr:
+		if err != nil {
+			t.Errorf("exit %v, want status 0", err)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("coloc serve still running 60 s after SIGTERM")
+	}
+	pw.Close()
+	if !strings.Contains(errb.String(), "draining requests in flight") {
+		t.Errorf("stderr:\n%s", errb.String())
 	}
 }

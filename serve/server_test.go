@@ -1,0 +1,406 @@
+package serve
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/coloc-dev/coloc/datasets"
+	"github.com/coloc-dev/coloc/model"
+	"github.com/coloc-dev/coloc/place"
+	"github.com/coloc-dev/coloc/place/cluster"
+	"github.com/coloc-dev/coloc/place/jobs"
+	"github.com/coloc-dev/coloc/policy"
+	"github.com/coloc-dev/coloc/sim/policies"
+)
+
+const refData = "../datasets/reference/gavel"
+
+var (
+	fitOnce sync.Once
+	fitDir  string
+	fitErr  error
+)
+
+// fitted fits iasp, iapp and the similarity model on the reference data
+// once for the package's tests (without calibration: seconds).
+func fitted(t *testing.T) string {
+	t.Helper()
+	fitOnce.Do(func() {
+		fitDir, fitErr = os.MkdirTemp("", "coloc-serve-models")
+		if fitErr != nil {
+			return
+		}
+		fitErr = fitInto(fitDir, model.DefaultSeed)
+	})
+	if fitErr != nil {
+		t.Fatal(fitErr)
+	}
+	return fitDir
+}
+
+func fitInto(dir string, seed uint64) error {
+	ds, err := datasets.Open(refData)
+	if err != nil {
+		return err
+	}
+	d, err := model.DataOfWith(ds, model.DataOptions{})
+	if err != nil {
+		return err
+	}
+	f, err := model.FitCalibrated(d, []string{"iasp", "iapp", "similarity"}, seed, model.TrustOptions{Coverage: 0.9}, 0)
+	if err != nil {
+		return err
+	}
+	_, err = model.WriteDir(dir, d, f)
+	return err
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if fitDir != "" {
+		os.RemoveAll(fitDir)
+	}
+	os.Exit(code)
+}
+
+func newServer(t *testing.T, o Options) *Server {
+	t.Helper()
+	if o.Models == "" {
+		o.Models = fitted(t)
+	}
+	o.Data = []string{refData}
+	s, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func post(t *testing.T, h http.Handler, path, body string) *httptest.ResponseRecorder {
+	t.Helper()
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, httptest.NewRequest(http.MethodPost, path, strings.NewReader(body)))
+	return w
+}
+
+// /v1/predict answers what `coloc predict --json` prints: the rows of
+// place.PredictPair over every model of the directory.
+func TestPredictIsCololcPredict(t *testing.T) {
+	s := newServer(t, Options{})
+	w := post(t, s.Handler(), "/v1/predict", `{"a": "ResNet-50 (batch size 64)", "b": "LM (batch size 20)", "device": "v100"}`)
+	if w.Code != http.StatusOK {
+		t.Fatalf("status %d: %s", w.Code, w.Body)
+	}
+	var got PredictResponse
+	if err := json.Unmarshal(w.Body.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	ms, err := model.LoadDir(fitted(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := place.PredictPair(ms, "ResNet-50 (batch size 64)", "LM (batch size 20)", "v100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := json.Marshal(got.Predictions)
+	b, _ := json.Marshal(want)
+	if len(want) != 3 || string(a) != string(b) {
+		t.Errorf("served %s\nwant    %s", a, b)
+	}
+	if got.Version != s.Version() || len(got.Version) != 12 {
+		t.Errorf("version %q, server %q", got.Version, s.Version())
+	}
+	// One model only.
+	w = post(t, s.Handler(), "/v1/predict", `{"a": "ResNet-50 (batch size 64)", "b": "LM (batch size 20)", "device": "v100", "models": ["iapp"]}`)
+	if err := json.Unmarshal(w.Body.Bytes(), &got); err != nil || len(got.Predictions) != 1 || got.Predictions[0].Model != "iapp" {
+		t.Errorf("models [iapp]: %d %s", w.Code, w.Body)
+	}
+}
+
+// /v1/decide answers the decision core's decisions, those `coloc policy
+// export` writes for the same cluster and jobs.
+func TestDecideIsPolicyExport(t *testing.T) {
+	s := newServer(t, Options{})
+	asJSON := func(path string) string {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var v any
+		if err := yaml.Unmarshal(b, &v); err != nil {
+			t.Fatal(err)
+		}
+		j, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(j)
+	}
+	body := `{"cluster": ` + asJSON("../examples/cluster.yaml") + `, "jobs": ` + asJSON("../examples/jobs.yaml") + `}`
+	w := post(t, s.Handler(), "/v1/decide", body)
+	if w.Code != http.StatusOK {
+		t.Fatalf("status %d: %s", w.Code, w.Body)
+	}
+	var got DecideResponse
+	if err := json.Unmarshal(w.Body.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	spec, err := cluster.Load("../examples/cluster.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, err := jobs.Load("../examples/jobs.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := place.LoadData([]string{refData})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, err := place.LoadModels(fitted(t), place.DefaultModelNames)
+	if err != nil {
+		t.Fatal(err)
+	}
+	th := policy.DefaultThresholds
+	th.MinNormalized = 0
+	d, _ := policies.ExportSettings{Rule: policy.RuleDecisionCore, Durations: "attained", MaxPerGPU: th.MaxPerGPU, Efficiency: th.ScalingEfficiency}.Decider()
+	f, err := place.Export(place.Input{Cluster: spec, Jobs: list, Data: data, Models: ms}, place.ExportOptions{Thresholds: th, Decide: d})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := json.Marshal(got.Decisions)
+	b, _ := json.Marshal(f.Decisions)
+	if len(f.Decisions) != len(list.Jobs) || string(a) != string(b) {
+		t.Errorf("served %s\nexport  %s", a, b)
+	}
+	placed := 0
+	for _, d := range got.Decisions {
+		if d.Status == policy.StatusPlaced {
+			placed++
+		}
+	}
+	if placed == 0 || got.Objective == nil || got.Objective.Rule != policy.RuleDecisionCore {
+		t.Errorf("placed %d, objective %+v", placed, got.Objective)
+	}
+}
+
+// Bad requests get a 4xx naming the problem, and the field where there is
+// one; nothing gets a 5xx.
+func TestBadRequests(t *testing.T) {
+	s := newServer(t, Options{MaxBody: 4096})
+	for _, c := range []struct {
+		name, method, path, body string
+		code                     int
+		field, msg               string
+	}{
+		{"malformed", "POST", "/v1/predict", `{"a": `, 400, "", "malformed JSON"},
+		{"empty", "POST", "/v1/predict", ``, 400, "", "empty body"},
+		{"unknown member", "POST", "/v1/predict", `{"a": "x", "b": "y", "device": "v100", "gpu": 1}`, 400, "gpu", "unknown field"},
+		{"wrong type", "POST", "/v1/predict", `{"a": 1, "b": "y", "device": "v100"}`, 400, "a", "want string"},
+		{"missing", "POST", "/v1/predict", `{"a": "ResNet-50 (batch size 64)", "device": "v100"}`, 400, "b", "missing"},
+		{"unknown job", "POST", "/v1/predict", `{"a": "ResNet-50 (batch size 64)", "b": "no such job", "device": "v100"}`, 400, "b", "no such job"},
+		{"trailing", "POST", "/v1/predict", `{"a": "x", "b": "y", "device": "v100"} {}`, 400, "", "trailing"},
+		{"oversized", "POST", "/v1/predict", `{"a": "` + strings.Repeat("x", 5000) + `"}`, 413, "", "over the server's 4096 bytes"},
+		{"method", "GET", "/v1/predict", ``, 405, "", "want POST"},
+		{"no endpoint", "GET", "/v2/anything", ``, 404, "", "no endpoint"},
+		{"bad cluster", "POST", "/v1/decide", `{"cluster": {"version": 9}, "jobs": {"version": 1, "jobs": []}}`, 400, "cluster", "version"},
+		{"no jobs", "POST", "/v1/decide", `{"cluster": {"version": 1}}`, 400, "jobs", "missing"},
+		{"bad durations", "POST", "/v1/decide", `{"cluster": {"version": 1, "name": "c", "nodes": [{"name": "v", "gpu_type": "v100", "gpus": 1, "gpu_memory_gb": 16}]}, "jobs": {"version": 1, "jobs": []}, "durations": "foresight"}`, 400, "durations", "want attained or known"},
+	} {
+		w := httptest.NewRecorder()
+		s.Handler().ServeHTTP(w, httptest.NewRequest(c.method, c.path, strings.NewReader(c.body)))
+		var e struct{ Error, Field string }
+		json.Unmarshal(w.Body.Bytes(), &e)
+		if w.Code != c.code || e.Field != c.field || !strings.Contains(e.Error, c.msg) {
+			t.Errorf("%s: %d %s, want %d field %q message containing %q", c.name, w.Code, w.Body, c.code, c.field, c.msg)
+		}
+	}
+}
+
+var (
+	metricLine = regexp.MustCompile(`^[a-zA-Z_:][a-zA-Z0-9_:]*(\{[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\n]|\\.)*"(,[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\n]|\\.)*")*\})? -?[0-9.eE+-]+$|^[a-zA-Z_:][a-zA-Z0-9_:]*(\{.*\})? \+Inf$`)
+	helpLine   = regexp.MustCompile(`^# (HELP [a-zA-Z_:][a-zA-Z0-9_:]* .+|TYPE [a-zA-Z_:][a-zA-Z0-9_:]* (counter|gauge|histogram|summary|untyped))$`)
+)
+
+// /metrics is Prometheus text: every line a sample or a HELP/TYPE
+// comment, each family typed before its samples, the requests counted by
+// path and status, the histogram cumulative and ending at +Inf.
+func TestMetricsAreValidPrometheusText(t *testing.T) {
+	s := newServer(t, Options{})
+	post(t, s.Handler(), "/v1/predict", `{"a": "ResNet-50 (batch size 64)", "b": "LM (batch size 20)", "device": "v100"}`)
+	post(t, s.Handler(), "/v1/predict", `{`)
+	w := httptest.NewRecorder()
+	s.Handler().ServeHTTP(w, httptest.NewRequest("GET", "/metrics", nil))
+	if ct := w.Header().Get("Content-Type"); !strings.HasPrefix(ct, "text/plain; version=0.0.4") {
+		t.Errorf("content type %q", ct)
+	}
+	typed := map[string]string{}
+	samples := map[string]string{}
+	sc := bufio.NewScanner(bytes.NewReader(w.Body.Bytes()))
+	var lastBucket float64 = -1
+	for sc.Scan() {
+		l := sc.Text()
+		if strings.HasPrefix(l, "#") {
+			if !helpLine.MatchString(l) {
+				t.Errorf("bad comment line %q", l)
+			}
+			if f := strings.Fields(l); f[1] == "TYPE" {
+				typed[f[2]] = f[3]
+			}
+			continue
+		}
+		if !metricLine.MatchString(l) {
+			t.Errorf("bad sample line %q", l)
+			continue
+		}
+		name := l[:strings.IndexAny(l, "{ ")]
+		family := strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(name, "_bucket"), "_sum"), "_count")
+		if typed[family] == "" && typed[name] == "" {
+			t.Errorf("sample %q before its TYPE", l)
+		}
+		key, val, _ := strings.Cut(l, "} ")
+		samples[key+"}"] = val
+		if strings.HasPrefix(l, `coloc_serve_request_duration_seconds_bucket{path="/v1/predict"`) {
+			var v float64
+			json.Unmarshal([]byte(val), &v)
+			if v < lastBucket {
+				t.Errorf("histogram not cumulative at %q", l)
+			}
+			lastBucket = v
+		}
+	}
+	for k, want := range map[string]string{
+		`coloc_serve_requests_total{path="/v1/predict",code="200"}`:                        "1",
+		`coloc_serve_requests_total{path="/v1/predict",code="400"}`:                        "1",
+		`coloc_serve_request_duration_seconds_bucket{path="/v1/predict",le="+Inf"}`:        "2",
+		`coloc_serve_models_info{dir="` + fitted(t) + `",version="` + s.Version() + `"}`: "1",
+	} {
+		if samples[k] != want {
+			t.Errorf("%s = %q, want %s\n%s", k, samples[k], want, w.Body)
+		}
+	}
+}
+
+// A reload swaps in models fit again; a reload that fails keeps serving
+// the models it had; both are counted.
+func TestReload(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS(fitted(t))); err != nil {
+		t.Fatal(err)
+	}
+	s := newServer(t, Options{Models: dir})
+	v1 := s.Version()
+	if err := fitInto(dir, 7); err != nil {
+		t.Fatal(err)
+	}
+	if !s.changed() {
+		t.Error("the watcher does not see the new index")
+	}
+	if err := s.Reload(); err != nil {
+		t.Fatal(err)
+	}
+	v2 := s.Version()
+	if v2 == v1 {
+		t.Errorf("version %s after a refit with another seed", v2)
+	}
+	os.Remove(dir + "/iapp.json")
+	if err := s.Reload(); err == nil {
+		t.Error("a reload without iapp.json succeeded")
+	}
+	if s.Version() != v2 {
+		t.Errorf("a failed reload changed the version to %s", s.Version())
+	}
+	if w := post(t, s.Handler(), "/v1/predict", `{"a": "ResNet-50 (batch size 64)", "b": "LM (batch size 20)", "device": "v100"}`); w.Code != http.StatusOK {
+		t.Errorf("after a failed reload: %d %s", w.Code, w.Body)
+	}
+	if s.metrics.reloads["ok"] != 1 || s.metrics.reloads["error"] != 1 {
+		t.Errorf("reloads %v", s.metrics.reloads)
+	}
+}
+
+// Run answers on its listener, reloads on a signal, and returns once its
+// context is done, after the requests in flight.
+func TestRunServesAndStops(t *testing.T) {
+	s := newServer(t, Options{})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	reload := make(chan struct{}, 1)
+	done := make(chan error, 1)
+	go func() { done <- s.Run(ctx, ln, reload) }()
+	resp, err := http.Get("http://" + ln.Addr().String() + "/readyz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("readyz %d", resp.StatusCode)
+	}
+	reload <- struct{}{}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("Run: %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Run did not return after its context was done")
+	}
+	if _, err := http.Get("http://" + ln.Addr().String() + "/healthz"); err == nil {
+		t.Error("the server still answers after a stop")
+	}
+}
+
+// No request body, however malformed, makes a handler fail with a 5xx.
+func FuzzRequests(f *testing.F) {
+	for _, seed := range []string{
+		`{"a": "ResNet-50 (batch size 64)", "b": "LM (batch size 20)", "device": "v100"}`,
+		`{"a": "x", "b": "y", "device": "v100x2", "models": ["iasp"]}`,
+		`{"cluster": {"version": 1, "name": "c", "nodes": [{"name": "v", "gpu_type": "v100", "gpus": 2, "gpu_memory_gb": 16}]}, "jobs": {"version": 1, "jobs": [{"id": "a", "workload": "LM (batch size 20)", "degrees": [1], "steps": 100}]}}`,
+		`{"cluster": "x", "jobs": [1]}`, `[]`, `null`, `{"a": "\u0000"}`,
+	} {
+		f.Add(seed)
+	}
+	s, err := New(Options{Models: fittedForFuzz(f), Data: []string{refData}, MaxBody: 1 << 16})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, body string) {
+		for _, path := range []string{"/v1/predict", "/v1/decide"} {
+			w := httptest.NewRecorder()
+			s.Handler().ServeHTTP(w, httptest.NewRequest(http.MethodPost, path, strings.NewReader(body)))
+			if w.Code >= 500 {
+				t.Errorf("%s %q: %d %s", path, body, w.Code, w.Body)
+			}
+		}
+	})
+}
+
+func fittedForFuzz(f *testing.F) string {
+	fitOnce.Do(func() {
+		fitDir, fitErr = os.MkdirTemp("", "coloc-serve-models")
+		if fitErr == nil {
+			fitErr = fitInto(fitDir, model.DefaultSeed)
+		}
+	})
+	if fitErr != nil {
+		f.Fatal(fitErr)
+	}
+	return fitDir
+}
