@@ -130,7 +130,7 @@ policy, one a line.`,
 		cmd.MarkFlagRequired(name)
 	}
 	completeValues(cmd, "policy", reports.PolicyNames())
-	cmd.AddCommand(newSimulateSweepCmd(e), newSimulateGenerateCmd(e), newSimulateAssumptionCmd(e))
+	cmd.AddCommand(newSimulateSweepCmd(e), newSimulateGenerateCmd(e), newSimulateAssumptionCmd(e), newSimulateBudgetCmd(e))
 	return cmd
 }
 

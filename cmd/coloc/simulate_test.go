@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -185,5 +187,38 @@ func TestSimulateAssumeMultiGPUPairs(t *testing.T) {
 	out, _ := mustRun(t, "simulate", "assumption", "--data", "../../datasets/reference/gavel")
 	if !strings.Contains(out, "no status-ok pair measured on more than one GPU (of its 6282 pair rows on more than one GPU: 6282 infeasible)") {
 		t.Errorf("simulate assumption on Gavel: %q", out)
+	}
+}
+
+// simulate budget writes the page and its figure, the page linking the
+// figure from its own directory, and a rerun resumes from the checkpoint
+// (no model fitted again).
+func TestSimulateBudget(t *testing.T) {
+	dir := t.TempDir()
+	page, fig, work := filepath.Join(dir, "docs", "budget.md"), filepath.Join(dir, "figs", "budget"), filepath.Join(dir, "work")
+	args := []string{"simulate", "budget", "--traces", "../../examples/traces/msr/103959.trace", "--clusters", "../../examples/cluster-gavel-16.yaml",
+		"--data", refGavel, "--degree", "trace", "--max-jobs", "30", "--devices", "p100", "--fractions", "0,0.2", "--orders", "random", "--seeds", "1",
+		"--work", work, "--markdown", page, "--figure", fig}
+	_, stderr := mustRun(t, args...)
+	if n := strings.Count(stderr, "fitting on"); n != 3 {
+		t.Errorf("%d fits, want the reference, 0%% and 20%%:\n%s", n, stderr)
+	}
+	b, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"](../figs/budget.svg)", "## p100 (", "| random |", "--fractions 0,0.2", "coloc-no-sharing"} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("page lacks %q:\n%s", want, b)
+		}
+	}
+	for _, ext := range []string{".svg", ".png", ".csv"} {
+		if _, err := os.Stat(fig + ext); err != nil {
+			t.Error(err)
+		}
+	}
+	_, stderr = mustRun(t, args...)
+	if strings.Contains(stderr, "fitting on") {
+		t.Errorf("the rerun fitted again:\n%s", stderr)
 	}
 }
