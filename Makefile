@@ -8,7 +8,7 @@ BIN      := bin/coloc
 # are noise for us.
 export CGO_CFLAGS ?= -O2 -g -Wno-deprecated-declarations
 
-.PHONY: build test demo paper screenshot vet bench clean interop-deps test-workloads toolchain test-optional results results-sim results-heldout results-oracle results-budget fuzz
+.PHONY: install build test demo paper screenshot vet bench clean interop-deps test-workloads toolchain test-optional results results-sim results-heldout results-oracle results-budget fuzz
 
 # toolchain says what is missing before a build fails obscurely: Go on
 # PATH, and the C compiler cgo needs for go-nvml (without it the build
@@ -20,6 +20,12 @@ toolchain:
 
 build: toolchain
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/coloc
+
+# install puts coloc on PATH: go install writes it to $(go env GOBIN), or
+# $(go env GOPATH)/bin when GOBIN is unset (add that directory to PATH).
+install: toolchain
+	$(GO) install -ldflags "$(LDFLAGS)" ./cmd/coloc
+	@echo "installed coloc in $$(d=$$($(GO) env GOBIN); [ -n "$$d" ] || d=$$($(GO) env GOPATH)/bin; echo $$d)"
 
 vet:
 	$(GO) vet ./...

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/coloc-dev/coloc/internal/version"
 )
 
 // The flags of coloc report reach the report: a mistyped policy of the
@@ -99,5 +101,14 @@ func TestPredictUnknownJob(t *testing.T) {
 	out, _ := mustRun(t, "__complete", "predict", "--models", models, "--device", "k8")
 	if !strings.Contains(out, "k80\n") {
 		t.Errorf("device completion from the models: %q", out)
+	}
+}
+
+// coloc version prints the version the files it writes record, with the
+// toolchain that built it.
+func TestVersionCommand(t *testing.T) {
+	out, _ := mustRun(t, "version")
+	if want := "coloc " + version.String() + " (go"; !strings.HasPrefix(out, want) {
+		t.Errorf("coloc version: %q, want it to start with %q", out, want)
 	}
 }

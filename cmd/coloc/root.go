@@ -54,6 +54,7 @@ var commands = []func(*env) *cobra.Command{
 	newSimulateCmd,
 	newServeCmd,
 	newReportCmd,
+	newVersionCmd,
 }
 
 func newRootCmd(e *env) *cobra.Command {
@@ -130,4 +131,9 @@ func suggestFlag(cmd *cobra.Command, err error) error {
 		return fmt.Errorf("%w (see %s --help)", err, cmd.CommandPath())
 	}
 	return fmt.Errorf("%w (did you mean --%s?)", err, strings.Join(near, " or --"))
+}
+
+func newVersionCmd(e *env) *cobra.Command {
+	return &cobra.Command{Use: "version", Short: "Print coloc's version and the Go toolchain that built it", Args: cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error { _, err := fmt.Fprintln(e.stdout, version.Describe()); return err }}
 }

@@ -2,7 +2,11 @@
 // every file the tool writes (manifests, model files, policy files).
 package version
 
-import "runtime/debug"
+import (
+	"fmt"
+	"runtime"
+	"runtime/debug"
+)
 
 // Override is set at link time by the Makefile
 // (-ldflags "-X github.com/coloc-dev/coloc/internal/version.Override=v0.3.0").
@@ -40,4 +44,10 @@ func String() string {
 		rev += "-dirty"
 	}
 	return "devel+" + rev
+}
+
+// Describe is the version with the Go toolchain and platform that built
+// the tool, as `coloc version` prints it.
+func Describe() string {
+	return fmt.Sprintf("coloc %s (%s, %s/%s)", String(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
 }
