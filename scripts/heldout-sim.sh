@@ -62,7 +62,7 @@ sweep() {
 }
 sweep page --max-jobs "${MAX_JOBS:-200}" --parallel "${PARALLEL:-2}" \
     --policy "${POLICIES:-fifo,backfill,gavel-las,gavel-las-packed,tiresias,srtf-known,coloc,coloc-no-sharing,coloc-estimate}" \
-    --markdown "$tmp/page.md"
+    --title "Simulation results, held out" --markdown "$tmp/page.md"
 bands=()
 for seed in $([ -n "${BANDS:-}" ] && echo 1 3 5 7); do
     # two at a time: a sweep runs its cases one after another

@@ -284,9 +284,9 @@ func TestMetricsAreValidPrometheusText(t *testing.T) {
 		}
 	}
 	for k, want := range map[string]string{
-		`coloc_serve_requests_total{path="/v1/predict",code="200"}`:                        "1",
-		`coloc_serve_requests_total{path="/v1/predict",code="400"}`:                        "1",
-		`coloc_serve_request_duration_seconds_bucket{path="/v1/predict",le="+Inf"}`:        "2",
+		`coloc_serve_requests_total{path="/v1/predict",code="200"}`:                      "1",
+		`coloc_serve_requests_total{path="/v1/predict",code="400"}`:                      "1",
+		`coloc_serve_request_duration_seconds_bucket{path="/v1/predict",le="+Inf"}`:      "2",
 		`coloc_serve_models_info{dir="` + fitted(t) + `",version="` + s.Version() + `"}`: "1",
 	} {
 		if samples[k] != want {

@@ -22,7 +22,8 @@ type simulateFlags struct {
 	maxPerGPU                    int
 	minNormalized, oracleNoise   float64
 	estMedian, estSigma          float64
-	maxJobs                      int // simulate sweep --max-jobs
+	maxJobs                      int    // simulate sweep --max-jobs
+	title                        string // simulate sweep --title
 	durations, degree, order     string
 	decide                       string
 	maxDegree                    int
@@ -153,7 +154,7 @@ makespan ratio, then every case and the unrunnable jobs by reason.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			s := policies.Sweep{Traces: traces, Clusters: clusters, Data: f.data, Policies: f.policies, Reference: "coloc", Degrees: degrees, Progress: e.stderr,
-				Peers: peers.Published, MaxJobs: f.maxJobs, Parallel: parallel,
+				Peers: peers.Published, MaxJobs: f.maxJobs, Parallel: parallel, Title: f.title,
 				Options: sim.DefaultOptions, Env: sim.Env{Seed: f.seed, Models: f.models, MinNormalized: f.minNormalized, Durations: f.durations, Order: f.order, Decide: f.decide, OracleNoise: f.oracleNoise}}
 			cases, err := s.Run()
 			if err != nil {
@@ -186,6 +187,7 @@ makespan ratio, then every case and the unrunnable jobs by reason.`,
 	fl.StringVar(&f.order, "order", policies.OrderShortest, "coloc-rule and oracle-rule: shortest or arrival")
 	fl.StringVar(&f.decide, "decide", policy.DecideExpected, "coloc: expected or lower (risk-averse)")
 	fl.StringVar(&markdown, "markdown", "-", "write the page to this file (-: stdout)")
+	fl.StringVar(&f.title, "title", "", "the page's title (default \"Simulation results\")")
 	fl.StringSliceVar(&degrees, "degree", []string{sim.DegreeTrace, sim.DegreePolicy}, "degree modes to run, comma-separated")
 	for _, name := range []string{"traces", "clusters", "data"} {
 		cmd.MarkFlagRequired(name)
@@ -200,6 +202,9 @@ func sweepCommand(traces, clusters, degrees []string, f simulateFlags) string {
 		strings.Join(traces, ","), strings.Join(clusters, ","), f.data, strings.Join(f.policies, ","), f.durations, f.order, strings.Join(degrees, ","))
 	if f.maxJobs > 0 {
 		line += fmt.Sprintf(" --max-jobs %d", f.maxJobs)
+	}
+	if f.title != "" {
+		line += fmt.Sprintf(" --title %q", f.title)
 	}
 	if f.decide != "" && f.decide != policy.DecideExpected {
 		line += " --decide " + f.decide
