@@ -183,12 +183,43 @@ type trimTicks struct{ plot.Ticker }
 
 func (t trimTicks) Ticks(min, max float64) []plot.Tick {
 	ts := t.Ticker.Ticks(min, max)
+	relabel(ts)
 	for i := range ts {
 		if l := ts[i].Label; strings.Contains(l, ".") && !strings.ContainsAny(l, "eE") {
 			ts[i].Label = strings.TrimSuffix(strings.TrimRight(l, "0"), ".")
 		}
 	}
 	return ts
+}
+
+// relabel writes the labelled ticks with as many decimals as their
+// spacing needs when two of them read the same (gonum labels the ticks
+// 0.99, 1.00, 1.01 of a narrow range all "1").
+func relabel(ts []plot.Tick) {
+	var major []int
+	seen, dup := map[string]bool{}, false
+	for i, tk := range ts {
+		if tk.Label == "" {
+			continue
+		}
+		major = append(major, i)
+		dup = dup || seen[tk.Label]
+		seen[tk.Label] = true
+	}
+	if !dup || len(major) < 2 {
+		return
+	}
+	step := math.Inf(1)
+	for k := 1; k < len(major); k++ {
+		step = math.Min(step, math.Abs(ts[major[k]].Value-ts[major[k-1]].Value))
+	}
+	if !(step > 0) {
+		return
+	}
+	digits := max(0, int(math.Ceil(-math.Log10(step)-1e-9)))
+	for _, i := range major {
+		ts[i].Label = strconv.FormatFloat(ts[i].Value, 'f', digits, 64)
+	}
 }
 
 // colours are the Okabe-Ito colours, safe for colour-blind readers, then

@@ -1,6 +1,8 @@
 package plot
 
 import (
+	"gonum.org/v1/plot"
+
 	"bytes"
 	"flag"
 	"fmt"
@@ -218,5 +220,32 @@ func TestHeatmapExtremeCellsFilled(t *testing.T) {
 	}
 	if red < 100 {
 		t.Errorf("%d deep red pixels: the lowest cell was not filled", red)
+	}
+}
+
+// Ticks of a narrow range read apart: gonum labels 0.99, 1 and 1.01 all
+// "1"; relabel writes the decimals their spacing needs, and leaves
+// distinct labels alone.
+func TestTicksOfANarrowRangeReadApart(t *testing.T) {
+	ts := trimTicks{plot.DefaultTicks{}}.Ticks(0.994, 1.022)
+	seen := map[string]bool{}
+	n := 0
+	for _, tk := range ts {
+		if tk.Label == "" {
+			continue
+		}
+		n++
+		if seen[tk.Label] {
+			t.Errorf("two ticks labelled %q: %+v", tk.Label, ts)
+		}
+		seen[tk.Label] = true
+	}
+	if n < 2 {
+		t.Fatalf("%d labelled ticks: %+v", n, ts)
+	}
+	wide := []plot.Tick{{Value: 0, Label: "0"}, {Value: 25, Label: "25"}}
+	relabel(wide)
+	if wide[0].Label != "0" || wide[1].Label != "25" {
+		t.Errorf("distinct labels changed: %+v", wide)
 	}
 }
