@@ -9,6 +9,8 @@
 //   - POST /v1/decide: the decision core's decisions (package
 //     place/decide) for a cluster and its jobs, as `coloc policy export`
 //     takes them, without the tables.
+//   - POST /v1/score: the nodes ranked for an arriving job, given their
+//     GPU types and tenants (decide.Score).
 //   - GET /healthz (the process answers), /readyz (models loaded) and
 //     /metrics (Prometheus text format 0.0.4: requests and latencies by
 //     path and status, reloads, the models' version).

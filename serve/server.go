@@ -97,6 +97,7 @@ func New(o Options) (*Server, error) {
 	mux := http.NewServeMux()
 	mux.Handle("/v1/predict", s.endpoint("/v1/predict", http.MethodPost, s.predict))
 	mux.Handle("/v1/decide", s.endpoint("/v1/decide", http.MethodPost, s.decide))
+	mux.Handle("/v1/score", s.endpoint("/v1/score", http.MethodPost, s.score))
 	mux.Handle("/healthz", s.endpoint("/healthz", http.MethodGet, func(w http.ResponseWriter, r *http.Request) error {
 		_, err := io.WriteString(w, "ok\n")
 		return err
@@ -434,6 +435,86 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request) error {
 		return &reqError{code: http.StatusBadRequest, msg: err.Error()}
 	}
 	return writeJSON(w, DecideResponse{Version: st.version, Objective: f.Objective, Decisions: f.Decisions, Warnings: f.Warnings})
+}
+
+// ScoreRequest is the body of POST /v1/score: an arriving job and the
+// nodes it may go to, with their tenants.
+type ScoreRequest struct {
+	Job struct {
+		Workload string `json:"workload"`
+		Degrees  []int  `json:"degrees"`
+	} `json:"job"`
+	Nodes     []decide.Node `json:"nodes"`
+	MaxPerGPU int           `json:"max_per_gpu,omitempty"` // 1 or 2 (default 2)
+}
+
+// ScoreResponse ranks the nodes, best first (decide.Score).
+type ScoreResponse struct {
+	Version string          `json:"models_version"`
+	Options []decide.Option `json:"options"`
+}
+
+// servedRates are the measured solo rates of the data and the node-level
+// model's predicted normalized throughputs: what the core decides with.
+type servedRates struct{ st *state }
+
+func (r servedRates) Solo(w, t string, gpus int, spread bool) (float64, bool) {
+	return r.st.data.Solo(w, t, gpus, spread, 0)
+}
+
+func (r servedRates) Pair(w, q, t string, gpus int) (float64, bool) {
+	return r.st.models.Predict(place.NodeLevel, w, q, t, gpus)
+}
+
+func (s *Server) score(w http.ResponseWriter, r *http.Request) error {
+	var q ScoreRequest
+	if err := s.decodeBody(r, &q); err != nil {
+		return err
+	}
+	bad := func(field, format string, a ...any) error {
+		return &reqError{code: http.StatusBadRequest, msg: field + ": " + fmt.Sprintf(format, a...), field: field}
+	}
+	if q.Job.Workload == "" {
+		return bad("job.workload", "missing")
+	}
+	if len(q.Job.Degrees) == 0 {
+		return bad("job.degrees", "missing: the numbers of GPUs the job may run on")
+	}
+	for i, d := range q.Job.Degrees {
+		if d < 1 || d > policy.MaxGPUsPerNode {
+			return bad(fmt.Sprintf("job.degrees[%d]", i), "%d, want 1 to %d", d, policy.MaxGPUsPerNode)
+		}
+	}
+	slices.Sort(q.Job.Degrees)
+	if len(q.Nodes) == 0 {
+		return bad("nodes", "missing")
+	}
+	for i, n := range q.Nodes {
+		if n.Name == "" || n.Type == "" {
+			return bad(fmt.Sprintf("nodes[%d]", i), "want a name and a gpu_type")
+		}
+		if n.GPUs < 1 || n.GPUs > policy.MaxGPUsPerNode {
+			return bad(fmt.Sprintf("nodes[%d].gpus", i), "%d, want 1 to %d", n.GPUs, policy.MaxGPUsPerNode)
+		}
+		for k, t := range n.Tenants {
+			for _, g := range t.GPUs {
+				if g < 0 || g >= n.GPUs {
+					return bad(fmt.Sprintf("nodes[%d].tenants[%d].gpus", i, k), "GPU %d, want 0 to %d", g, n.GPUs-1)
+				}
+			}
+		}
+	}
+	if q.MaxPerGPU == 0 {
+		q.MaxPerGPU = 2
+	}
+	if q.MaxPerGPU != 1 && q.MaxPerGPU != 2 {
+		return bad("max_per_gpu", "%d, want 1 or 2", q.MaxPerGPU)
+	}
+	st := s.st.Load()
+	st.mu.Lock()
+	opts := decide.Score(servedRates{st}, q.MaxPerGPU, decide.Job{Workload: q.Job.Workload, Degrees: q.Job.Degrees}, q.Nodes)
+	st.mu.Unlock()
+	return writeJSON(w, ScoreResponse{Version: st.version, Options: opts})
 }
 
 func writeJSON(w http.ResponseWriter, v any) error {

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -36,7 +37,7 @@ var (
 
 // fitted fits iasp, iapp and the similarity model on the reference data
 // once for the package's tests (without calibration: seconds).
-func fitted(t *testing.T) string {
+func fitted(t testing.TB) string {
 	t.Helper()
 	fitOnce.Do(func() {
 		fitDir, fitErr = os.MkdirTemp("", "coloc-serve-models")
@@ -377,7 +378,7 @@ func FuzzRequests(f *testing.F) {
 	} {
 		f.Add(seed)
 	}
-	s, err := New(Options{Models: fittedForFuzz(f), Data: []string{refData}, MaxBody: 1 << 16})
+	s, err := New(Options{Models: fitted(f), Data: []string{refData}, MaxBody: 1 << 16})
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -392,15 +393,78 @@ func FuzzRequests(f *testing.F) {
 	})
 }
 
-func fittedForFuzz(f *testing.F) string {
-	fitOnce.Do(func() {
-		fitDir, fitErr = os.MkdirTemp("", "coloc-serve-models")
-		if fitErr == nil {
-			fitErr = fitInto(fitDir, model.DefaultSeed)
-		}
-	})
-	if fitErr != nil {
-		f.Fatal(fitErr)
+// /v1/score ranks nodes for an arriving job: a free GPU of the type it
+// runs fastest on first, then a slower free one, and a full node only
+// beside a tenant worth sharing with.
+func TestScore(t *testing.T) {
+	s := newServer(t, Options{})
+	body := `{"job": {"workload": "ResNet-50 (batch size 64)", "degrees": [1]}, "nodes": [
+		{"name": "k", "gpu_type": "k80", "gpus": 4},
+		{"name": "v-full", "gpu_type": "v100", "gpus": 1, "tenants": [{"workload": "ResNet-18 (batch size 16)", "gpus": [0]}]},
+		{"name": "v", "gpu_type": "v100", "gpus": 4, "tenants": [{"workload": "LM (batch size 20)", "gpus": [0]}]}]}`
+	w := post(t, s.Handler(), "/v1/score", body)
+	if w.Code != http.StatusOK {
+		t.Fatalf("%d %s", w.Code, w.Body)
 	}
-	return fitDir
+	var got ScoreResponse
+	if err := json.Unmarshal(w.Body.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Options) != 3 || got.Options[0].Node != "v" || got.Options[0].Score != 1 || got.Options[0].GPUs[0] != 1 {
+		t.Fatalf("options %+v: want v's free GPU 1 first, at score 1", got.Options)
+	}
+	for _, o := range got.Options[1:] {
+		switch o.Node {
+		case "k":
+			if !(o.Score > 0 && o.Score < 1) || o.Partner != "" {
+				t.Errorf("k80: %+v, want alone at a score below 1", o)
+			}
+		case "v-full":
+			if o.Score > 0 && (o.Partner == "" || o.Normalized+o.PartnerNormalized <= 1) {
+				t.Errorf("full V100: %+v, want sharing worth more than the tenant alone, or no option", o)
+			}
+		}
+	}
+	for body, field := range map[string]string{
+		`{"job": {"degrees": [1]}, "nodes": [{"name": "n", "gpu_type": "v100", "gpus": 1}]}`:                                              "job.workload",
+		`{"job": {"workload": "x", "degrees": [0]}, "nodes": [{"name": "n", "gpu_type": "v100", "gpus": 1}]}`:                             "job.degrees[0]",
+		`{"job": {"workload": "x", "degrees": [1]}, "nodes": [{"name": "n", "gpu_type": "v100", "gpus": 1, "tenants": [{"gpus": [3]}]}]}`: "nodes[0].tenants[0].gpus",
+		`{"job": {"workload": "x", "degrees": [1]}}`:                                                                                      "nodes",
+	} {
+		w := post(t, s.Handler(), "/v1/score", body)
+		var e struct{ Field string }
+		json.Unmarshal(w.Body.Bytes(), &e)
+		if w.Code != http.StatusBadRequest || e.Field != field {
+			t.Errorf("%s: %d %s, want 400 naming %s", body, w.Code, w.Body, field)
+		}
+	}
+}
+
+// BenchmarkScore5000Nodes answers POST /v1/score for one job against 5,000
+// nodes of 8 GPUs, each with three tenants, with the reference data's
+// models: decoding, scoring and encoding.
+func BenchmarkScore5000Nodes(b *testing.B) {
+	s, err := New(Options{Models: fitted(b), Data: []string{refData}, MaxBody: 64 << 20})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var sb strings.Builder
+	sb.WriteString(`{"job": {"workload": "ResNet-50 (batch size 64)", "degrees": [1, 2, 4]}, "nodes": [`)
+	types := []string{"v100", "p100", "k80"}
+	for i := range 5000 {
+		if i > 0 {
+			sb.WriteString(",")
+		}
+		fmt.Fprintf(&sb, `{"name": "n%d", "gpu_type": %q, "gpus": 8, "tenants": [{"workload": "LM (batch size 20)", "gpus": [0, 1]}, {"workload": "ResNet-18 (batch size 16)", "gpus": [2]}, {"workload": "A3C", "gpus": [3]}]}`, i, types[i%3])
+	}
+	sb.WriteString("]}")
+	body := sb.String()
+	b.ResetTimer()
+	for range b.N {
+		w := httptest.NewRecorder()
+		s.Handler().ServeHTTP(w, httptest.NewRequest(http.MethodPost, "/v1/score", strings.NewReader(body)))
+		if w.Code != http.StatusOK {
+			b.Fatalf("%d %s", w.Code, w.Body.String()[:200])
+		}
+	}
 }

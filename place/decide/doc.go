@@ -81,4 +81,13 @@
 // waiting jobs of highest index on N GPUs) are ours; each is explained
 // where it is defined. The keep factor and the first-round ranking follow
 // from the restart penalty and the round, not from fitted constants.
+//
+// # One arriving job
+//
+// Score answers the online question of a scheduler that places one job at
+// a time (`coloc serve`'s /v1/score): the nodes ranked for an arriving job
+// given their tenants, by the value per GPU above for a job whose priority
+// is the same on every node (alone: its progress per GPU relative to its
+// fastest option; beside a tenant: the progress the pair adds over the
+// tenant alone).
 package decide
