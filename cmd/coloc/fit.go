@@ -18,7 +18,9 @@ func newFitCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "fit --data DIR -o MODELDIR",
 		Short: "Fit interference models on every measured pair of a dataset",
-		Long: `Builds the features of the dataset in DIR, fits each model on all its
+		Long: `Builds the features of the dataset in DIR, fits each model of --models
+(by default iasp, iapp and similarity: the models 'policy export',
+'simulate' and 'serve' decide with; --models all fits every kind) on all its
 measured pairs (status ok; suspect and infeasible pairs are never used) and
 writes MODELDIR/<model>.json and MODELDIR/index.json.
 
@@ -83,7 +85,7 @@ more times.`,
 	}
 	cmd.Flags().StringVar(&data, "data", "", "dataset directory")
 	cmd.Flags().StringVarP(&out, "out", "o", "", "model directory (created if needed)")
-	cmd.Flags().StringVar(&models, "models", "all", "comma-separated models to fit")
+	cmd.Flags().StringVar(&models, "models", "iasp,iapp,similarity", "comma-separated models to fit, or all (the default: those predict, policy export, simulate and serve decide with)")
 	cmd.Flags().Uint64Var(&seed, "seed", model.DefaultSeed, "seed of every random choice")
 	cmd.Flags().BoolVar(&includeUnsettled, "include-unsettled", false, "also train on suspect pairs of coloc's campaigns (runs that never settled or shared the GPU)")
 	cmd.Flags().IntVar(&workers, "workers", 0, "models fit at once (0: GOMAXPROCS); the files do not depend on it")
