@@ -68,14 +68,49 @@ func TestExportTakesTheOnlineCoresDecisions(t *testing.T) {
 	checkExportIsOnline(t, cx.Decider(), online, sim.DefaultOptions, policy.RuleDecisionCore)
 }
 
+// On a recorded trace's first 24 jobs on Gavel's 16-GPU cluster (more
+// GPUs asked than the cluster has, so jobs share and wait), the core's
+// export still takes the simulator's coloc's first decisions.
+func TestExportIsOnlineOnATracePrefix(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fits IASP, IAPP and the similarity model (seconds)")
+	}
+	models, _ := gavelPlaceInputs(t)
+	spec, err := cluster.Load("../../examples/cluster-gavel-16.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := sim.LoadTrace("../../examples/traces/msr/103959.trace")
+	if err != nil {
+		t.Fatal(err)
+	}
+	list := &jobs.List{Version: jobs.Version}
+	for i, j := range tr.Jobs[:24] {
+		// The degrees up to the trace's scale factor, as the simulator's
+		// policy mode allows them.
+		var ds []int
+		for d := 1; d <= j.Scale; d *= 2 {
+			ds = append(ds, d)
+		}
+		list.Jobs = append(list.Jobs, jobs.Job{ID: fmt.Sprintf("t%d", i), Workload: j.Workload, Degrees: ds, Steps: j.Steps})
+	}
+	cx := CoreExport{MaxPerGPU: 2, Efficiency: policy.DefaultThresholds.ScalingEfficiency}
+	online := func(truth sim.Rates) sim.Policy {
+		p, err := newCorePolicy("coloc", sim.Env{Solo: sim.SoloOnly(truth)}, predictedPair(models))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	checkExportIsOnlineFor(t, spec, list, cx.Decider(), online, sim.DefaultOptions, policy.RuleDecisionCore)
+}
+
 // checkExportIsOnline exports seven Gavel jobs on two nodes (2 V100, 2
 // K80) with decider and replays them, all arrived at 0, under the policy
 // online makes: every job gets the same GPU type, degree, node, GPUs and
 // partner, or waits where the policy leaves it waiting.
 func checkExportIsOnline(t *testing.T, decider place.Decider, online func(truth sim.Rates) sim.Policy, o sim.Options, rule string) {
 	t.Helper()
-	const gavel = "../../datasets/reference/gavel"
-	models, data := gavelPlaceInputs(t)
 	spec := &cluster.Spec{Version: 1, Name: "hand", Groups: []cluster.NodeGroup{
 		{Name: "v", GPUType: "v100", GPUs: 2, MemoryGB: 16, Link: "nvlink", LinkGBs: 100, NetworkGB: 10},
 		{Name: "k", GPUType: "k80", GPUs: 2, MemoryGB: 12, Link: "pcie", LinkGBs: 10, NetworkGB: 10}}}
@@ -95,6 +130,14 @@ func checkExportIsOnline(t *testing.T, decider place.Decider, online func(truth 
 	} {
 		list.Jobs = append(list.Jobs, jobs.Job{ID: fmt.Sprintf("j%d", i), Workload: j.w, Degrees: j.degrees, Steps: j.steps})
 	}
+	checkExportIsOnlineFor(t, spec, list, decider, online, o, rule)
+}
+
+// checkExportIsOnlineFor is checkExportIsOnline for any cluster and list.
+func checkExportIsOnlineFor(t *testing.T, spec *cluster.Spec, list *jobs.List, decider place.Decider, online func(truth sim.Rates) sim.Policy, o sim.Options, rule string) {
+	t.Helper()
+	const gavel = "../../datasets/reference/gavel"
+	models, data := gavelPlaceInputs(t)
 	th := policy.DefaultThresholds
 	th.MinNormalized = 0
 	f, err := place.Export(place.Input{Cluster: spec, Jobs: list, Data: data, Models: models}, place.ExportOptions{Thresholds: th, Decide: decider})
