@@ -468,3 +468,24 @@ func BenchmarkScore5000Nodes(b *testing.B) {
 		}
 	}
 }
+
+// Every endpoint the server answers is documented in Usage (coloc serve
+// --help) with its method, and a path it does not know answers 404.
+func TestUsageDocumentsEveryEndpoint(t *testing.T) {
+	s := newServer(t, Options{})
+	for path, method := range map[string]string{"/v1/predict": "POST", "/v1/decide": "POST", "/v1/score": "POST", "/healthz": "GET", "/readyz": "GET", "/metrics": "GET"} {
+		if !strings.Contains(Usage, method+" "+path) {
+			t.Errorf("Usage lacks %s %s", method, path)
+		}
+		w := httptest.NewRecorder()
+		s.Handler().ServeHTTP(w, httptest.NewRequest(method, path, strings.NewReader("{}")))
+		if w.Code == http.StatusNotFound || w.Code == http.StatusMethodNotAllowed {
+			t.Errorf("%s %s: %d", method, path, w.Code)
+		}
+	}
+	w := httptest.NewRecorder()
+	s.Handler().ServeHTTP(w, httptest.NewRequest("GET", "/v1/nothing", nil))
+	if w.Code != http.StatusNotFound {
+		t.Errorf("GET /v1/nothing: %d", w.Code)
+	}
+}
