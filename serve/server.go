@@ -102,10 +102,9 @@ func New(o Options) (*Server, error) {
 		_, err := io.WriteString(w, "ok\n")
 		return err
 	}))
+	// New loads the models before the server can listen, and a failed
+	// reload keeps the loaded ones: once it answers, it is ready.
 	mux.Handle("/readyz", s.endpoint("/readyz", http.MethodGet, func(w http.ResponseWriter, r *http.Request) error {
-		if s.st.Load() == nil {
-			return &reqError{code: http.StatusServiceUnavailable, msg: "models not loaded"}
-		}
 		_, err := io.WriteString(w, "ready\n")
 		return err
 	}))
@@ -285,7 +284,7 @@ func (r *recorder) Write(b []byte) (int, error) {
 
 // decodeBody decodes the request's JSON body into v, refusing unknown
 // members and trailing data; its errors name the field.
-func (s *Server) decodeBody(r *http.Request, v any) error {
+func decodeBody(r *http.Request, v any) error {
 	dec := json.NewDecoder(r.Body)
 	dec.DisallowUnknownFields()
 	err := dec.Decode(v)
@@ -337,7 +336,7 @@ type PredictResponse struct {
 
 func (s *Server) predict(w http.ResponseWriter, r *http.Request) error {
 	var q PredictRequest
-	if err := s.decodeBody(r, &q); err != nil {
+	if err := decodeBody(r, &q); err != nil {
 		return err
 	}
 	for _, f := range []struct{ name, v string }{{"a", q.A}, {"b", q.B}, {"device", q.Device}} {
@@ -394,7 +393,7 @@ type DecideResponse struct {
 
 func (s *Server) decide(w http.ResponseWriter, r *http.Request) error {
 	var q DecideRequest
-	if err := s.decodeBody(r, &q); err != nil {
+	if err := decodeBody(r, &q); err != nil {
 		return err
 	}
 	if q.Durations == "" {
@@ -468,7 +467,7 @@ func (r servedRates) Pair(w, q, t string, gpus int) (float64, bool) {
 
 func (s *Server) score(w http.ResponseWriter, r *http.Request) error {
 	var q ScoreRequest
-	if err := s.decodeBody(r, &q); err != nil {
+	if err := decodeBody(r, &q); err != nil {
 		return err
 	}
 	bad := func(field, format string, a ...any) error {

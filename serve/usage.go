@@ -29,7 +29,7 @@ const Usage = `Serves what a scheduler asks online over HTTP/JSON, from the mode
         "tenants": [{"workload": "A3C", "gpus": [0]}]}], "max_per_gpu": 2}'
 
   GET /healthz       200 while the process answers
-  GET /readyz        200 once the models are loaded
+  GET /readyz        200 once the models are loaded (they load before it listens)
   GET /metrics       Prometheus text: coloc_serve_requests_total{path,code},
                      coloc_serve_request_duration_seconds (histogram by path),
                      coloc_serve_reloads_total{result}, coloc_serve_models_info
