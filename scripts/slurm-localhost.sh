@@ -13,6 +13,13 @@
 # /run/coloc-slurm-localhost.started; --stop stops exactly those, so CI
 # (.ci/run) leaves a machine as it found it.
 #
+# Beside the real node it defines four GPU nodes that never run anything
+# (two v100, two k80, 4 GPUs and 8 shards each, partition coloc-gpu, down:
+# no slurmd answers for them) and installs coloc's submit hook
+# (integrations/slurm/job_submit.lua, asking 127.0.0.1:18480): the Slurm
+# end-to-end test submits held jobs there and reads coloc's decisions back.
+# Jobs that name no coloc workload pass the hook unchanged.
+#
 # The configuration suits a test machine, not a cluster: SlurmUser=root,
 # ProctrackType=proctrack/linuxproc (no cgroups: containers often lack
 # them), TaskPlugin=task/none, SelectType=select/cons_tres with CR_Core
@@ -110,6 +117,8 @@ SelectTypeParameters=CR_Core
 SchedulerType=sched/backfill
 ReturnToService=2
 MpiDefault=none
+GresTypes=gpu,shard
+JobSubmitPlugins=lua
 JobAcctGatherType=jobacct_gather/none
 AccountingStorageType=accounting_storage/none
 SlurmctldPidFile=/run/slurmctld.pid
@@ -119,14 +128,35 @@ StateSaveLocation=/var/spool/slurmctld
 SlurmctldLogFile=/var/log/slurm/slurmctld.log
 SlurmdLogFile=/var/log/slurm/slurmd.log
 $node State=UNKNOWN
-PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP
+NodeName=coloc-v100-[1-2] NodeAddr=127.0.0.1 Port=1 CPUs=8 RealMemory=64000 Gres=gpu:v100:4,shard:8 State=DOWN
+NodeName=coloc-k80-[1-2] NodeAddr=127.0.0.1 Port=1 CPUs=8 RealMemory=64000 Gres=gpu:k80:4,shard:8 State=DOWN
+PartitionName=debug Nodes=$host Default=YES MaxTime=INFINITE State=UP
+PartitionName=coloc-gpu Nodes=coloc-v100-[1-2],coloc-k80-[1-2] Default=NO MaxTime=INFINITE State=UP
 EOF
 )
+# The GPU nodes' devices: slurmctld needs them named to split GPUs into
+# shards; no slurmd ever opens them.
+gres=$(cat <<EOF
+NodeName=coloc-v100-[1-2] Name=gpu Type=v100 File=/dev/nvidia[0-3]
+NodeName=coloc-v100-[1-2] Name=shard Count=8
+NodeName=coloc-k80-[1-2] Name=gpu Type=k80 File=/dev/nvidia[0-3]
+NodeName=coloc-k80-[1-2] Name=shard Count=8
+EOF
+)
+hook="$(dirname "$0")/../integrations/slurm/job_submit.lua"
 install -d /etc/slurm /var/spool/slurmd /var/spool/slurmctld /var/log/slurm
 changed=0
 if [ ! -f /etc/slurm/slurm.conf ] || [ "$(cat /etc/slurm/slurm.conf)" != "$conf" ]; then
 	printf '%s\n' "$conf" >/etc/slurm/slurm.conf.new
 	mv /etc/slurm/slurm.conf.new /etc/slurm/slurm.conf
+	changed=1
+fi
+if [ ! -f /etc/slurm/gres.conf ] || [ "$(cat /etc/slurm/gres.conf)" != "$gres" ]; then
+	printf '%s\n' "$gres" >/etc/slurm/gres.conf
+	changed=1
+fi
+if ! cmp -s "$hook" /etc/slurm/job_submit.lua; then
+	install -m 0644 "$hook" /etc/slurm/job_submit.lua
 	changed=1
 fi
 

@@ -11,7 +11,12 @@
 //     takes them, without the tables.
 //   - POST /v1/score: the nodes ranked for an arriving job, given their
 //     GPU types and tenants (decide.Score).
-//   - GET /healthz (the process answers), /readyz (models loaded) and
+//   - POST /v1/slurm/place (with Options.Slurm.Poll): where the Slurm
+//     submit hook should send a job, over a view of the cluster read in
+//     the background (package integrations/slurm); a form body and
+//     key=value lines, so the hook needs no JSON library.
+//   - GET /healthz (the process answers), /readyz (models loaded, and the
+//     Slurm cluster read once when it serves one) and
 //     /metrics (Prometheus text format 0.0.4: requests and latencies by
 //     path and status, reloads, the models' version).
 //

@@ -19,6 +19,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/coloc-dev/coloc/integrations/slurm"
 	"github.com/coloc-dev/coloc/model"
 	"github.com/coloc-dev/coloc/place"
 	"github.com/coloc-dev/coloc/place/cluster"
@@ -44,6 +45,9 @@ type Options struct {
 	Watch time.Duration
 	// Log gets one line per reload and stop (nil: none).
 	Log io.Writer
+	// Slurm, with Poll > 0, reads a Slurm cluster in the background and
+	// answers its submit hook at POST /v1/slurm/place.
+	Slurm slurm.Options
 }
 
 // Defaults of Options.
@@ -72,6 +76,7 @@ type fileStamp struct {
 // Server answers the endpoints of the package doc.
 type Server struct {
 	opt     Options
+	slurm   *slurm.Cluster // nil unless Options.Slurm.Poll > 0
 	st      atomic.Pointer[state]
 	metrics *metrics
 	handler http.Handler
@@ -98,13 +103,21 @@ func New(o Options) (*Server, error) {
 	mux.Handle("/v1/predict", s.endpoint("/v1/predict", http.MethodPost, s.predict))
 	mux.Handle("/v1/decide", s.endpoint("/v1/decide", http.MethodPost, s.decide))
 	mux.Handle("/v1/score", s.endpoint("/v1/score", http.MethodPost, s.score))
+	if o.Slurm.Poll > 0 {
+		s.slurm = slurm.NewCluster(o.Slurm)
+		mux.Handle("/v1/slurm/place", s.endpoint("/v1/slurm/place", http.MethodPost, s.slurmPlace))
+	}
 	mux.Handle("/healthz", s.endpoint("/healthz", http.MethodGet, func(w http.ResponseWriter, r *http.Request) error {
 		_, err := io.WriteString(w, "ok\n")
 		return err
 	}))
 	// New loads the models before the server can listen, and a failed
-	// reload keeps the loaded ones: once it answers, it is ready.
+	// reload keeps the loaded ones: once it answers, it is ready, unless
+	// it serves a Slurm cluster it has not read yet.
 	mux.Handle("/readyz", s.endpoint("/readyz", http.MethodGet, func(w http.ResponseWriter, r *http.Request) error {
+		if s.slurm != nil && s.slurm.Polled().IsZero() {
+			return &reqError{code: http.StatusServiceUnavailable, msg: "the Slurm cluster has not been read yet (sinfo --json, squeue --json)"}
+		}
 		_, err := io.WriteString(w, "ready\n")
 		return err
 	}))
@@ -200,6 +213,11 @@ func (s *Server) Run(ctx context.Context, ln net.Listener, reload <-chan struct{
 	srv := &http.Server{Handler: s.handler, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: s.opt.Timeout, WriteTimeout: s.opt.Timeout + 5*time.Second}
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
+	if s.slurm != nil {
+		pctx, stop := context.WithCancel(ctx)
+		defer stop()
+		go s.slurm.Run(pctx, s.logf)
+	}
 	var tick <-chan time.Time
 	if s.opt.Watch > 0 {
 		t := time.NewTicker(s.opt.Watch)

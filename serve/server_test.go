@@ -472,8 +472,9 @@ func BenchmarkScore5000Nodes(b *testing.B) {
 // Every endpoint the server answers is documented in Usage (coloc serve
 // --help) with its method, and a path it does not know answers 404.
 func TestUsageDocumentsEveryEndpoint(t *testing.T) {
-	s := newServer(t, Options{})
-	for path, method := range map[string]string{"/v1/predict": "POST", "/v1/decide": "POST", "/v1/score": "POST", "/healthz": "GET", "/readyz": "GET", "/metrics": "GET"} {
+	o := Options{Slurm: recordedSlurm(t)}
+	s := newServer(t, o)
+	for path, method := range map[string]string{"/v1/predict": "POST", "/v1/decide": "POST", "/v1/score": "POST", "/v1/slurm/place": "POST", "/healthz": "GET", "/readyz": "GET", "/metrics": "GET"} {
 		if !strings.Contains(Usage, method+" "+path) {
 			t.Errorf("Usage lacks %s %s", method, path)
 		}

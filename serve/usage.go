@@ -28,6 +28,12 @@ const Usage = `Serves what a scheduler asks online over HTTP/JSON, from the mode
         "degrees": [1, 2]}, "nodes": [{"name": "n1", "gpu_type": "v100", "gpus": 8,
         "tenants": [{"workload": "A3C", "gpus": [0]}]}], "max_per_gpu": 2}'
 
+  POST /v1/slurm/place  (with --slurm-poll) where the Slurm submit hook
+                     (integrations/slurm/job_submit.lua) should send a job: a form
+                     body, an answer of key=value lines (decision=place|none, node,
+                     partition, tres_per_node, admin_comment, reason):
+      curl -s localhost:8080/v1/slurm/place -d 'workload=A3C&tres_per_node=gres:gpu:1'
+
   GET /healthz       200 while the process answers
   GET /readyz        200 once the models are loaded (they load before it listens)
   GET /metrics       Prometheus text: coloc_serve_requests_total{path,code},

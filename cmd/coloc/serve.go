@@ -6,6 +6,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/coloc-dev/coloc/integrations/slurm"
 	"github.com/coloc-dev/coloc/serve"
 	"github.com/spf13/cobra"
 )
@@ -51,6 +52,8 @@ func newServeCmd(e *env) *cobra.Command {
 	fl.DurationVar(&o.Timeout, "timeout", serve.DefaultTimeout, "longest a request may take")
 	fl.DurationVar(&o.Drain, "drain", serve.DefaultDrain, "longest wait for requests in flight at a stop")
 	fl.DurationVar(&o.Watch, "watch", 0, "check the model index for a change this often and reload (0: only on SIGHUP)")
+	fl.DurationVar(&o.Slurm.Poll, "slurm-poll", 0, "read the Slurm cluster (sinfo, squeue) this often and answer its submit hook at /v1/slurm/place (0: off)")
+	fl.StringSliceVar(&o.Slurm.States, "slurm-states", slurm.DefaultStates, "Slurm node states whose nodes take jobs, comma-separated")
 	cmd.MarkFlagRequired("models")
 	cmd.MarkFlagRequired("data")
 	return cmd

@@ -189,8 +189,8 @@ func (r *rules) allowedThirdParty(pkg, path string) bool {
 
 // moduleGraph parses the imports of every non-test Go file under root,
 // whatever its build tags. Directories named testdata, vendor or
-// node_modules, and those starting with "." or "_", are skipped, as the go
-// tool does.
+// node_modules, those starting with "." or "_", and nested modules (a
+// directory with its own go.mod) are skipped, as the go tool does.
 func moduleGraph(root string) (graph, error) {
 	g := graph{}
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
@@ -201,6 +201,9 @@ func moduleGraph(root string) (graph, error) {
 		if d.IsDir() {
 			if path != root && (name == "testdata" || name == "vendor" || name == "node_modules" ||
 				strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
+				return filepath.SkipDir
+			}
+			if _, err := os.Stat(filepath.Join(path, "go.mod")); path != root && err == nil {
 				return filepath.SkipDir
 			}
 			return nil

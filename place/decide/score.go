@@ -20,6 +20,9 @@ type Node struct {
 	Type    string   `json:"gpu_type"`
 	GPUs    int      `json:"gpus"`
 	Tenants []Tenant `json:"tenants,omitempty"`
+	// Exclusive nodes do not share a GPU: a job goes only to free GPUs
+	// there (a node whose scheduler cannot split a GPU).
+	Exclusive bool `json:"exclusive,omitempty"`
 }
 
 // Option is where a job could run on one node, and what it is worth.
@@ -134,7 +137,7 @@ func Score(r Rates, maxPerGPU int, j Job, nodes []Node) []Option {
 				o = Option{Node: n.Name, Degree: d, Normalized: 1, Score: rel}
 				host = free[:d]
 			}
-			if maxPerGPU < 2 {
+			if maxPerGPU < 2 || n.Exclusive {
 				continue
 			}
 			for _, t := range n.Tenants {

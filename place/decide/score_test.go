@@ -54,6 +54,13 @@ func TestScoreRanksNodes(t *testing.T) {
 			t.Errorf("max one job per GPU, yet %+v", o)
 		}
 	}
+	// An exclusive node offers its free GPUs only.
+	nodes[0].Exclusive = true
+	for _, o := range Score(scoreRates(), 2, j, nodes) {
+		if o.Node == "share-b" && (o.Score != 0 || o.Partner != "") {
+			t.Errorf("exclusive share-b: %+v, want no option", o)
+		}
+	}
 }
 
 // A job with no rate anywhere has no option on any node, and says why.
