@@ -1,15 +1,21 @@
-// Package place is the placement engine of coloc and the policy export:
-// it decides, for the jobs of a job list (package place/jobs) on a
-// cluster (package place/cluster), the GPU type, the parallel degree,
-// the node and the GPUs, with the fitted models (package model) and the
-// measurements (package datasets), and writes them with the tables a
-// scheduler needs as a policy file (package policy).
+// Package place holds what coloc's decisions read and what they write for
+// schedulers: the measurements and fitted models loaded together (Data,
+// Models), the questions about one pair or one job (PredictPair for
+// `coloc predict`, Similar for `coloc similar`), and the policy export
+// (Export: the decisions for a job list on a cluster, with the tables a
+// scheduler needs, as a policy file of package policy).
 //
-// Where it sits: datasets -> features -> model -> place (`coloc policy
-// export`) -> policy.json -> schedulers; package sim/policies runs the
-// same engine inside the simulator (sim) as the coloc and oracle
-// policies. PredictPair (`coloc predict`) and Similar (`coloc similar`)
-// answer the questions about one pair or one job with the fitted models.
+// Where it sits: datasets -> features -> model -> place -> policy.json ->
+// schedulers. The decisions themselves are the decision core's (package
+// place/decide), which the simulator's coloc, `coloc policy export` (as
+// ExportOptions.Decide, supplied by package sim/policies) and `coloc
+// serve` all call.
+//
+// The Engine below is the first paper's two-stage placement (CLWP, then
+// NLWP), kept as a named alternative: Export uses it when no decider is
+// given, and the package's tests exercise it; no command of the binary
+// chooses it. It places one task at a time on a snapshot of the cluster,
+// with durations unknown, and never pauses a job.
 //
 // # The engine
 //
@@ -19,8 +25,7 @@
 // next to another, asked for one of two stages, CLWP or NLWP. The export's
 // estimator (NewEstimator) gives measured values where the data hold them
 // and the stage model's predictions elsewhere (IASP for CLWP, IAPP for
-// NLWP, after Geng et al. 2020); the simulator's coloc policy gives the
-// predictions only; the oracle the ground truth.
+// NLWP, after Geng et al. 2020).
 //
 // Two jobs share only the very same GPUs (a d-GPU job joins a group of
 // jobs holding exactly d GPUs of one node), at most Thresholds.MaxPerGPU
