@@ -39,33 +39,29 @@ vet:
 # cmd/coloc: the Slurm fleet and the browser test) TEST_TIMEOUT_E2E, every
 # other (each well under a minute) TEST_TIMEOUT. The interop test reads our
 # Arrow files with apache-arrow under node; its package is installed here
-# (npm ci) when node is present. Last it says which optional parts were
-# skipped because their tools are missing.
+# (npm ci) when node is present. Last it lists the optional parts the
+# tests skipped because their tools are missing: each such test records
+# its skip (package internal/optional) in the file COLOC_SKIP_LOG names.
 TEST_TIMEOUT     ?= 10m
 TEST_TIMEOUT_E2E ?= 20m
 E2E_PKGS         := github.com/coloc-dev/coloc/profile github.com/coloc-dev/coloc/cmd/coloc
+SKIP_LOG := $(CURDIR)/.make-test-skipped
 test: toolchain interop-deps
-	@failed=""; \
+	@rm -f $(SKIP_LOG); export COLOC_SKIP_LOG=$(SKIP_LOG); failed=""; \
 	$(MAKE) --no-print-directory vet || failed="$$failed vet"; \
 	for pkg in $$($(GO) list ./...); do \
 	  case " $(E2E_PKGS) " in *" $$pkg "*) to=$(TEST_TIMEOUT_E2E) ;; *) to=$(TEST_TIMEOUT) ;; esac; \
 	  $(GO) test -count=1 -timeout $$to $$pkg || failed="$$failed $$pkg"; \
 	done; \
 	$(MAKE) --no-print-directory test-workloads || failed="$$failed test-workloads"; \
-	$(MAKE) --no-print-directory test-optional; \
+	$(MAKE) --no-print-directory test-optional; rm -f $(SKIP_LOG); \
 	if [ -n "$$failed" ]; then echo "make test: FAILED:$$failed"; exit 1; fi; \
 	echo "make test: every part passed"
 
-# test-optional names the optional parts of the tests whose tools are
-# missing here, so their tests skipped (the COLOC_REQUIRE_* variables of
-# .ci/run turn those skips into failures).
+# test-optional lists the skips the tests recorded in COLOC_SKIP_LOG (the
+# COLOC_REQUIRE_* variables of .ci/run turn those skips into failures).
 test-optional:
-	@skipped=""; nl='\n'; \
-	$(PYTHON_TORCH) -c 'import torch' >/dev/null 2>&1 || skipped="$$skipped$$nl  torch: $(PYTHON_TORCH) cannot import torch (the end-to-end and workload script tests)"; \
-	command -v node >/dev/null 2>&1 || skipped="$$skipped$$nl  node: not found (the apache-arrow interop test)"; \
-	command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || skipped="$$skipped$$nl  chromium: not found (the report browser test)"; \
-	sinfo -h -o %T 2>/dev/null | grep -Eq '^(idle|mixed|allocated)$$' || skipped="$$skipped$$nl  slurm: no Slurm node answers sinfo (the fleet end-to-end tests)"; \
-	if [ -n "$$skipped" ]; then printf 'make test: optional parts skipped:%b\n' "$$skipped"; \
+	@if [ -s "$(SKIP_LOG)" ]; then echo "make test: optional parts skipped:"; sort -u "$(SKIP_LOG)" | sed 's/^/  /'; \
 	else echo "make test: no optional part skipped"; fi
 
 # The workload scripts' own tests need PyTorch (Debian's python3-torch).
@@ -75,7 +71,8 @@ test-workloads:
 	  cd benchmarks/workloads && $(PYTHON_TORCH) -m unittest -q test_workloads; \
 	elif [ "$$COLOC_REQUIRE_TORCH" = 1 ]; then \
 	  echo "COLOC_REQUIRE_TORCH=1 but $(PYTHON_TORCH) cannot import torch"; exit 1; \
-	else echo "skipping the workload script tests: $(PYTHON_TORCH) has no torch (apt-get install python3-torch)"; fi
+	else echo "skipping the workload script tests: $(PYTHON_TORCH) has no torch (apt-get install python3-torch)"; \
+	  [ -z "$$COLOC_SKIP_LOG" ] || echo "torch: test-workloads: $(PYTHON_TORCH) cannot import torch (apt-get install python3-torch)" >>"$$COLOC_SKIP_LOG"; fi
 
 interop-deps:
 	@if command -v npm >/dev/null 2>&1; then \

@@ -2,12 +2,15 @@ package datasets
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"testing"
+
+	"github.com/coloc-dev/coloc/internal/optional"
 )
 
 // TestInteropApacheArrowJS reads our files with an independent Arrow
@@ -87,10 +90,7 @@ func interopNode(t *testing.T, module, script string) (node, path string) {
 	node, err := exec.LookPath("node")
 	_, modErr := os.Stat(filepath.Join("..", "tests", "interop", "node_modules", module))
 	if err != nil || modErr != nil {
-		if os.Getenv("COLOC_REQUIRE_NODE") == "1" {
-			t.Fatalf("node or %s missing (run npm ci in tests/interop): %v %v", module, err, modErr)
-		}
-		t.Skipf("node or tests/interop/node_modules/%s missing; run `npm ci` in tests/interop", module)
+		optional.Missing(t, "node", "COLOC_REQUIRE_NODE", fmt.Sprintf("node or tests/interop/node_modules/%s missing (run npm ci in tests/interop): %v %v", module, err, modErr))
 	}
 	return node, path
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/coloc-dev/coloc/datasets"
+	"github.com/coloc-dev/coloc/internal/optional"
 )
 
 // The end-to-end test runs the real tiny suite (PyTorch on CPU), solo and
@@ -45,11 +46,7 @@ func torchPython(t *testing.T) string {
 	}
 	out, err := exec.Command(python, "-c", "import torch").CombinedOutput()
 	if err != nil {
-		msg := python + " cannot import torch (" + err.Error() + "): " + string(out)
-		if os.Getenv("COLOC_REQUIRE_TORCH") == "1" {
-			t.Fatal("COLOC_REQUIRE_TORCH=1 but " + msg)
-		}
-		t.Skip("skipping the end-to-end test: " + msg + " (install python3-torch; COLOC_REQUIRE_TORCH=1 makes this a failure)")
+		optional.Missing(t, "torch", "COLOC_REQUIRE_TORCH", python+" cannot import torch ("+err.Error()+"): "+string(out)+" (install python3-torch)")
 	}
 	return python
 }

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/coloc-dev/coloc/internal/optional"
 )
 
 // chromiumFlags are the flags of every headless Chromium run of the
@@ -28,10 +30,7 @@ func findChromium(t *testing.T) string {
 			return p
 		}
 	}
-	if os.Getenv("COLOC_REQUIRE_CHROMIUM") == "1" {
-		t.Fatal("COLOC_REQUIRE_CHROMIUM=1 but chromium is not installed (apt-get install chromium fonts-liberation)")
-	}
-	t.Skip("chromium not installed (apt-get install chromium fonts-liberation); COLOC_REQUIRE_CHROMIUM=1 makes this a failure")
+	optional.Missing(t, "chromium", "COLOC_REQUIRE_CHROMIUM", "chromium is not installed (apt-get install chromium fonts-liberation)")
 	return ""
 }
 

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/coloc-dev/coloc/integrations/slurm"
+	"github.com/coloc-dev/coloc/internal/optional"
 	"github.com/coloc-dev/coloc/place/decide"
 )
 
@@ -173,11 +174,7 @@ func TestSlurmSubmitHook(t *testing.T) {
 func requireHookCluster(t *testing.T) {
 	t.Helper()
 	fail := func(msg string) {
-		msg += " (sudo bash scripts/slurm-localhost.sh configures it)"
-		if os.Getenv("COLOC_REQUIRE_SLURM") == "1" {
-			t.Fatal("COLOC_REQUIRE_SLURM=1 but " + msg)
-		}
-		t.Skip("skipping the Slurm submit hook test: " + msg)
+		optional.Missing(t, "slurm", "COLOC_REQUIRE_SLURM", msg+" (sudo bash scripts/slurm-localhost.sh configures it)")
 	}
 	if out, err := exec.Command("sinfo", "-h", "-p", "coloc-gpu", "-o", "%D").Output(); err != nil || strings.TrimSpace(string(out)) == "" {
 		fail("the cluster has no coloc-gpu partition")
