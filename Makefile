@@ -44,6 +44,10 @@ vet:
 # its skip (package internal/optional) in the file COLOC_SKIP_LOG names.
 TEST_TIMEOUT     ?= 10m
 TEST_TIMEOUT_E2E ?= 20m
+# integrations/kubernetes is a module of its own, tested after the loop;
+# its end-to-end test builds kube-apiserver (about 12 minutes on two cores
+# with a cold Go build cache, seconds with a warm one).
+TEST_TIMEOUT_KUBE ?= 40m
 E2E_PKGS         := github.com/coloc-dev/coloc/profile github.com/coloc-dev/coloc/cmd/coloc
 SKIP_LOG := $(CURDIR)/.make-test-skipped
 test: toolchain interop-deps
@@ -53,6 +57,7 @@ test: toolchain interop-deps
 	  case " $(E2E_PKGS) " in *" $$pkg "*) to=$(TEST_TIMEOUT_E2E) ;; *) to=$(TEST_TIMEOUT) ;; esac; \
 	  $(GO) test -count=1 -timeout $$to $$pkg || failed="$$failed $$pkg"; \
 	done; \
+	(cd integrations/kubernetes && $(GO) test -count=1 -timeout $(TEST_TIMEOUT_KUBE) ./...) || failed="$$failed integrations/kubernetes"; \
 	$(MAKE) --no-print-directory test-workloads || failed="$$failed test-workloads"; \
 	$(MAKE) --no-print-directory test-optional; rm -f $(SKIP_LOG); \
 	if [ -n "$$failed" ]; then echo "make test: FAILED:$$failed"; exit 1; fi; \
