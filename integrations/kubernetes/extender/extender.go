@@ -13,10 +13,12 @@
 //
 // Unlike the plugin, the extender sees no scheduler cache: it learns which
 // pods are on a node from Server.Pods (an informer in the coloc-extender
-// command), which lags the scheduler's own decisions by the informer's
-// delay; pods bound but not yet seen are not counted. Without bindVerb,
-// the pods it places carry no coloc.dev/gpus and later requests pack them
-// onto the lowest free GPUs.
+// command), which lags the bindings. The pods it binds itself it counts at
+// once (as the scheduler's cache assumes the pods it binds) until Pods
+// shows them; pods another binder placed count once the informer has
+// seen them. Without bindVerb, the pods it places carry no coloc.dev/gpus,
+// are not assumed, and later requests pack them onto the lowest free
+// GPUs.
 //
 // Failing open: a pod that names no workload, and any error from coloc
 // serve, pass every node with the same priority, so the scheduler decides
@@ -34,8 +36,11 @@ import (
 	"math"
 	"net/http"
 	"slices"
+	"sync"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 	extenderv1 "k8s.io/kube-scheduler/extender/v1"
 
 	"github.com/coloc-dev/coloc/integrations/kubernetes/colocapi"
@@ -60,6 +65,9 @@ type Server struct {
 	// Log gets the errors that made the extender fail open (nil: slog's
 	// default).
 	Log *slog.Logger
+
+	mu      sync.Mutex
+	assumed map[types.UID]assumedPod // pods bound here that Pods may not show yet
 }
 
 // MaxBody bounds a request body: an ExtenderArgs with every Node object of
@@ -188,7 +196,7 @@ func (s *Server) ask(ctx context.Context, pod *v1.Pod, nodes []*v1.Node) *verdic
 		v.shares[n.Name] = g.Shares()
 		var pods []*v1.Pod
 		if s.Pods != nil {
-			if pods, err = s.Pods(n.Name); err != nil {
+			if pods, err = s.podsOn(n.Name); err != nil {
 				s.log().Error("coloc fails open", "pod", pod.Namespace+"/"+pod.Name, "node", n.Name, "err", err)
 				return nil
 			}
@@ -307,7 +315,64 @@ func (s *Server) BindPod(ctx context.Context, a *extenderv1.ExtenderBindingArgs)
 	if err := s.Bind(ctx, pod, a.Node, ann); err != nil {
 		return &extenderv1.ExtenderBindingResult{Error: fmt.Sprintf("binding pod %s/%s to node %s: %v", a.PodNamespace, a.PodName, a.Node, err)}
 	}
+	s.assume(pod, a.Node, ann)
 	return &extenderv1.ExtenderBindingResult{}
+}
+
+// assumedTTL bounds how long a pod the extender bound is counted without
+// Pods showing it.
+const assumedTTL = 10 * time.Minute
+
+type assumedPod struct {
+	pod *v1.Pod
+	at  time.Time
+}
+
+// assume counts a pod the extender just bound on its node until Pods
+// shows it there, as the scheduler's cache assumes the pods it binds: the
+// informer behind Pods lags the binding, and the next request may come
+// first.
+func (s *Server) assume(pod *v1.Pod, node string, ann map[string]string) {
+	p := pod.DeepCopy()
+	p.Spec.NodeName = node
+	if p.Annotations == nil {
+		p.Annotations = map[string]string{}
+	}
+	for k, v := range ann {
+		p.Annotations[k] = v
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.assumed == nil {
+		s.assumed = map[types.UID]assumedPod{}
+	}
+	s.assumed[p.UID] = assumedPod{pod: p, at: time.Now()}
+}
+
+// podsOn returns Pods(node) and the pods assumed there that it does not
+// show yet; an assumed pod it shows bound is forgotten.
+func (s *Server) podsOn(node string) ([]*v1.Pod, error) {
+	pods, err := s.Pods(node)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, p := range pods {
+		if _, ok := s.assumed[p.UID]; ok && p.Spec.NodeName != "" {
+			delete(s.assumed, p.UID)
+		}
+	}
+	now := time.Now()
+	for uid, a := range s.assumed {
+		switch {
+		case now.Sub(a.at) > assumedTTL:
+			delete(s.assumed, uid)
+		case a.pod.Spec.NodeName == node:
+			pods = append(pods, a.pod)
+		}
+	}
+	return pods, nil
 }
 
 // podByName returns the pod of a binding from GetPod, checked against its

@@ -273,6 +273,28 @@ func TestBind(t *testing.T) {
 	if r["Error"] != "" || gotNode != "b" || gotAnn[convention.AnnotationGPUs] != "1" {
 		t.Errorf("bind: answer %v, bound to %q with %v", r, gotNode, gotAnn)
 	}
+	// The next request counts the pod it bound before Pods shows it, and
+	// once only after Pods does.
+	stub := &colocStub{opts: threeOpts}
+	coloc := httptest.NewServer(stub)
+	defer coloc.Close()
+	s.Client = &colocapi.Client{URL: coloc.URL}
+	next := workloadPod("next", "A3C", 1)
+	args := &extenderv1.ExtenderArgs{Pod: next, Nodes: &v1.NodeList{Items: []v1.Node{*nodes[0]}}}
+	wantT := []colocapi.Tenant{{Workload: "LM (batch size 20)", GPUs: []int{1}}}
+	s.Filter(context.Background(), args)
+	if got := stub.reqs[len(stub.reqs)-1].Nodes[0].Tenants; !reflect.DeepEqual(got, wantT) {
+		t.Errorf("tenants right after the bind %+v, want %+v", got, wantT)
+	}
+	bound := me.DeepCopy()
+	bound.Spec.NodeName = "b"
+	bound.Annotations[convention.AnnotationGPUs] = "1"
+	s.Pods = func(node string) ([]*v1.Pod, error) { return []*v1.Pod{bound}, nil }
+	s.Filter(context.Background(), args)
+	if got := stub.reqs[len(stub.reqs)-1].Nodes[0].Tenants; !reflect.DeepEqual(got, wantT) {
+		t.Errorf("tenants once the informer shows the pod %+v, want %+v", got, wantT)
+	}
+
 	b = `{"PodName": "me", "PodNamespace": "default", "PodUID": "other", "Node": "b"}`
 	if res := s.BindPod(context.Background(), binding(t, b)); !strings.Contains(res.Error, "has UID") {
 		t.Errorf("a UID mismatch bound: %+v", res)
