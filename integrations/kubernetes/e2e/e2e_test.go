@@ -172,12 +172,14 @@ func waitFor(t *testing.T, what string, timeout time.Duration, f func() (bool, e
 }
 
 const (
-	workDirEnv  = "COLOC_KUBE_E2E_DIR" // keep the binaries and models here between runs
-	schedulerNm = "coloc-scheduler"
+	workDirEnv          = "COLOC_KUBE_E2E_DIR" // keep the binaries and models here between runs
+	schedulerNm         = "coloc-scheduler"
+	extenderSchedulerNm = "coloc-extender-scheduler"
 )
 
-// build returns kube-apiserver, coloc-scheduler and coloc, built with go
-// build (the Go build cache makes a second build take seconds).
+// build returns kube-apiserver, coloc-scheduler and coloc (coloc-extender
+// is built beside them), built with go build (the Go build cache makes a
+// second build take seconds).
 func build(t *testing.T, dir string) (apiserver, scheduler, coloc string) {
 	gobin := goTool(t)
 	module, err := filepath.Abs("..")
@@ -186,17 +188,17 @@ func build(t *testing.T, dir string) (apiserver, scheduler, coloc string) {
 	}
 	repo := filepath.Join(module, "..", "..")
 	start := time.Now()
-	cmd := exec.Command(gobin, "build", "-o", dir+string(filepath.Separator), "k8s.io/kubernetes/cmd/kube-apiserver", "./cmd/coloc-scheduler")
+	cmd := exec.Command(gobin, "build", "-o", dir+string(filepath.Separator), "k8s.io/kubernetes/cmd/kube-apiserver", "./cmd/coloc-scheduler", "./cmd/coloc-extender")
 	cmd.Dir = module
 	if out, err := cmd.CombinedOutput(); err != nil {
-		missing(t, "building kube-apiserver and coloc-scheduler failed (go build in %s; the first build downloads about 140 MB of modules and takes about 12 minutes on two cores): %v\n%s", module, err, out)
+		missing(t, "building kube-apiserver, coloc-scheduler and coloc-extender failed (go build in %s; the first build downloads about 140 MB of modules and takes about 12 minutes on two cores): %v\n%s", module, err, out)
 	}
 	cmd = exec.Command(gobin, "build", "-o", filepath.Join(dir, "coloc"), "./cmd/coloc")
 	cmd.Dir = repo
 	if out, err := cmd.CombinedOutput(); err != nil {
 		missing(t, "building coloc failed (go build ./cmd/coloc in %s): %v\n%s", repo, err, out)
 	}
-	t.Logf("built kube-apiserver, coloc-scheduler and coloc in %s", time.Since(start).Round(time.Second))
+	t.Logf("built kube-apiserver, coloc-scheduler, coloc-extender and coloc in %s", time.Since(start).Round(time.Second))
 	return filepath.Join(dir, "kube-apiserver"), filepath.Join(dir, "coloc-scheduler"), filepath.Join(dir, "coloc")
 }
 
@@ -220,27 +222,58 @@ var workloads = []string{
 	"ResNet-50 (batch size 64)", "A3C", "LM (batch size 20)", "ResNet-18 (batch size 16)", "Transformer (batch size 64)", "CycleGAN",
 }
 
-// testPods is the fixed sequence of coloc pods: workloads in turn, every
-// fifth on 2 GPUs.
-func testPods() []struct {
+type testPod struct {
 	name, workload string
 	gpus           int
-} {
-	var out []struct {
-		name, workload string
-		gpus           int
-	}
-	for i := range 22 {
+}
+
+// testPods is a fixed sequence of n coloc pods named prefix00...:
+// workloads in turn from the first-th, every fifth on 2 GPUs.
+func testPods(prefix string, n, first int) []testPod {
+	var out []testPod
+	for i := range n {
 		g := 1
 		if i%5 == 4 {
 			g = 2
 		}
-		out = append(out, struct {
-			name, workload string
-			gpus           int
-		}{fmt.Sprintf("p%02d", i), workloads[i%len(workloads)], g})
+		out = append(out, testPod{fmt.Sprintf("%s%02d", prefix, i), workloads[(first+i)%len(workloads)], g})
 	}
 	return out
+}
+
+// sequence creates the pods one at a time for schedulerName and checks
+// each binding against coloc's first option for the state before it.
+func sequence(t *testing.T, cs kubernetes.Interface, client *colocapi.Client, sched *proc, schedulerName string, pods []testPod) (shared, alone int, types map[string]bool) {
+	t.Helper()
+	types = map[string]bool{}
+	for _, tp := range pods {
+		want := expect(t, cs, client, tp.workload, tp.gpus)
+		pod := gpuPod(tp.name, tp.workload, int64(tp.gpus))
+		pod.Spec.SchedulerName = schedulerName
+		if _, err := cs.CoreV1().Pods("default").Create(t.Context(), pod, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if !(want.Score > 0) {
+			waitUnschedulable(t, cs, tp.name, "")
+			t.Logf("%s (%s, %d GPU): unschedulable, as coloc says (%s)", tp.name, tp.workload, tp.gpus, want.Reason)
+			deletePod(t, cs, tp.name)
+			continue
+		}
+		got := waitBound(t, cs, sched, tp.name)
+		if got.Spec.NodeName != want.Node || got.Annotations[convention.AnnotationGPUs] != convention.FormatGPUs(want.GPUs) {
+			t.Fatalf("pod %s (%s, %d GPU): bound to %s GPUs %q; coloc's first option is %s GPUs %v (%s)",
+				tp.name, tp.workload, tp.gpus, got.Spec.NodeName, got.Annotations[convention.AnnotationGPUs], want.Node, want.GPUs, want.Reason)
+		}
+		if want.Partner != "" {
+			shared++
+		} else {
+			alone++
+		}
+		types[typeOf(want.Node)] = true
+		t.Logf("%s (%s, %d GPU) -> %s GPUs %v: %s", tp.name, tp.workload, tp.gpus, want.Node, want.GPUs, want.Reason)
+	}
+	t.Logf("%s: %d pods bound as coloc chose: %d sharing a GPU, %d alone, on GPU types %v", schedulerName, shared+alone, shared, alone, slices.Sorted(mapKeys(types)))
+	return shared, alone, types
 }
 
 func TestSchedulerFollowsColoc(t *testing.T) {
@@ -406,34 +439,7 @@ profiles:
 	}
 
 	client := &colocapi.Client{URL: colocURL, Timeout: 30 * time.Second}
-	shared, alone := 0, 0
-	types := map[string]bool{}
-	for _, tp := range testPods() {
-		want := expect(t, cs, client, tp.workload, tp.gpus)
-		pod := gpuPod(tp.name, tp.workload, int64(tp.gpus))
-		if _, err := cs.CoreV1().Pods("default").Create(ctx, pod, metav1.CreateOptions{}); err != nil {
-			t.Fatal(err)
-		}
-		if !(want.Score > 0) {
-			waitUnschedulable(t, cs, tp.name, "")
-			t.Logf("%s (%s, %d GPU): unschedulable, as coloc says (%s)", tp.name, tp.workload, tp.gpus, want.Reason)
-			deletePod(t, cs, tp.name)
-			continue
-		}
-		got := waitBound(t, cs, sched, tp.name)
-		if got.Spec.NodeName != want.Node || got.Annotations[convention.AnnotationGPUs] != convention.FormatGPUs(want.GPUs) {
-			t.Fatalf("pod %s (%s, %d GPU): bound to %s GPUs %q; coloc's first option is %s GPUs %v (%s)",
-				tp.name, tp.workload, tp.gpus, got.Spec.NodeName, got.Annotations[convention.AnnotationGPUs], want.Node, want.GPUs, want.Reason)
-		}
-		if want.Partner != "" {
-			shared++
-		} else {
-			alone++
-		}
-		types[typeOf(want.Node)] = true
-		t.Logf("%s (%s, %d GPU) -> %s GPUs %v: %s", tp.name, tp.workload, tp.gpus, want.Node, want.GPUs, want.Reason)
-	}
-	t.Logf("%d pods bound as coloc chose: %d sharing a GPU, %d alone, on GPU types %v", shared+alone, shared, alone, slices.Sorted(mapKeys(types)))
+	shared, alone, types := sequence(t, cs, client, sched, schedulerNm, testPods("p", 22, 0))
 	if shared+alone < 20 || shared < 2 || alone < 2 || len(types) < 2 {
 		t.Errorf("the sequence should bind 20 pods at least, sharing and not, on two GPU types at least: %d shared, %d alone, types %v", shared, alone, types)
 	}
@@ -453,6 +459,56 @@ profiles:
 	if got := waitBound(t, cs, sched, "y-plain"); got.Annotations[convention.AnnotationGPUs] != "" {
 		t.Errorf("a pod naming no workload got %s=%q", convention.AnnotationGPUs, got.Annotations[convention.AnnotationGPUs])
 	}
+
+	// The stock scheduler's way: a profile without the plugin that calls
+	// coloc-extender, which binds. coloc-scheduler with no Coloc in its
+	// profile is kube-scheduler. On an emptied cluster, 12 pods one at a
+	// time, each bound as coloc chooses.
+	deleteAll(t, cs)
+	extPort := freePort(t)
+	extURL := fmt.Sprintf("http://127.0.0.1:%d", extPort)
+	ext := start(t, tmp, "coloc-extender", filepath.Join(binDir, "coloc-extender"), "--addr", fmt.Sprintf("127.0.0.1:%d", extPort),
+		"--coloc-url", colocURL, "--kubeconfig", kubeconfig, "--timeout", "20s")
+	waitFor(t, "coloc-extender listening", 2*time.Minute, func() (bool, error) {
+		if ext.exited() {
+			t.Fatalf("coloc-extender exited: %v", ext.err)
+		}
+		resp, err := http.Post(extURL+"/filter", "application/json", strings.NewReader("{}"))
+		if err != nil {
+			return false, err
+		}
+		resp.Body.Close()
+		return resp.StatusCode == 200, nil
+	})
+	extCfg := filepath.Join(tmp, "extender-config.yaml")
+	if err := os.WriteFile(extCfg, []byte(fmt.Sprintf(`apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+clientConnection: {kubeconfig: %q}
+leaderElection: {leaderElect: false}
+percentageOfNodesToScore: 100
+profiles:
+- schedulerName: %s
+  plugins:
+    score:
+      disabled: [{name: "*"}]
+extenders:
+- urlPrefix: %q
+  filterVerb: filter
+  prioritizeVerb: prioritize
+  bindVerb: bind
+  weight: 10
+  httpTimeout: 30s
+  managedResources: [{name: nvidia.com/gpu}]
+`, kubeconfig, extenderSchedulerNm, extURL)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	extSched := start(t, tmp, "extender-scheduler", schedulerBin, "--config", extCfg, "--secure-port", "0", "-v", "2")
+	eShared, eAlone, eTypes := sequence(t, cs, client, extSched, extenderSchedulerNm, testPods("e", 12, 3))
+	if eShared+eAlone < 10 || eShared < 1 || eAlone < 1 || len(eTypes) < 2 {
+		t.Errorf("the extender's sequence should bind 10 pods at least, sharing and not, on two GPU types at least: %d shared, %d alone, types %v", eShared, eAlone, eTypes)
+	}
+	extSched.stop()
+	ext.stop()
 
 	// coloc serve down: a workload pod schedules anyway (fail open), with
 	// a ColocUnavailable event.
@@ -475,8 +531,8 @@ profiles:
 		}
 		return false, nil
 	})
-	t.Logf("builds %s; coloc fit and serve, etcd, kube-apiserver, coloc-scheduler and %d pods %s",
-		tBuilt.Sub(t0).Round(time.Second), len(testPods())+4, time.Since(tBuilt).Round(time.Second))
+	t.Logf("builds %s; the rest (coloc fit and serve, etcd, kube-apiserver, the schedulers, the extender, the pods) %s",
+		tBuilt.Sub(t0).Round(time.Second), time.Since(tBuilt).Round(time.Second))
 }
 
 func mapKeys(m map[string]bool) func(func(string) bool) {
@@ -630,6 +686,20 @@ func waitUnschedulable(t *testing.T, cs kubernetes.Interface, name, msg string) 
 			}
 		}
 		return false, nil
+	})
+}
+
+// deleteAll deletes every pod of the default namespace and waits until
+// they are gone.
+func deleteAll(t *testing.T, cs kubernetes.Interface) {
+	t.Helper()
+	zero := int64(0)
+	if err := cs.CoreV1().Pods("default").DeleteCollection(t.Context(), metav1.DeleteOptions{GracePeriodSeconds: &zero}, metav1.ListOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "every pod gone", 2*time.Minute, func() (bool, error) {
+		l, err := cs.CoreV1().Pods("default").List(t.Context(), metav1.ListOptions{})
+		return err == nil && len(l.Items) == 0, err
 	})
 }
 
