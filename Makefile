@@ -8,7 +8,7 @@ BIN      := bin/coloc
 # are noise for us.
 export CGO_CFLAGS ?= -O2 -g -Wno-deprecated-declarations
 
-.PHONY: install build test demo paper screenshot vet bench clean interop-deps test-workloads toolchain test-optional results results-sim results-heldout results-oracle results-budget fuzz
+.PHONY: install build test test-short demo paper screenshot vet bench clean interop-deps test-workloads toolchain test-optional results results-sim results-heldout results-oracle results-budget fuzz
 
 # toolchain says what is missing before a build fails obscurely: Go on
 # PATH, and the C compiler cgo needs for go-nvml (without it the build
@@ -36,14 +36,14 @@ vet:
 # part that failed at the end and exits non-zero if any did. Each package
 # has its own time limit with headroom: the end-to-end packages (profile:
 # the tiny suite on PyTorch CPU, about 3 min on a busy 2-core machine;
-# cmd/coloc: the Slurm fleet and the browser test) TEST_TIMEOUT_E2E, every
+# cmd/coloc: the Slurm fleet, the README examples) TEST_TIMEOUT_E2E, every
 # other (each well under a minute) TEST_TIMEOUT. The interop test reads our
 # Arrow files with apache-arrow under node; its package is installed here
 # (npm ci) when node is present. Last it lists the optional parts the
 # tests skipped because their tools are missing: each such test records
 # its skip (package internal/optional) in the file COLOC_SKIP_LOG names.
 TEST_TIMEOUT     ?= 10m
-TEST_TIMEOUT_E2E ?= 20m
+TEST_TIMEOUT_E2E ?= 30m
 # integrations/kubernetes is a module of its own, tested after the loop;
 # its end-to-end test builds kube-apiserver (about 12 minutes on two cores
 # with a cold Go build cache, seconds with a warm one).
@@ -62,6 +62,12 @@ test: toolchain interop-deps
 	$(MAKE) --no-print-directory test-optional; rm -f $(SKIP_LOG); \
 	if [ -n "$$failed" ]; then echo "make test: FAILED:$$failed"; exit 1; fi; \
 	echo "make test: every part passed"
+
+# test-short is the quick loop: every package's tests in -short mode
+# (the end-to-end, browser, load and multi-fit tests skip), packages in
+# parallel, no vet. make test stays the full suite.
+test-short: toolchain
+	$(GO) test -short -count=1 ./...
 
 # test-optional lists the skips the tests recorded in COLOC_SKIP_LOG (the
 # COLOC_REQUIRE_* variables of .ci/run turn those skips into failures).

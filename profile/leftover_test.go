@@ -185,6 +185,9 @@ func (m *liveSpy) Start(runID string, tg sampler.Target) {
 // in progress, removes the file after it, and first stops what a killed
 // predecessor's file names.
 func TestCampaignStopsLeftovers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits for processes to stop (10 s); not in -short")
+	}
 	if !procReadable() {
 		t.Skip("no /proc here")
 	}

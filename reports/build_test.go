@@ -438,6 +438,9 @@ func reducedPaper(t *testing.T, out string) Config {
 // byte; every figure has its three files and every policy is either
 // simulated or named as not shown.
 func TestReportPaperSameBytes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the paper report twice (20 s); not in -short")
+	}
 	dirs := []string{filepath.Join(t.TempDir(), "a"), filepath.Join(t.TempDir(), "b")}
 	for _, d := range dirs {
 		build(t, reducedPaper(t, d))

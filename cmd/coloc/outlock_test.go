@@ -26,7 +26,7 @@ import (
 func TestConcurrentWritersLoseNothing(t *testing.T) {
 	rounds := 100
 	if testing.Short() {
-		rounds = 10
+		rounds = 3
 	}
 	bin := buildColoc(t)
 	root := t.TempDir()

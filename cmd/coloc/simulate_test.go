@@ -194,6 +194,9 @@ func TestSimulateAssumeMultiGPUPairs(t *testing.T) {
 // figure from its own directory, and a rerun resumes from the checkpoint
 // (no model fitted again).
 func TestSimulateBudget(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fits and simulates twice (10 s); not in -short")
+	}
 	dir := t.TempDir()
 	page, fig, work := filepath.Join(dir, "docs", "budget.md"), filepath.Join(dir, "figs", "budget"), filepath.Join(dir, "work")
 	args := []string{"simulate", "budget", "--traces", "../../examples/traces/msr/103959.trace", "--clusters", "../../examples/cluster-gavel-16.yaml",

@@ -11,6 +11,9 @@ import (
 // Any number of workers gives the result, the progress lines' order and
 // the error of one worker.
 func TestRunWorkersMatchOne(t *testing.T) {
+	if testing.Short() {
+		t.Skip("evaluates twice (5 s); not in -short")
+	}
 	co := model.DefaultCatalogueOptions
 	co.Jobs, co.Partners = 10, 6
 	d, err := model.Catalogue(co)

@@ -122,6 +122,9 @@ func tinyOptions(t *testing.T, work string) Options {
 // nothing and gives the same page; a work directory of other options is
 // refused.
 func TestRunResumesAndRefusesOtherOptions(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fits and simulates several times (10 s); not in -short")
+	}
 	work := t.TempDir()
 	o := tinyOptions(t, work)
 	var log strings.Builder
