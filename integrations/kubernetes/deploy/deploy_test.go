@@ -11,6 +11,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/klog/v2"
@@ -92,6 +93,8 @@ func TestExtenderConfig(t *testing.T) {
 func TestManifest(t *testing.T) {
 	kinds, objs := decodeAll(t, "coloc-scheduler.yaml")
 	var deployment *appsv1.Deployment
+	var leaseName string
+	var leaseNames []string
 	for _, obj := range objs {
 		switch o := obj.(type) {
 		case *v1.ConfigMap:
@@ -103,10 +106,23 @@ func TestManifest(t *testing.T) {
 			if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			checkColocProfile(t, "the ConfigMap's scheduler-config.yaml", load(t, path))
+			cfg := load(t, path)
+			checkColocProfile(t, "the ConfigMap's scheduler-config.yaml", cfg)
+			leaseName = cfg.LeaderElection.ResourceName
 		case *appsv1.Deployment:
 			deployment = o
+		case *rbacv1.ClusterRole:
+			for _, r := range o.Rules {
+				if slices.Contains(r.Resources, "leases") && slices.Contains(r.Verbs, "update") {
+					leaseNames = append(leaseNames, r.ResourceNames...)
+				}
+			}
 		}
+	}
+	// system:kube-scheduler lets a scheduler update only the lease named
+	// kube-scheduler; the manifest must grant its own.
+	if !slices.Contains(leaseNames, leaseName) {
+		t.Errorf("the scheduler elects its leader on lease %q, the ClusterRoles grant updating %v", leaseName, leaseNames)
 	}
 	for _, k := range []string{"ServiceAccount", "ClusterRole", "ClusterRoleBinding", "ConfigMap", "Deployment"} {
 		if kinds[k] == 0 {
