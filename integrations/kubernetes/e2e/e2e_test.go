@@ -393,29 +393,13 @@ current-context: e2e
 `, cfg.Host, token)), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	schedCfg := filepath.Join(tmp, "scheduler-config.yaml")
-	if err := os.WriteFile(schedCfg, []byte(fmt.Sprintf(`apiVersion: kubescheduler.config.k8s.io/v1
-kind: KubeSchedulerConfiguration
-clientConnection: {kubeconfig: %q}
-leaderElection: {leaderElect: false}
-percentageOfNodesToScore: 100
-profiles:
-- schedulerName: %s
-  plugins:
-    preFilter: {enabled: [{name: Coloc}]}
-    filter: {enabled: [{name: Coloc}]}
-    preScore: {enabled: [{name: Coloc}]}
-    score:
-      disabled: [{name: "*"}]
-      enabled: [{name: Coloc, weight: 1}]
-    reserve: {enabled: [{name: Coloc}]}
-    preBind: {enabled: [{name: Coloc}]}
-  pluginConfig:
-  - name: Coloc
-    args: {url: %q, timeout: 20s}
-`, kubeconfig, schedulerNm, colocURL)), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	// The shipped configuration (deploy/scheduler-config.yaml), with this
+	// cluster's kubeconfig, this coloc serve and a timeout for a loaded
+	// machine; leader election on, as shipped.
+	schedCfg := shippedConfig(t, tmp, "scheduler-config.yaml", kubeconfig, map[string]string{
+		"url: http://127.0.0.1:8080": "url: " + colocURL,
+		"timeout: 5s":                "timeout: 30s",
+	})
 	sched := start(t, tmp, "coloc-scheduler", schedulerBin, "--config", schedCfg, "--secure-port", "0", "-v", "2")
 
 	// Nodes: GPU Feature Discovery's labels, allocatable nvidia.com/gpu
@@ -480,28 +464,12 @@ profiles:
 		resp.Body.Close()
 		return resp.StatusCode == 200, nil
 	})
-	extCfg := filepath.Join(tmp, "extender-config.yaml")
-	if err := os.WriteFile(extCfg, []byte(fmt.Sprintf(`apiVersion: kubescheduler.config.k8s.io/v1
-kind: KubeSchedulerConfiguration
-clientConnection: {kubeconfig: %q}
-leaderElection: {leaderElect: false}
-percentageOfNodesToScore: 100
-profiles:
-- schedulerName: %s
-  plugins:
-    score:
-      disabled: [{name: "*"}]
-extenders:
-- urlPrefix: %q
-  filterVerb: filter
-  prioritizeVerb: prioritize
-  bindVerb: bind
-  weight: 10
-  httpTimeout: 30s
-  managedResources: [{name: nvidia.com/gpu}]
-`, kubeconfig, extenderSchedulerNm, extURL)), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	extCfg := shippedConfig(t, tmp, "extender-config.yaml", kubeconfig, map[string]string{
+		"urlPrefix: http://coloc-extender.kube-system.svc:8888": "urlPrefix: " + extURL,
+		"httpTimeout: 10s": "httpTimeout: 30s",
+		// Failing its cycle shows an extender error; ignoring it would hide it.
+		"ignorable: true": "ignorable: false",
+	})
 	extSched := start(t, tmp, "extender-scheduler", schedulerBin, "--config", extCfg, "--secure-port", "0", "-v", "2")
 	eShared, eAlone, eTypes := sequence(t, cs, client, extSched, extenderSchedulerNm, testPods("e", 12, 3))
 	if eShared+eAlone < 10 || eShared < 1 || eAlone < 1 || len(eTypes) < 2 {
@@ -533,6 +501,33 @@ extenders:
 	})
 	t.Logf("builds %s; the rest (coloc fit and serve, etcd, kube-apiserver, the schedulers, the extender, the pods) %s",
 		tBuilt.Sub(t0).Round(time.Second), time.Since(tBuilt).Round(time.Second))
+}
+
+// shippedConfig writes deploy/NAME with each key of subst replaced by its
+// value (each must be there) and the kubeconfig set, and returns its path.
+func shippedConfig(t *testing.T, dir, name, kubeconfig string, subst map[string]string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "deploy", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	for from, to := range subst {
+		if strings.Count(s, from) != 1 {
+			t.Fatalf("deploy/%s: %q is not there once, the test cannot adapt it", name, from)
+		}
+		s = strings.Replace(s, from, to, 1)
+	}
+	const kind = "kind: KubeSchedulerConfiguration\n"
+	if !strings.Contains(s, kind) || strings.Contains(s, "clientConnection:") {
+		t.Fatalf("deploy/%s: want a KubeSchedulerConfiguration without clientConnection", name)
+	}
+	s = strings.Replace(s, kind, kind+fmt.Sprintf("clientConnection: {kubeconfig: %q}\n", kubeconfig), 1)
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, []byte(s), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
 
 func mapKeys(m map[string]bool) func(func(string) bool) {
