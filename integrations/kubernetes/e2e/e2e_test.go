@@ -33,10 +33,15 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/restmapper"
+	"sigs.k8s.io/yaml"
 
 	"github.com/coloc-dev/coloc/integrations/kubernetes/colocapi"
 	"github.com/coloc-dev/coloc/integrations/kubernetes/convention"
@@ -381,6 +386,9 @@ func TestSchedulerFollowsColoc(t *testing.T) {
 		_, err := cs.CoreV1().Namespaces().Get(ctx, "default", metav1.GetOptions{})
 		return err == nil, err
 	})
+	for _, m := range []string{"coloc-scheduler.yaml", "coloc-extender.yaml"} {
+		dryRunManifest(t, cfg, cs, m)
+	}
 
 	// The scheduler, with coloc's profile only.
 	kubeconfig := filepath.Join(tmp, "scheduler.kubeconfig")
@@ -501,6 +509,44 @@ current-context: e2e
 	})
 	t.Logf("builds %s; the rest (coloc fit and serve, etcd, kube-apiserver, the schedulers, the extender, the pods) %s",
 		tBuilt.Sub(t0).Round(time.Second), time.Since(tBuilt).Round(time.Second))
+}
+
+// dryRunManifest sends every object of deploy/NAME to the API server as
+// a server-side dry-run create with strict field validation: the server
+// validates them as it would on kubectl apply, and keeps none.
+func dryRunManifest(t *testing.T, cfg *rest.Config, cs kubernetes.Interface, name string) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "deploy", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dc, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	groups, err := restmapper.GetAPIGroupResources(cs.Discovery())
+	if err != nil {
+		t.Fatal(err)
+	}
+	mapper := restmapper.NewDiscoveryRESTMapper(groups)
+	for i, doc := range strings.Split(string(b), "\n---\n") {
+		obj := &unstructured.Unstructured{}
+		if err := yaml.Unmarshal([]byte(doc), &obj.Object); err != nil {
+			t.Fatalf("deploy/%s, document %d: %v", name, i+1, err)
+		}
+		gvk := obj.GroupVersionKind()
+		m, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+		if err != nil {
+			t.Fatalf("deploy/%s, document %d (%s): %v", name, i+1, gvk, err)
+		}
+		var ri dynamic.ResourceInterface = dc.Resource(m.Resource)
+		if m.Scope.Name() == meta.RESTScopeNameNamespace {
+			ri = dc.Resource(m.Resource).Namespace(obj.GetNamespace())
+		}
+		if _, err := ri.Create(t.Context(), obj, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}, FieldValidation: "Strict"}); err != nil {
+			t.Errorf("deploy/%s: %s %s: the API server refuses it: %v", name, gvk.Kind, obj.GetName(), err)
+		}
+	}
 }
 
 // shippedConfig writes deploy/NAME with each key of subst replaced by its
