@@ -36,6 +36,7 @@ import (
 	"math"
 	"net/http"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -178,15 +179,7 @@ func (s *Server) ask(ctx context.Context, pod *v1.Pod, nodes []*v1.Node) *verdic
 		q.MaxPerGPU = 2
 	}
 	nodes = slices.Clone(nodes)
-	slices.SortFunc(nodes, func(a, b *v1.Node) int {
-		switch {
-		case a.Name < b.Name:
-			return -1
-		case a.Name > b.Name:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(nodes, func(a, b *v1.Node) int { return strings.Compare(a.Name, b.Name) })
 	for _, n := range nodes {
 		g, err := convention.GPUsOf(n, s.Types)
 		if err != nil {

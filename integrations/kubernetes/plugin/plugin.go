@@ -36,6 +36,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -207,22 +208,11 @@ func (p *Plugin) request(pod *v1.Pod, job colocapi.Job, nodes []fwk.NodeInfo) (*
 	c := &cycle{job: job, options: map[string]colocapi.Option{}, rank: map[string]int{},
 		gpus: map[string]convention.NodeGPUs{}, notGPU: map[string]string{}}
 	q := &colocapi.ScoreRequest{Job: job, MaxPerGPU: p.args.MaxPerGPU}
-	nodes = slices.Clone(nodes)
-	slices.SortFunc(nodes, func(a, b fwk.NodeInfo) int {
-		switch an, bn := a.Node().Name, b.Node().Name; {
-		case an < bn:
-			return -1
-		case an > bn:
-			return 1
-		}
-		return 0
-	})
+	nodes = slices.DeleteFunc(slices.Clone(nodes), func(ni fwk.NodeInfo) bool { return ni == nil || ni.Node() == nil })
+	slices.SortFunc(nodes, func(a, b fwk.NodeInfo) int { return strings.Compare(a.Node().Name, b.Node().Name) })
 	p.mem.expire(time.Now())
 	for _, ni := range nodes {
 		node := ni.Node()
-		if node == nil {
-			continue
-		}
 		g, err := convention.GPUsOf(node, p.types)
 		if err != nil {
 			c.notGPU[node.Name] = err.Error()
