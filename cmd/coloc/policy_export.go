@@ -75,7 +75,7 @@ the tool version and the creation time (SOURCE_DATE_EPOCH, when set, fixes
 it); the same inputs give the same bytes otherwise. The file is written
 atomically; a summary of the decisions is printed.`,
 		Example: `  coloc fit --data datasets/reference/gavel -o out/models
-  coloc policy export --cluster examples/cluster.yaml --jobs examples/jobs.yaml \
+  coloc policy export --cluster examples/cluster.yaml --jobs examples/jobs-busy.yaml \
     --models out/models --data datasets/reference/gavel -o out/policy.json
   coloc policy export --cluster examples/cluster-gavel.yaml \
     --jobs examples/traces/physical_cluster/small_test.trace \

@@ -113,3 +113,33 @@ func TestPolicyHelpTeaches(t *testing.T) {
 		}
 	}
 }
+
+// The busy example (more GPUs asked than examples/cluster.yaml has)
+// exports a policy where jobs share GPUs, never two whose memory_gb
+// exceed the GPU's 16 GB together.
+func TestPolicyExportBusyExampleShares(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "busy.json")
+	mustRun(t, "policy", "export", "--cluster", "../../examples/cluster.yaml", "--jobs", "../../examples/jobs-busy.yaml",
+		"--models", fastModels(t), "--data", gavelDir, "--cluster-model", "bias", "--node-model", "linear", "-o", out)
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f policy.File
+	if err := json.Unmarshal(b, &f); err != nil {
+		t.Fatal(err)
+	}
+	mem := map[string]float64{"transformer-2gpu": 6, "big-a": 10, "big-b": 10, "big-c": 10, "resnet50-a": 8, "resnet50-b": 8}
+	shared := 0
+	for _, d := range f.Decisions {
+		for _, q := range d.ColocatedWith {
+			shared++
+			if mem[d.Job]+mem[q] > 16 {
+				t.Errorf("%s shares with %s: %g + %g GB on a 16 GB GPU", d.Job, q, mem[d.Job], mem[q])
+			}
+		}
+	}
+	if shared == 0 {
+		t.Error("no job of the busy example shares a GPU")
+	}
+}

@@ -27,7 +27,10 @@ import (
 // degree where it runs fastest relative to its best) while they last;
 // jobs share GPUs only when the jobs ask more GPUs than the cluster has.
 // A job left without GPUs gets status waiting. The core's decisions have
-// no rule record: they are not costed per option.
+// no rule record: they are not costed per option. Memory is checked as
+// the spec and the list give it (exportMemory): no job goes to a GPU
+// type whose memory it exceeds, and no two jobs share a GPU their
+// memory does not fit together.
 type CoreExport struct {
 	Durations     string // decide.Attained (default) or decide.Known
 	MinNormalized float64
@@ -69,12 +72,13 @@ func (x CoreExport) decide(in place.Input, js []place.Resolved) ([]policy.Decisi
 	if err != nil {
 		return nil, nil, err
 	}
-	pol, err := newCorePolicy("coloc", sim.Env{Durations: x.durations(), MinNormalized: x.MinNormalized}, predictedPair(in.Models))
+	mem := newExportMemory(in, js)
+	pol, err := newCorePolicy("coloc", sim.Env{Durations: x.durations(), MinNormalized: x.MinNormalized}, memoryPairs(predictedPair(in.Models), mem))
 	if err != nil {
 		return nil, nil, err
 	}
 	p := pol.(*corePolicy)
-	p.solo, p.allow = ex.rates, ex.allow
+	p.solo, p.allow = memoryRates{ex.rates, mem}, ex.allow
 	solo := func(j *sim.Job, sh sim.Shape) float64 {
 		s, ok := ex.rates.Solo(j.Workload, sh)
 		if !ok || !(s > 0) {
