@@ -151,51 +151,59 @@ func TestDecideIsPolicyExport(t *testing.T) {
 		}
 		return string(j)
 	}
-	body := `{"cluster": ` + asJSON("../examples/cluster.yaml") + `, "jobs": ` + asJSON("../examples/jobs.yaml") + `}`
-	w := post(t, s.Handler(), "/v1/decide", body)
-	if w.Code != http.StatusOK {
-		t.Fatalf("status %d: %s", w.Code, w.Body)
-	}
-	var got DecideResponse
-	if err := json.Unmarshal(w.Body.Bytes(), &got); err != nil {
-		t.Fatal(err)
-	}
-	spec, err := cluster.Load("../examples/cluster.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	list, err := jobs.Load("../examples/jobs.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, err := place.LoadData([]string{refData})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ms, err := place.LoadModels(fitted(t), place.DefaultModelNames)
-	if err != nil {
-		t.Fatal(err)
-	}
-	th := policy.DefaultThresholds
-	th.MinNormalized = 0
-	d, _ := policies.ExportSettings{Rule: policy.RuleDecisionCore, Durations: "attained", MaxPerGPU: th.MaxPerGPU, Efficiency: th.ScalingEfficiency}.Decider()
-	f, err := place.Export(place.Input{Cluster: spec, Jobs: list, Data: data, Models: ms}, place.ExportOptions{Thresholds: th, Decide: d})
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, _ := json.Marshal(got.Decisions)
-	b, _ := json.Marshal(f.Decisions)
-	if len(f.Decisions) != len(list.Jobs) || string(a) != string(b) {
-		t.Errorf("served %s\nexport  %s", a, b)
-	}
-	placed := 0
-	for _, d := range got.Decisions {
-		if d.Status == policy.StatusPlaced {
-			placed++
+	// The example list (GPUs to spare: nobody shares) and the busy one
+	// (more GPUs asked than the cluster has: jobs share).
+	for _, jobsFile := range []string{"../examples/jobs.yaml", "../examples/jobs-busy.yaml"} {
+		body := `{"cluster": ` + asJSON("../examples/cluster.yaml") + `, "jobs": ` + asJSON(jobsFile) + `}`
+		w := post(t, s.Handler(), "/v1/decide", body)
+		if w.Code != http.StatusOK {
+			t.Fatalf("status %d: %s", w.Code, w.Body)
 		}
-	}
-	if placed == 0 || got.Objective == nil || got.Objective.Rule != policy.RuleDecisionCore {
-		t.Errorf("placed %d, objective %+v", placed, got.Objective)
+		var got DecideResponse
+		if err := json.Unmarshal(w.Body.Bytes(), &got); err != nil {
+			t.Fatal(err)
+		}
+		spec, err := cluster.Load("../examples/cluster.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		list, err := jobs.Load(jobsFile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := place.LoadData([]string{refData})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ms, err := place.LoadModels(fitted(t), place.DefaultModelNames)
+		if err != nil {
+			t.Fatal(err)
+		}
+		th := policy.DefaultThresholds
+		th.MinNormalized = 0
+		d, _ := policies.ExportSettings{Rule: policy.RuleDecisionCore, Durations: "attained", MaxPerGPU: th.MaxPerGPU, Efficiency: th.ScalingEfficiency}.Decider()
+		f, err := place.Export(place.Input{Cluster: spec, Jobs: list, Data: data, Models: ms}, place.ExportOptions{Thresholds: th, Decide: d})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, _ := json.Marshal(got.Decisions)
+		b, _ := json.Marshal(f.Decisions)
+		if len(f.Decisions) != len(list.Jobs) || string(a) != string(b) {
+			t.Errorf("served %s\nexport  %s", a, b)
+		}
+		placed, shared := 0, 0
+		for _, d := range got.Decisions {
+			if d.Status == policy.StatusPlaced {
+				placed++
+			}
+			shared += len(d.ColocatedWith)
+		}
+		if placed == 0 || got.Objective == nil || got.Objective.Rule != policy.RuleDecisionCore {
+			t.Errorf("%s: placed %d, objective %+v", jobsFile, placed, got.Objective)
+		}
+		if jobsFile == "../examples/jobs-busy.yaml" && shared == 0 {
+			t.Errorf("%s: no job shares a GPU", jobsFile)
+		}
 	}
 }
 
