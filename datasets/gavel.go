@@ -12,7 +12,6 @@ import (
 	"slices"
 	"sort"
 	"strconv"
-	"strings"
 
 	"github.com/coloc-dev/coloc/internal/jsonkeys"
 )
@@ -161,7 +160,7 @@ func importGavelDevice(im *Imported, dev string, jobs map[string]map[string]json
 		}
 		solo[key] = v
 	}
-	unconsolidated := strings.HasSuffix(dev, "_unconsolidated")
+	_, unconsolidated := BaseType(dev)
 	for _, key := range slices.Sorted(maps.Keys(jobs)) {
 		j := parsed[key]
 		s := solo[key]

@@ -4,7 +4,6 @@ import (
 	"math"
 
 	"github.com/coloc-dev/coloc/datasets"
-	"github.com/coloc-dev/coloc/place/cluster"
 	"github.com/coloc-dev/coloc/policy"
 )
 
@@ -24,7 +23,7 @@ type scaleRate struct {
 func (d *Data) Solo(w, gpuType string, degree int, spread bool, batch int) (float64, bool) {
 	dev := gpuType
 	if spread && degree > 1 {
-		dev += cluster.UnconsolidatedSuffix
+		dev = datasets.SpreadType(gpuType)
 	}
 	if v, ok := d.solo[soloKey{w, dev, degree}]; ok {
 		return v.rate, true

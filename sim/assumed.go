@@ -3,7 +3,8 @@ package sim
 import (
 	"math"
 	"sort"
-	"strings"
+
+	"github.com/coloc-dev/coloc/datasets"
 )
 
 // Multi-GPU pairs by assumption.
@@ -57,7 +58,7 @@ func (m *Measured) AssumedPairs() *Measured {
 		}
 	}
 	for slot, ws := range at {
-		base := strings.TrimSuffix(slot.device, UnconsolidatedSuffix)
+		base, _ := datasets.BaseType(slot.device)
 		for _, w := range ws {
 			for _, q := range ws {
 				if _, ok := m.pairs[pairKey{w, q, slot.device, slot.degree}]; ok {
@@ -168,7 +169,8 @@ func (m *Measured) AssumptionErrors() []AssumptionError {
 		if !ok || !(solo > 0) || !(co > 0) {
 			continue
 		}
-		a, ok := m.norm1(k.workload, k.partner, strings.TrimSuffix(k.device, UnconsolidatedSuffix))
+		base, _ := datasets.BaseType(k.device)
+		a, ok := m.norm1(k.workload, k.partner, base)
 		if !ok {
 			continue
 		}

@@ -3,10 +3,8 @@ package sim
 import (
 	"fmt"
 	"sort"
-	"strings"
 
 	"github.com/coloc-dev/coloc/datasets"
-	"github.com/coloc-dev/coloc/place/cluster"
 )
 
 // Shape is the shape of a placement: how many GPUs of which type, and
@@ -50,16 +48,12 @@ func (soloOnly) Colocated(string, string, Shape) (float64, bool) {
 	return 0, false
 }
 
-// UnconsolidatedSuffix marks the device types of measurements taken with a
-// job's GPUs spread over servers (Gavel's "v100_unconsolidated").
-const UnconsolidatedSuffix = cluster.UnconsolidatedSuffix
-
 // Measured is the ground truth of the simulator: measured solo rates and
 // the co-located rates of pairs with status ok. A suspect, infeasible or
 // missing pair has no co-located rate, so the pair never shares a GPU.
 //
-// A placement spread over nodes reads the device type with
-// UnconsolidatedSuffix; a single GPU is never spread.
+// A placement spread over nodes reads the spread device type
+// (datasets.SpreadType); a single GPU is never spread.
 type Measured struct {
 	solo      map[rateKey]float64
 	pairs     map[pairKey]float64
@@ -107,7 +101,8 @@ func NewMeasured(solo *datasets.SoloTable, pairs *datasets.Pairs) (*Measured, er
 	for _, r := range solo.Rows {
 		m.solo[rateKey{r.Workload, r.DeviceType, r.Degree}] = r.Throughput / soloDiv(r.Workload)
 		m.workloads[r.Workload] = true
-		m.types[strings.TrimSuffix(r.DeviceType, UnconsolidatedSuffix)] = true
+		base, _ := datasets.BaseType(r.DeviceType)
+		m.types[base] = true
 	}
 	if pairs != nil {
 		for _, p := range pairs.Rows {
@@ -171,7 +166,7 @@ func divisors(solo *datasets.SoloTable, pairs *datasets.Pairs) (soloDiv, pairDiv
 
 func (m *Measured) device(s Shape) string {
 	if s.Spread && s.GPUs > 1 && !m.freeSpread {
-		return s.GPUType + UnconsolidatedSuffix
+		return datasets.SpreadType(s.GPUType)
 	}
 	return s.GPUType
 }

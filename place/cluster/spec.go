@@ -25,12 +25,6 @@ const (
 	LinkPCIe     = "pcie"
 )
 
-// UnconsolidatedSuffix marks the device type of a placement whose GPUs
-// span more than one node, as Gavel's data name them: the measurements
-// of "v100_unconsolidated" were taken with a job's GPUs spread over
-// servers.
-const UnconsolidatedSuffix = "_unconsolidated"
-
 // LinkKinds lists the accepted link kinds.
 var LinkKinds = []string{LinkNVLink, LinkNVSwitch, LinkPCIe}
 

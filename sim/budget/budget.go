@@ -22,7 +22,6 @@ import (
 	"github.com/coloc-dev/coloc/internal/atomicfile"
 	"github.com/coloc-dev/coloc/internal/outlock"
 	"github.com/coloc-dev/coloc/model"
-	"github.com/coloc-dev/coloc/place/cluster"
 	"github.com/coloc-dev/coloc/sim/policies"
 )
 
@@ -357,7 +356,7 @@ func groupsOf(d *model.Data) map[string]*group {
 		slotOf[s] = i
 	}
 	for i, s := range d.Space.Slots {
-		base, isTwin := strings.CutSuffix(s.DeviceType, cluster.UnconsolidatedSuffix)
+		base, isTwin := datasets.BaseType(s.DeviceType)
 		g := out[base]
 		if g == nil {
 			g = &group{twin: map[int]int{}, pool: map[[3]int]bool{}}
@@ -372,7 +371,7 @@ func groupsOf(d *model.Data) map[string]*group {
 		}
 	}
 	for _, ob := range d.Obs {
-		base := strings.TrimSuffix(d.Space.Slots[ob.S].DeviceType, cluster.UnconsolidatedSuffix)
+		base, _ := datasets.BaseType(d.Space.Slots[ob.S].DeviceType)
 		if g := out[base]; slices.Contains(g.slots, ob.S) {
 			k := [3]int{min(ob.A, ob.B), max(ob.A, ob.B), ob.S}
 			if !g.pool[k] {
