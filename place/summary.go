@@ -10,15 +10,28 @@ import (
 	"github.com/coloc-dev/coloc/policy"
 )
 
+// SummaryRows is how many decisions WriteSummary lists; the rest are
+// counted (a file may hold a million: they are in the file).
+const SummaryRows = 50
+
 // WriteSummary writes the summary of a policy file written to out: one
-// line per decision, then the counts of the decisions and tables, and of
-// the predicted pairs; it returns the notes on the predictions for the
-// caller to show.
+// line per decision (the first SummaryRows, then how many more and their
+// statuses), then the counts of the decisions and tables, and of the
+// predicted pairs; it returns the notes on the predictions for the caller
+// to show.
 func WriteSummary(w io.Writer, out string, pf *policy.File) (notes []string, err error) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "job\tstatus\tGPUs\tplacement\tshares with\tpredicted")
 	placed := 0
-	for _, d := range pf.Decisions {
+	rest := map[string]int{}
+	for i, d := range pf.Decisions {
+		if d.Status == policy.StatusPlaced && i >= SummaryRows {
+			placed++
+		}
+		if i >= SummaryRows {
+			rest[d.Status]++
+			continue
+		}
 		if d.Status != policy.StatusPlaced {
 			fmt.Fprintf(tw, "%s\t%s\t-\t-\t-\t-\t%s\n", d.Job, d.Status, d.Reason)
 			continue
@@ -37,6 +50,15 @@ func WriteSummary(w io.Writer, out string, pf *policy.File) (notes []string, err
 			with = "-"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%d %s\t%s\t%s\t%.3f\n", d.Job, d.Status, d.Degree, d.GPUType, strings.Join(where, " "), with, d.PredictedNormalized)
+	}
+	if n := len(pf.Decisions) - SummaryRows; n > 0 {
+		var by []string
+		for _, st := range []string{policy.StatusPlaced, policy.StatusWaiting, policy.StatusUnplaceable} {
+			if rest[st] > 0 {
+				by = append(by, fmt.Sprintf("%d %s", rest[st], st))
+			}
+		}
+		fmt.Fprintf(tw, "... %d more decisions in %s: %s\n", n, out, strings.Join(by, ", "))
 	}
 	if err := tw.Flush(); err != nil {
 		return nil, err

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -93,5 +94,43 @@ func TestWriteFile(t *testing.T) {
 	entries, _ := os.ReadDir(filepath.Dir(path))
 	if len(entries) != 1 {
 		t.Errorf("%d files in the directory, want only policy.json", len(entries))
+	}
+}
+
+// The decisions, written one at a time, give the bytes one encoding of
+// the whole file gives (with HTML characters unescaped), for the fixture,
+// a file without decisions, and one with a single decision.
+func TestEncodeStreamsTheSameBytes(t *testing.T) {
+	whole := func(f *File) []byte {
+		g := *f
+		fill(reflect.ValueOf(&g).Elem())
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(&g); err != nil {
+			t.Fatal(err)
+		}
+		return buf.Bytes()
+	}
+	full := *loadFixture(t).File
+	one := full
+	one.Decisions = full.Decisions[:1]
+	one.Decisions[0].Reason = "keeps >= 0.8 & <x>"
+	for name, f := range map[string]*File{"fixture": &full, "one decision": &one} {
+		got, err := Encode(f)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if want := whole(f); !bytes.Equal(got, want) {
+			t.Errorf("%s: streamed\n%s\nwant\n%s", name, got, want)
+		}
+		path := filepath.Join(t.TempDir(), "p.json")
+		if err := WriteFile(path, f); err != nil {
+			t.Fatal(err)
+		}
+		if b, _ := os.ReadFile(path); !bytes.Equal(b, got) {
+			t.Errorf("%s: WriteFile wrote other bytes than Encode", name)
+		}
 	}
 }
