@@ -12,8 +12,8 @@
 // WritePlanText, WritePlanJSON and ReadPlanProgress are `coloc profile
 // plan`; Summary.WriteFailed lists the failed runs of `coloc profile
 // run`; FleetDevice, Fleet.Describe and MergeResult.WriteText are the
-// fleet commands'; ChooseNext is `coloc profile next`, the one place this
-// package reads features and models (model.SelectPairs ranks the pairs).
+// fleet commands'. `coloc profile next` is package profile/next: choosing
+// pairs reads features and models, which this package never does.
 //
 // # Suite and plan
 //

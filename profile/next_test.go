@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/coloc-dev/coloc/profile/next"
 )
 
 // After a campaign of three workloads solo and the pair a+b, the next
@@ -14,28 +16,28 @@ func TestChooseNext(t *testing.T) {
 	dir := t.TempDir()
 	runShard(t, dir, s, planOpts("a+b", 1, 0, 1), 1, 1, "cpu")
 	data := filepath.Join(dir, ShardDir(1))
-	next, err := ChooseNext(NextOptions{Data: data, Strategy: "width", Budget: 10, Seed: 1})
+	ch, err := next.Choose(next.Options{Data: data, Strategy: "width", Budget: 10, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(next.Pairs) != 5 || next.InTable != 1 || next.Device != "cpu" || len(next.Comments) != 5 {
-		t.Fatalf("%+v: want 5 pairs on cpu, 1 pair in the table", next)
+	if len(ch.Pairs) != 5 || ch.InTable != 1 || ch.Device != "cpu" || len(ch.Comments) != 5 {
+		t.Fatalf("%+v: want 5 pairs on cpu, 1 pair in the table", ch)
 	}
 	seen := map[[2]string]bool{}
-	for i, p := range next.Pairs {
+	for i, p := range ch.Pairs {
 		key := [2]string{min(p[0], p[1]), max(p[0], p[1])}
 		if key == [2]string{"a", "b"} || seen[key] {
 			t.Errorf("pair %d: %q chosen again", i+1, p)
 		}
 		seen[key] = true
-		if !strings.HasPrefix(next.Comments[i], "cpu, width value ") {
-			t.Errorf("comment %q", next.Comments[i])
+		if !strings.HasPrefix(ch.Comments[i], "cpu, width value ") {
+			t.Errorf("comment %q", ch.Comments[i])
 		}
 	}
-	if _, err := ChooseNext(NextOptions{Data: data, Strategy: "best", Budget: 1}); err == nil || !strings.Contains(err.Error(), `unknown strategy "best"`) {
+	if _, err := next.Choose(next.Options{Data: data, Strategy: "best", Budget: 1}); err == nil || !strings.Contains(err.Error(), `unknown strategy "best"`) {
 		t.Errorf("strategy best: error %v", err)
 	}
-	if _, err := ChooseNext(NextOptions{Data: data, Device: "h200", Strategy: "width", Budget: 1}); err == nil {
+	if _, err := next.Choose(next.Options{Data: data, Device: "h200", Strategy: "width", Budget: 1}); err == nil {
 		t.Error("a device the data does not hold was accepted")
 	}
 }

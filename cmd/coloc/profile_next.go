@@ -2,10 +2,10 @@ package main
 
 import (
 	"fmt"
-	"path/filepath"
 
+	"github.com/coloc-dev/coloc/datasets"
 	"github.com/coloc-dev/coloc/model"
-	"github.com/coloc-dev/coloc/profile"
+	"github.com/coloc-dev/coloc/profile/next"
 	"github.com/spf13/cobra"
 )
 
@@ -40,23 +40,22 @@ profile solo -> profile next -> profile run --pairs-from -> fit -> next.`,
   coloc profile next --data datasets/reference/gavel --device v100 --models out/models --budget 20 -o next.pairs`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			next, err := profile.ChooseNext(profile.NextOptions{Data: data, Models: models, Model: modelName, Device: device,
+			ch, err := next.Choose(next.Options{Data: data, Models: models, Model: modelName, Device: device,
 				Strategy: strategy, Budget: budget, Seed: seed})
 			if err != nil {
 				return err
 			}
-			if len(next.Pairs) == 0 {
-				fmt.Fprintf(e.stderr, "note: every pair of %s's workloads on %s has been profiled: nothing to choose\n", data, next.Device)
+			if len(ch.Pairs) == 0 {
+				fmt.Fprintf(e.stderr, "note: every pair of %s's workloads on %s has been profiled: nothing to choose\n", data, ch.Device)
 			}
-			abs, _ := filepath.Abs(data)
-			notes := []string{fmt.Sprintf("chosen by coloc profile next --strategy %s --budget %d from %s (%d measured pairs, %d pairs in the table)", strategy, budget, abs, next.Measured, next.InTable)}
-			if err := model.WritePairList(out, next.Pairs, notes, next.Comments); err != nil {
+			notes := []string{fmt.Sprintf("chosen by coloc profile next --strategy %s --budget %d from %s (%d measured pairs, %d pairs in the table)", strategy, budget, data, ch.Measured, ch.InTable)}
+			if err := datasets.WritePairList(out, ch.Pairs, notes, ch.Comments); err != nil {
 				return err
 			}
-			for i, p := range next.Pairs {
-				fmt.Fprintf(e.stdout, "%3d  %s + %s  (%s)\n", i+1, p[0], p[1], next.Comments[i])
+			for i, p := range ch.Pairs {
+				fmt.Fprintf(e.stdout, "%3d  %s + %s  (%s)\n", i+1, p[0], p[1], ch.Comments[i])
 			}
-			fmt.Fprintf(e.stdout, "wrote %s: %d pairs (coloc profile run --pairs-from %s)\n", out, len(next.Pairs), out)
+			fmt.Fprintf(e.stdout, "wrote %s: %d pairs (coloc profile run --pairs-from %s)\n", out, len(ch.Pairs), out)
 			return nil
 		},
 	}

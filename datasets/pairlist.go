@@ -1,4 +1,4 @@
-package model
+package datasets
 
 import (
 	"bufio"
@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"strings"
+
+	"github.com/coloc-dev/coloc/internal/atomicfile"
 )
 
 // A pair list is what `coloc profile next` writes and `coloc profile run
@@ -38,7 +40,7 @@ func WritePairList(path string, pairs [][2]string, notes []string, comments []st
 		}
 		b.WriteByte('\n')
 	}
-	return WriteFile(path, b.Bytes())
+	return atomicfile.WriteBytes(path, b.Bytes())
 }
 
 // ReadPairList reads a pair list; errors name the file and line.

@@ -1,4 +1,4 @@
-package profile
+package next
 
 import (
 	"fmt"
@@ -11,8 +11,8 @@ import (
 	"github.com/coloc-dev/coloc/model"
 )
 
-// NextOptions say how to choose the pairs to profile next.
-type NextOptions struct {
+// Options say how to choose the pairs to profile next.
+type Options struct {
 	Data string // dataset directory (solo runs at least)
 	// Models, when set, is a model directory written by `coloc fit`: the
 	// conformal quantiles of its model Model scale the interval widths
@@ -26,8 +26,8 @@ type NextOptions struct {
 	Seed     uint64 // seed of the random order ties are broken in
 }
 
-// NextPairs are the pairs chosen to profile next, best first.
-type NextPairs struct {
+// Choice are the pairs chosen to profile next, best first.
+type Choice struct {
 	Pairs    [][2]string
 	Comments []string // per pair: its device, the strategy and the pair's value
 	Device   string   // the slot chosen on, e.g. "v100"
@@ -37,16 +37,16 @@ type NextPairs struct {
 	Measured, InTable int
 }
 
-// maxModelFileBytes is the largest file of a model directory ChooseNext
+// maxModelFileBytes is the largest file of a model directory Choose
 // lets model's readers read (place.MaxModelFileBytes, which profile sits
 // below).
 const maxModelFileBytes = 1 << 30
 
-// ChooseNext ranks the pairs of the dataset's workloads not yet in its
+// Choose ranks the pairs of the dataset's workloads not yet in its
 // pairs table (a workload next to itself included) on one device by the
 // value of measuring them (model.SelectPairs) and returns the best
 // o.Budget of them.
-func ChooseNext(o NextOptions) (*NextPairs, error) {
+func Choose(o Options) (*Choice, error) {
 	set, err := features.BuildDir(o.Data)
 	if err != nil {
 		return nil, err
@@ -120,7 +120,7 @@ func ChooseNext(o NextOptions) (*NextPairs, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := &NextPairs{Device: sp.Slots[slots[0]].String(), Measured: len(measured), InTable: len(skip),
+	out := &Choice{Device: sp.Slots[slots[0]].String(), Measured: len(measured), InTable: len(skip),
 		Pairs: make([][2]string, len(picks)), Comments: make([]string, len(picks))}
 	for i, c := range picks {
 		out.Pairs[i] = [2]string{sp.Jobs[c.A], sp.Jobs[c.B]}
