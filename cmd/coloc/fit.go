@@ -32,7 +32,8 @@ parameters, and provenance (SHA-256 of the data files, pairs, seed,
 hyper-parameters, tool version). The same data and seed give the same bytes,
 whatever --workers.
 Problems that did not stop the fit (missing feature values) are kept in the
-file as warnings and printed.
+file as warnings and printed. A line on stderr says when each model is done
+and about how long the rest will take.
 
 Each file also keeps what 'coloc predict' and 'coloc policy export' need to
 bound and qualify a prediction (see docs/predictions.md): the plausible
@@ -62,7 +63,7 @@ more times.`,
 			if w := model.SmallDataWarning(d); w != "" {
 				fmt.Fprintln(e.stderr, "warning:", w)
 			}
-			fitted, err := model.FitCalibrated(d, names, seed, trust, workers)
+			fitted, err := model.FitCalibratedProgress(d, names, seed, trust, workers, e.stderr)
 			if err != nil {
 				return err
 			}
