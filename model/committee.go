@@ -30,7 +30,7 @@ import (
 // jobs' demands, and a threshold on a sum is one split for a tree on the
 // sum but a staircase of splits on the two features. Nothing is fitted
 // in that rule; what it gained on Gavel and on the counters dataset is in
-// docs/models.md.
+// docs/notes/2026-12-02-committee-and-tree-inputs.md.
 //
 // A pair with an unseen job (one with a solo row on a slot that has
 // training pairs, but no training pair of its own there) is out of
@@ -65,8 +65,8 @@ import (
 // fit once.
 // CommitteeNetworkFits is a cost knob, not a fitted accuracy constant:
 // on Gavel's pairs protocol the committee's MAE falls from one fit to two
-// or three and is flat from five to ten (docs/models.md has the
-// measurement), so five is where more fits stop paying for their time.
+// or three and is flat from five to ten
+// (docs/notes/2026-12-02-committee-and-tree-inputs.md has the measurement), so five is where more fits stop paying for their time.
 type Committee struct {
 	framed
 	IASP *IASP `json:"iasp"`

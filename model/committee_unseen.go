@@ -23,7 +23,8 @@ import (
 // held out once, so the weights are chosen on all the training pairs
 // (several hundred on each shipped dataset) rather than on a fifth of
 // them: an earlier choice on one held-out fifth of the jobs picked the
-// trees in a third of Gavel's fits and lost (docs/models.md).
+// trees in a third of Gavel's fits and lost
+// (docs/notes/2026-12-02-committee-and-tree-inputs.md).
 //
 // The candidates are the members that predict a job from its features
 // (IAPP, RLFM from its features' prior, GBT with no identity indicator
@@ -35,7 +36,7 @@ import (
 // each of five folds would make the choice cost more than the rest of
 // the committee, and a single fit understates IAPP's share only a
 // little (averaging its five fits moved the committee's Gavel new-job
-// MAE by at most 0.0018, docs/models.md).
+// MAE by at most 0.0018, docs/notes/2026-12-03-committee-cells-not-met.md).
 //
 // Constants, none fitted to a dataset: unseenFolds = 5 is a cost knob
 // (each fold fits every candidate once); unseenSteps = 10 sets the grid

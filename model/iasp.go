@@ -90,7 +90,7 @@ var DefaultIASPOptions = IASPOptions{Dim: 8, Hidden: 16, L2Free: []float64{1e-4,
 // pairs) stay full-batch but have their penalties shrunk. LRDrops = 2 and
 // LRFactor = 0.25 are common reduce-on-plateau choices, not fitted. Their
 // effect on the synthetic catalogues and on Gavel is in
-// docs/performance.md and docs/models.md.
+// docs/notes/2026-12-01-catalogue-scale.md.
 type IASP struct {
 	framed
 	Opts   IASPOptions `json:"options"`
