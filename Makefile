@@ -112,19 +112,19 @@ screenshot: paper
 results:
 	./scripts/results.sh
 
-# docs/results.md: every shipped trace on the 16-, 48- and 108-GPU clusters
+# docs/results/traces.md: every shipped trace on the 16-, 48- and 108-GPU clusters
 # under every policy, coloc at its defaults (coloc simulate sweep); and
-# docs/results-heldout.md: generated traces on cluster sizes no rule was
+# docs/results/heldout.md: generated traces on cluster sizes no rule was
 # chosen on (results-heldout alone: about 6 minutes on two cores); and
 # what the oracle's rates are worth (results-oracle alone: about 9
 # minutes on two cores).
 results-sim: build results-heldout results-oracle
-	./scripts/results-sim.sh $(BIN) docs/results.md docs/simulation.md
+	./scripts/results-sim.sh $(BIN) docs/results/traces.md docs/simulation.md docs/results.md
 	./scripts/risk-sim.sh $(BIN) docs/simulation.md
 	./scripts/assume-sim.sh $(BIN) docs/simulation.md
 
 results-heldout: build
-	./scripts/heldout-sim.sh $(BIN) docs/results-heldout.md docs/simulation.md
+	./scripts/heldout-sim.sh $(BIN) docs/results/heldout.md docs/simulation.md docs/results.md
 
 results-oracle: build
 	./scripts/oracle-worth.sh $(BIN) docs/simulation.md

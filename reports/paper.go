@@ -40,7 +40,7 @@ func PaperConfig(root, out string) (Config, error) {
 	cfg.ActiveSeeds = 5
 	// The physical-cluster traces and three msr traces of different shape
 	// (one-GPU jobs; jobs on 1, 2 and 4 GPUs; mostly 8 and 32 GPUs): the
-	// page stays a few minutes of work. docs/results.md replays every
+	// page stays a few minutes of work. docs/results/traces.md replays every
 	// shipped trace (coloc simulate sweep).
 	traces, err := filepath.Glob(at("examples/traces/physical_cluster/*.trace"))
 	if err != nil {

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Regenerates docs/results-heldout.md: coloc at its defaults against every
+# Regenerates docs/results/heldout.md: coloc at its defaults against every
 # policy on traces and cluster sizes that no rule or constant of the
 # simulator's policies was chosen on. The traces are drawn by
 # `coloc simulate generate` (Gavel's recipe, seeds 21 to 32, 300 to 2,000
 # jobs, mean gaps between arrivals from 200 s to 6,000 s, so from a cluster
 # that is never full to one that queues for weeks) into out/heldout/; the
 # clusters are examples/heldout/ (8 to 256 GPUs, one of V100s only). The
-# shipped traces and clusters of docs/results.md are not among them.
+# shipped traces and clusters of docs/results/traces.md are not among them.
 #
 # Each trace's first MAX_JOBS (200) jobs, PARALLEL (2) cases at a time,
 # under the peers, the baselines and coloc's variants (POLICIES). With
@@ -14,18 +14,19 @@
 # the oracle with the oracle deciding on measured rates perturbed by up to
 # ±1% (--oracle-noise 0.01, seeds 1 to 8), so that a difference between
 # coloc and the oracle can be read against what the oracle's own luck moves.
-# With a document as third argument, the goal table read from the page
-# (scripts/goals.py) replaces what lies between its goals-heldout markers
-# (make results-sim does this for docs/simulation.md).
-# Usage: scripts/heldout-sim.sh [coloc binary] [output file] [document]
+# With documents after the output file, the goal table read from the page
+# (scripts/goals.py) replaces what lies between each one's goals-heldout
+# markers (make results-sim does this for docs/simulation.md and the
+# summary page docs/results.md).
+# Usage: scripts/heldout-sim.sh [coloc binary] [output file] [document...]
 # MODELS=DIR reuses fitted models (iasp and iapp, what coloc decides with,
 # and similarity, the similarity policy's) instead of fitting them on
 # datasets/reference/gavel.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${1:-./coloc}
-out=${2:-docs/results-heldout.md}
-doc=${3:-}
+out=${2:-docs/results/heldout.md}
+docs=("${@:3}")
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 models=${MODELS:-$tmp/models}
@@ -96,7 +97,7 @@ EOF
     echo "Each trace is drawn by Gavel's recipe (\`coloc simulate generate --help\`);"
     echo "the same seed gives the same trace. None of them, and none of the clusters"
     echo "in examples/heldout/, was used to choose a rule or constant of the policies."
-    echo "Regenerate this page with \`scripts/heldout-sim.sh ./coloc docs/results-heldout.md\`"
+    echo "Regenerate this page with \`scripts/heldout-sim.sh ./coloc docs/results/heldout.md\`"
     echo "(part of \`make results-sim\`)."
     echo
     for c in "${commands[@]}"; do
@@ -104,7 +105,9 @@ EOF
     done
 } >"$out"
 echo "wrote $out"
-if [ -n "$doc" ]; then
+if [ ${#docs[@]} -gt 0 ]; then
     scripts/goals.py "$out" >"$tmp/goals.md"
-    scripts/splice.py "$doc" goals-heldout "$tmp/goals.md"
+    for doc in "${docs[@]}"; do
+        scripts/splice.py "$doc" goals-heldout "$tmp/goals.md"
+    done
 fi

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # What the oracle's rates are worth on the shipped traces, and how much of
 # coloc's average JCT against the oracle's is luck. The sweep of
-# docs/results.md (every shipped trace on the 16-, 48- and 108-GPU
+# docs/results/traces.md (every shipped trace on the 16-, 48- and 108-GPU
 # clusters, both degree modes), coloc and the oracle only:
 #   - coloc deciding with IASP and IAPP fit with seeds 1 to 4 (the models
 #     of a fit differ only by the seed of their random choices);

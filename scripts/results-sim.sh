@@ -1,19 +1,20 @@
 #!/usr/bin/env bash
-# Regenerates docs/results.md: the first MAX_JOBS (200) jobs of every
+# Regenerates docs/results/traces.md: the first MAX_JOBS (200) jobs of every
 # shipped trace, the backlog the peers' round-by-round allocations afford
 # on two cores in about an hour, on the 16-, 48- and 108-GPU clusters
 # under the peers, the baselines and coloc at its defaults (durations
 # unknown), PARALLEL (2) cases at a time. The oracle is left out of the
 # default list (POLICIES) for its cost: it decides as coloc does.
-# With a document as third argument, the goal table read from the page
-# (scripts/goals.py) replaces what lies between its goals-shipped markers
-# (make results-sim does this for docs/simulation.md).
-# Usage: scripts/results-sim.sh [coloc binary] [output file] [document]
+# With documents after the output file, the goal table read from the page
+# (scripts/goals.py) replaces what lies between each one's goals-shipped
+# markers (make results-sim does this for docs/simulation.md and the
+# summary page docs/results.md).
+# Usage: scripts/results-sim.sh [coloc binary] [output file] [document...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${1:-./coloc}
-out=${2:-docs/results.md}
-doc=${3:-}
+out=${2:-docs/results/traces.md}
+docs=("${@:3}")
 models=$(mktemp -d)
 trap 'rm -rf "$models"' EXIT
 # coloc and the oracle decide with iasp and iapp, the similarity policy
@@ -25,7 +26,9 @@ traces=$(ls examples/traces/msr/*.trace examples/traces/physical_cluster/*.trace
     --data datasets/reference/gavel --models "$models" --max-jobs "${MAX_JOBS:-200}" \
     --policy "${POLICIES:-fifo,backfill,gavel-las,gavel-las-packed,tiresias,srtf-known,coloc,coloc-no-sharing,coloc-estimate}" \
     --parallel "${PARALLEL:-2}" --title "Simulation results, shipped traces" --markdown "$out"
-if [ -n "$doc" ]; then
+if [ ${#docs[@]} -gt 0 ]; then
     scripts/goals.py "$out" >"$models/goals.md"
-    scripts/splice.py "$doc" goals-shipped "$models/goals.md"
+    for doc in "${docs[@]}"; do
+        scripts/splice.py "$doc" goals-shipped "$models/goals.md"
+    done
 fi

@@ -150,7 +150,7 @@ JCT, makespan and both utilisations relative to each other policy, the worst
 makespan ratio, then every case and the unrunnable jobs by reason.`,
 		Example: `  coloc simulate sweep --traces examples/traces/msr/103959.trace,examples/traces/msr/ed69ec.trace \
     --clusters examples/cluster-gavel-16.yaml,examples/cluster-gavel-48.yaml \
-    --data datasets/reference/gavel --models out/models --markdown docs/results.md`,
+    --data datasets/reference/gavel --models out/models --markdown docs/results/traces.md`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			s := policies.Sweep{Traces: traces, Clusters: clusters, Data: f.data, Policies: f.policies, Reference: "coloc", Degrees: degrees, Progress: e.stderr,
