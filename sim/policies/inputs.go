@@ -139,26 +139,30 @@ func WriteTable(w io.Writer, tr *sim.Trace, topo *sim.Topology, results []*sim.R
 		gpus = append(gpus, fmt.Sprintf("%d %s", topo.Count(t), t))
 	}
 	fmt.Fprintf(w, "trace %s (%s, %d jobs) on %s (%s GPUs)\n\n", tr.Name, tr.Format, len(tr.Jobs), topo.Name, strings.Join(gpus, ", "))
+	// Two tables, each within 100 columns: the outcomes, then the
+	// utilisation by GPU type (busy, and effective: work relative to solo).
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	head := "policy\tjobs\tunrunnable\tavg JCT (h)\tp95 JCT (h)\tmakespan (h)\tGPU util"
-	for _, t := range topo.Types() {
-		head += "\t" + t
-	}
-	head += "\teffective util"
-	for _, t := range topo.Types() {
-		head += "\t" + t
-	}
-	fmt.Fprintln(tw, head+"\tshared\t")
+	fmt.Fprintln(tw, "policy\tjobs\tunrunnable\tavg JCT (h)\tp95 JCT (h)\tmakespan (h)\tGPU util\teffective\tshared\t")
 	for _, r := range results {
-		line := fmt.Sprintf("%s\t%d\t%d\t%.2f\t%.2f\t%.2f\t%.3f", r.Policy, r.Completed, r.Unrunnable, r.AvgJCT/3600, r.P95JCT/3600, r.Makespan/3600, r.GPUUtil)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%.2f\t%.2f\t%.2f\t%.3f\t%.3f\t%d\t\n", r.Policy, r.Completed, r.Unrunnable,
+			r.AvgJCT/3600, r.P95JCT/3600, r.Makespan/3600, r.GPUUtil, r.EffectiveUtil, r.Shared)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\nGPU util by type (busy / effective)\n")
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	head := "policy"
+	for _, t := range topo.Types() {
+		head += "\t" + t
+	}
+	fmt.Fprintln(tw, head+"\t")
+	for _, r := range results {
+		line := r.Policy
 		for _, u := range r.Util {
-			line += fmt.Sprintf("\t%.3f", u.Util)
+			line += fmt.Sprintf("\t%.3f / %.3f", u.Util, u.Effective)
 		}
-		line += fmt.Sprintf("\t%.3f", r.EffectiveUtil)
-		for _, u := range r.Util {
-			line += fmt.Sprintf("\t%.3f", u.Effective)
-		}
-		fmt.Fprintln(tw, line+fmt.Sprintf("\t%d\t", r.Shared))
+		fmt.Fprintln(tw, line+"\t")
 	}
 	return tw.Flush()
 }

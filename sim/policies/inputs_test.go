@@ -44,6 +44,16 @@ func TestExperimentLoad(t *testing.T) {
 			t.Errorf("table lacks %s:\n%s", re, text)
 		}
 	}
+	// A terminal of 100 columns shows every row whole (the title names
+	// the trace's path and may be longer).
+	for _, l := range strings.Split(text, "\n")[1:] {
+		if len(l) > 100 {
+			t.Errorf("a row of %d columns: %q", len(l), l)
+		}
+	}
+	if !strings.Contains(text, "GPU util by type (busy / effective)") {
+		t.Errorf("no table by GPU type:\n%s", text)
+	}
 
 	x = Experiment{Policies: []string{"fifo"}, Options: sim.DefaultOptions}
 	tr, warns, err = x.Load(Inputs{Trace: "../../examples/jobs.yaml", Cluster: "../../examples/cluster.yaml", Data: gavelData})
