@@ -4,10 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"io"
 	"path/filepath"
-	"sync"
-	"time"
 
 	"github.com/coloc-dev/coloc/internal/atomicfile"
 	"github.com/coloc-dev/coloc/internal/version"
@@ -46,13 +43,6 @@ func FitAllWorkers(d *Data, names []string, seed uint64, workers int) ([]Fitted,
 // none) and encodes it, on up to Workers(workers) goroutines, one model
 // each; the result does not depend on their number.
 func FitCalibrated(d *Data, names []string, seed uint64, trust TrustOptions, workers int) ([]Fitted, error) {
-	return FitCalibratedProgress(d, names, seed, trust, workers, nil)
-}
-
-// FitCalibratedProgress is FitCalibrated that writes a line to progress
-// (when not nil) as each model is done: its time, how many are done and
-// the time left at the pace so far.
-func FitCalibratedProgress(d *Data, names []string, seed uint64, trust TrustOptions, workers int, progress io.Writer) ([]Fitted, error) {
 	t, err := NewTrain(d.Space, d.Obs, seed)
 	if err != nil {
 		return nil, err
@@ -63,12 +53,8 @@ func FitCalibratedProgress(d *Data, names []string, seed uint64, trust TrustOpti
 		}
 	}
 	out := make([]Fitted, len(names))
-	start := time.Now()
-	var mu sync.Mutex
-	done := 0
 	err = ForEach(len(names), workers, func(i int) error {
 		name := names[i]
-		began := time.Now()
 		m, _ := New(name)
 		if err := m.Fit(t); err != nil {
 			return fmt.Errorf("fitting %s: %w", name, err)
@@ -86,18 +72,6 @@ func FitCalibratedProgress(d *Data, names []string, seed uint64, trust TrustOpti
 			return err
 		}
 		out[i] = Fitted{Name: name, Bytes: b, Warnings: append(append([]string(nil), t.Warnings...), warns...), Calibration: warns}
-		if progress != nil {
-			mu.Lock()
-			done++
-			what := "fitted"
-			if trust.Folds >= 2 {
-				what = "fitted and calibrated"
-			}
-			elapsed := time.Since(start)
-			left := time.Duration(float64(elapsed) / float64(done) * float64(len(names)-done))
-			fmt.Fprintf(progress, "fit: %s %s in %.1f s (%d of %d models; about %.0f s left)\n", name, what, time.Since(began).Seconds(), done, len(names), left.Seconds())
-			mu.Unlock()
-		}
 		return nil
 	})
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/coloc-dev/coloc/datasets"
 	"github.com/coloc-dev/coloc/model"
+	"github.com/coloc-dev/coloc/place"
 	"github.com/spf13/cobra"
 )
 
@@ -63,7 +64,7 @@ more times.`,
 			if w := model.SmallDataWarning(d); w != "" {
 				fmt.Fprintln(e.stderr, "warning:", w)
 			}
-			fitted, err := model.FitCalibratedProgress(d, names, seed, trust, workers, e.stderr)
+			fitted, err := place.FitWithProgress(d, names, seed, trust, workers, e.stderr)
 			if err != nil {
 				return err
 			}

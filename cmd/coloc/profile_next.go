@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 
-	"github.com/coloc-dev/coloc/datasets"
 	"github.com/coloc-dev/coloc/model"
 	"github.com/coloc-dev/coloc/profile/next"
 	"github.com/spf13/cobra"
@@ -49,7 +48,7 @@ profile solo -> profile next -> profile run --pairs-from -> fit -> next.`,
 				fmt.Fprintf(e.stderr, "note: every pair of %s's workloads on %s has been profiled: nothing to choose\n", data, ch.Device)
 			}
 			notes := []string{fmt.Sprintf("chosen by coloc profile next --strategy %s --budget %d from %s (%d measured pairs, %d pairs in the table)", strategy, budget, data, ch.Measured, ch.InTable)}
-			if err := datasets.WritePairList(out, ch.Pairs, notes, ch.Comments); err != nil {
+			if err := model.WritePairList(out, ch.Pairs, notes, ch.Comments); err != nil {
 				return err
 			}
 			for i, p := range ch.Pairs {

@@ -55,7 +55,7 @@ workloads:
 	if !strings.Contains(out, "wrote "+list+": 2 pairs") {
 		t.Fatalf("profile next:\n%s", out)
 	}
-	picked, err := datasets.ReadPairList(list)
+	picked, err := model.ReadPairList(list)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +85,7 @@ workloads:
 	mustRun(t, "fit", "--data", r1, "-o", models, "--models", "mean,bias")
 	list2 := filepath.Join(dir, "next2.pairs")
 	mustRun(t, "profile", "next", "--data", r1, "--models", models, "--model", "bias", "--budget", "10", "-o", list2)
-	again, err := datasets.ReadPairList(list2)
+	again, err := model.ReadPairList(list2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +105,7 @@ workloads:
 			next = append(next, p)
 		}
 	}
-	if err := datasets.WritePairList(round2, next, nil, nil); err != nil {
+	if err := model.WritePairList(round2, next, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	run(camp, "--pairs-from", round2)
@@ -145,7 +145,7 @@ func TestProfileNextLoopTinySuite(t *testing.T) {
 	run("--pairs", "none")
 	list := filepath.Join(dir, "next.pairs")
 	mustRun(t, "profile", "next", "--data", camp, "--budget", "2", "-o", list)
-	picked, err := datasets.ReadPairList(list)
+	picked, err := model.ReadPairList(list)
 	if err != nil {
 		t.Fatal(err)
 	}

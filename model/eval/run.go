@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"strings"
 
-	"github.com/coloc-dev/coloc/datasets"
 	"github.com/coloc-dev/coloc/model"
 )
 
@@ -51,7 +51,7 @@ func defaultSlots(d *model.Data) []string {
 	}
 	var out []string
 	for s, sl := range d.Space.Slots {
-		if _, spread := datasets.BaseType(sl.DeviceType); has[s] && !spread {
+		if has[s] && !strings.HasSuffix(sl.DeviceType, "_unconsolidated") {
 			out = append(out, sl.String())
 		}
 	}

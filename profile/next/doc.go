@@ -3,7 +3,6 @@
 // when a model directory is given, its conformal quantiles, and ranks the
 // unmeasured pairs by the value of measuring them (model.SelectPairs). It
 // sits above the models, so that package profile, which runs campaigns,
-// never reads features or models; the pair list it writes is the
-// datasets package's format (datasets.WritePairList), which `coloc
-// profile run --pairs-from` reads.
+// never ranks pairs with them; the pair list `coloc profile next` writes
+// (model.WritePairList) is what `coloc profile run --pairs-from` reads.
 package next

@@ -77,7 +77,7 @@
 // each pair's measured normalized throughput times 1 + a·u, u uniform in
 // [-1, 1] and drawn per pair from the seed, while the jobs still run at
 // the measured rates; the spread of its results over seeds is how far a
-// comparison of coloc with the oracle is luck (docs/results-heldout.md).
+// comparison of coloc with the oracle is luck (docs/results/heldout.md).
 //
 // The export (RuleExport) takes the decisions of `coloc policy export`
 // with this rule, from the same code: the rule's first scheduling point

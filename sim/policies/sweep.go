@@ -13,7 +13,8 @@ import (
 )
 
 // Sweep replays every trace on every cluster under the same policies: the
-// results page (docs/results.md) is its Markdown.
+// results pages (docs/results/traces.md, docs/results/heldout.md) are its
+// Markdown.
 type Sweep struct {
 	Traces   []string // Gavel trace files
 	Clusters []string // cluster spec files

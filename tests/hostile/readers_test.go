@@ -92,7 +92,7 @@ func readers(t *testing.T) []*reader {
 	}
 
 	pairList := filepath.Join(tmp, "next.pairs")
-	if err := datasets.WritePairList(pairList, [][2]string{{"A", "B"}, {"B", "C"}}, nil, nil); err != nil {
+	if err := model.WritePairList(pairList, [][2]string{{"A", "B"}, {"B", "C"}}, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 
