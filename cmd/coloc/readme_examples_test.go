@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -74,34 +72,14 @@ func TestReadmeExamples(t *testing.T) {
 // body of /v1/score, and stops it with SIGTERM.
 func serveReadme(t *testing.T, c *exec.Cmd, curlBody string) {
 	t.Helper()
-	var errb bytes.Buffer
-	pr, pw := io.Pipe()
-	c.Stderr = io.MultiWriter(&errb, pw)
-	if err := c.Start(); err != nil {
-		t.Fatal(err)
-	}
+	addr, errb, done := startServe(t, c)
 	defer c.Process.Kill()
-	ready := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(pr)
-		for sc.Scan() {
-			if _, a, ok := strings.Cut(sc.Text(), " on http://"); ok {
-				ready <- a
-			}
-		}
-	}()
-	var addr string
-	select {
-	case addr = <-ready:
-	case <-time.After(2 * time.Minute):
-		t.Fatalf("coloc serve did not start:\n%s", errb.String())
-	}
 	out, err := exec.Command("curl", "-sS", "-f", "http://"+addr+"/v1/score", "-d", curlBody).CombinedOutput()
 	if _, lookErr := exec.LookPath("curl"); lookErr == nil && (err != nil || !bytes.Contains(out, []byte(`"options"`))) {
 		t.Errorf("README's curl example: %v\n%s", err, out)
 	}
 	c.Process.Signal(syscall.SIGTERM)
-	if err := c.Wait(); err != nil {
+	if err := <-done; err != nil {
 		t.Errorf("coloc serve after SIGTERM: %v\n%s", err, errb.String())
 	}
 }

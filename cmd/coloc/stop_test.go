@@ -280,30 +280,10 @@ func TestServeAnswersAndStops(t *testing.T) {
 		t.Skip("builds and runs the binary")
 	}
 	in := stopSetup(t)
-	var errb bytes.Buffer
 	c := exec.Command(in.bin, "serve", "--models", in.models, "--data", in.data, "--addr", "127.0.0.1:0")
-	pr, pw := io.Pipe()
-	c.Stderr = io.MultiWriter(&errb, pw)
-	if err := c.Start(); err != nil {
-		t.Fatal(err)
-	}
+	a, errb, done := startServe(t, c)
 	defer c.Process.Kill()
-	addr := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(pr)
-		for sc.Scan() {
-			if _, a, ok := strings.Cut(sc.Text(), " on http://"); ok {
-				addr <- a
-			}
-		}
-	}()
-	var base string
-	select {
-	case a := <-addr:
-		base = "http://" + a
-	case <-time.After(60 * time.Second):
-		t.Fatalf("coloc serve did not say where it listens:\n%s", errb.String())
-	}
+	base := "http://" + a
 	resp, err := http.Post(base+"/v1/predict", "application/json", strings.NewReader(`{"a": "ResNet-50 (batch size 64)", "b": "LM (batch size 20)", "device": "v100"}`))
 	if err != nil {
 		t.Fatal(err)
@@ -333,18 +313,53 @@ func TestServeAnswersAndStops(t *testing.T) {
 		}
 	}
 	c.Process.Signal(syscall.SIGTERM)
-	werr := make(chan error, 1)
-	go func() { werr <- c.Wait() }()
 	select {
-	case err := <-werr:
+	case err := <-done:
 		if err != nil {
 			t.Errorf("exit %v, want status 0", err)
 		}
 	case <-time.After(60 * time.Second):
 		t.Fatal("coloc serve still running 60 s after SIGTERM")
 	}
-	pw.Close()
 	if !strings.Contains(errb.String(), "draining requests in flight") {
 		t.Errorf("stderr:\n%s", errb.String())
 	}
+}
+
+// startServe starts c, a `coloc serve`, and returns the address it says
+// it listens on, its stderr (so far and to come) and c.Wait's result to
+// come; the caller kills it. A serve that exits first fails the test.
+func startServe(t *testing.T, c *exec.Cmd) (string, *bytes.Buffer, <-chan error) {
+	t.Helper()
+	var errb bytes.Buffer
+	pr, pw := io.Pipe()
+	c.Stderr = io.MultiWriter(&errb, pw)
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		err := c.Wait()
+		pw.Close()
+		done <- err
+	}()
+	addr := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(pr)
+		for sc.Scan() {
+			if _, a, ok := strings.Cut(sc.Text(), " on http://"); ok {
+				addr <- a
+			}
+		}
+	}()
+	select {
+	case a := <-addr:
+		return a, &errb, done
+	case err := <-done:
+		t.Fatalf("coloc serve exited (%v) before listening:\n%s", err, errb.String())
+	case <-time.After(2 * time.Minute):
+		c.Process.Kill()
+		t.Fatalf("coloc serve did not say where it listens:\n%s", errb.String())
+	}
+	return "", nil, nil
 }

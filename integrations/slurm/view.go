@@ -168,14 +168,21 @@ func splitGres(s string) []gres {
 }
 
 // splitTop splits on commas outside parentheses.
-func splitTop(s string) []string {
+func splitTop(s string) []string { return splitOutside(s, '(', ')') }
+
+// splitOutside splits s on the commas outside open...close pairs; an
+// empty s gives no field.
+func splitOutside(s string, open, close rune) []string {
+	if s == "" {
+		return nil
+	}
 	var out []string
 	depth, start := 0, 0
 	for i, c := range s {
 		switch c {
-		case '(':
+		case open:
 			depth++
-		case ')':
+		case close:
 			depth--
 		case ',':
 			if depth == 0 {
@@ -184,10 +191,7 @@ func splitTop(s string) []string {
 			}
 		}
 	}
-	if start < len(s) {
-		out = append(out, s[start:])
-	}
-	return out
+	return append(out, s[start:])
 }
 
 // gpuIndex reads the GPU indices of a gres_detail entry such as
@@ -237,7 +241,7 @@ func ranges(s string) ([]int, error) {
 // a2, a3, a5, b; zero padding is kept ("n[01-02]" is n01, n02).
 func ExpandHostlist(s string) ([]string, error) {
 	var out []string
-	for _, item := range splitBrackets(s) {
+	for _, item := range splitOutside(s, '[', ']') {
 		if item == "" {
 			continue
 		}
@@ -267,26 +271,6 @@ func ExpandHostlist(s string) ([]string, error) {
 		}
 	}
 	return out, nil
-}
-
-// splitBrackets splits on commas outside brackets.
-func splitBrackets(s string) []string {
-	var out []string
-	depth, start := 0, 0
-	for i, c := range s {
-		switch c {
-		case '[':
-			depth++
-		case ']':
-			depth--
-		case ',':
-			if depth == 0 {
-				out = append(out, s[start:i])
-				start = i + 1
-			}
-		}
-	}
-	return append(out, s[start:])
 }
 
 // Record is what the hook writes into a job's admin comment: coloc's
