@@ -36,11 +36,14 @@ type Tenant struct {
 }
 
 // Node is one machine: its coloc GPU type, GPU count and tenants.
+// Exclusive says its GPUs cannot be split (the device plugin advertises
+// one device per GPU): coloc then offers only free GPUs there.
 type Node struct {
-	Name    string   `json:"name"`
-	GPUType string   `json:"gpu_type"`
-	GPUs    int      `json:"gpus"`
-	Tenants []Tenant `json:"tenants,omitempty"`
+	Name      string   `json:"name"`
+	GPUType   string   `json:"gpu_type"`
+	GPUs      int      `json:"gpus"`
+	Tenants   []Tenant `json:"tenants,omitempty"`
+	Exclusive bool     `json:"exclusive,omitempty"`
 }
 
 // ScoreRequest is the body of POST /v1/score.

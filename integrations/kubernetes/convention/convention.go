@@ -231,7 +231,7 @@ func holds(pod *v1.Pod) bool {
 // index first. pods may include the pod being placed under skip; it is
 // left out.
 func Node(node *v1.Node, g NodeGPUs, pods []*v1.Pod, skip *v1.Pod, rem Remembered) colocapi.Node {
-	n := colocapi.Node{Name: node.Name, GPUType: g.Type, GPUs: g.Count}
+	n := colocapi.Node{Name: node.Name, GPUType: g.Type, GPUs: g.Count, Exclusive: !g.Shares()}
 	held := make([]int, g.Count)
 	var unplaced []*v1.Pod
 	pods = slices.Clone(pods)

@@ -136,7 +136,8 @@ func TestNodeTenants(t *testing.T) {
 		return nil, false
 	}
 	got := Node(n, g, []*v1.Pod{badAnn, remembered, bare, annotated, done, cpu, self}, self, rem)
-	want := colocapi.Node{Name: "n", GPUType: "v100", GPUs: 4, Tenants: []colocapi.Tenant{
+	// The node advertises one device per GPU (no replicas label): exclusive.
+	want := colocapi.Node{Name: "n", GPUType: "v100", GPUs: 4, Exclusive: true, Tenants: []colocapi.Tenant{
 		{Workload: "A3C", GPUs: []int{1}},
 		{Workload: "LM (batch size 20)", GPUs: []int{3}},
 		{Workload: "", GPUs: []int{0, 2}},

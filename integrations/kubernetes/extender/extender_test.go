@@ -160,9 +160,10 @@ func TestWithSchedulersClient(t *testing.T) {
 		}
 	}
 	q := stub.reqs[0]
-	want := []colocapi.Node{{Name: "a", GPUType: "k80", GPUs: 1},
+	// b advertises two replicas per GPU; the others one: exclusive.
+	want := []colocapi.Node{{Name: "a", GPUType: "k80", GPUs: 1, Exclusive: true},
 		{Name: "b", GPUType: "v100", GPUs: 2, Tenants: []colocapi.Tenant{{Workload: "A3C", GPUs: []int{0}}}},
-		{Name: "c", GPUType: "v100", GPUs: 1}, {Name: "d", GPUType: "p100", GPUs: 1}}
+		{Name: "c", GPUType: "v100", GPUs: 1, Exclusive: true}, {Name: "d", GPUType: "p100", GPUs: 1, Exclusive: true}}
 	if !reflect.DeepEqual(q.Nodes, want) || q.Job.Workload != "LM (batch size 20)" || !reflect.DeepEqual(q.Job.Degrees, []int{1}) {
 		t.Errorf("request to coloc %+v", q)
 	}

@@ -7,9 +7,10 @@
 // (package convention) and sends them with the pod's workload and degree
 // to POST /v1/score; the answer (one option per node, ranked) is kept in
 // the CycleState. Filter rejects a node whose option scores 0, with coloc's
-// reason, a node that is no GPU node coloc knows, and a node where coloc
-// would share a GPU that the device plugin does not share (fewer than two
-// replicas). Score gives the option's value per GPU scaled below
+// reason, a node that is no GPU node coloc knows, and, as a guard, a node
+// where coloc would share a GPU that the device plugin does not share
+// (fewer than two replicas; the request marks such nodes exclusive, so
+// coloc offers only their free GPUs). Score gives the option's value per GPU scaled below
 // MaxNodeScore, and NormalizeScore lifts the node coloc ranks first among
 // those still feasible to MaxNodeScore, so ties among equal values go as
 // coloc breaks them (fewer GPUs, then the node listed first; nodes are

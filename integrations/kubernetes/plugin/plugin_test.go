@@ -170,10 +170,11 @@ func TestCycle(t *testing.T) {
 		t.Fatalf("PreFilter: %v", st)
 	}
 	want := colocapi.ScoreRequest{Job: colocapi.Job{Workload: "LM (batch size 20)", Degrees: []int{1}}, MaxPerGPU: 2, Nodes: []colocapi.Node{
-		{Name: "a-k80", GPUType: "k80", GPUs: 1},
+		// b-v100 advertises two replicas per GPU; the others one: exclusive.
+		{Name: "a-k80", GPUType: "k80", GPUs: 1, Exclusive: true},
 		{Name: "b-v100", GPUType: "v100", GPUs: 2, Tenants: []colocapi.Tenant{{Workload: "A3C", GPUs: []int{0}}}},
-		{Name: "c-v100", GPUType: "v100", GPUs: 1, Tenants: []colocapi.Tenant{{Workload: "", GPUs: []int{0}}}},
-		{Name: "d-p100", GPUType: "p100", GPUs: 1},
+		{Name: "c-v100", GPUType: "v100", GPUs: 1, Tenants: []colocapi.Tenant{{Workload: "", GPUs: []int{0}}}, Exclusive: true},
+		{Name: "d-p100", GPUType: "p100", GPUs: 1, Exclusive: true},
 	}}
 	if got := s.last(t); !reflect.DeepEqual(got, want) {
 		t.Errorf("request\n got %+v\nwant %+v", got, want)
