@@ -169,6 +169,23 @@ func (m *Models) Predict(l Level, w, partner, gpuType string, degree int) (float
 	return v.y, v.ok
 }
 
+// Estimate returns the stage model's estimate of workload w next to
+// partner on degree GPUs of gpuType, with its interval and flags (not
+// cached; ok false as for Predict).
+func (m *Models) Estimate(l Level, w, partner, gpuType string, degree int) (model.Estimate, bool) {
+	ld := m.of(l)
+	s, ok := m.slots[slotKey{gpuType, degree}]
+	if !ok {
+		return model.Estimate{}, false
+	}
+	a, errA := ld.Frame.Job(w)
+	b, errB := ld.Frame.Job(partner)
+	if errA != nil || errB != nil || ld.Frame.Row(a, s) == nil || ld.Frame.Row(b, s) == nil {
+		return model.Estimate{}, false
+	}
+	return ld.Estimate(a, b, s), true
+}
+
 // Params returns the parameter count the models' descriptors give a
 // workload; 0 when unknown.
 func (m *Models) Params(w string) float64 {

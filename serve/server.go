@@ -467,8 +467,19 @@ type ScoreRequest struct {
 
 // ScoreResponse ranks the nodes, best first (decide.Score).
 type ScoreResponse struct {
-	Version string          `json:"models_version"`
-	Options []decide.Option `json:"options"`
+	Version string         `json:"models_version"`
+	Options []ScoredOption `json:"options"`
+}
+
+// ScoredOption is a node's option (decide.Option's fields) and, when it
+// shares GPUs, the node-level model's intervals of the two predicted
+// normalized throughputs ([lo, hi] at the models' coverage) and their
+// flags: the job's next to the partner, and the partner's next to the job.
+type ScoredOption struct {
+	decide.Option
+	Interval        *[2]float64 `json:"predicted_interval,omitempty"`
+	PartnerInterval *[2]float64 `json:"partner_interval,omitempty"`
+	Flags           []string    `json:"flags,omitempty"`
 }
 
 // servedRates are the measured solo rates of the data and the node-level
@@ -531,7 +542,31 @@ func (s *Server) score(w http.ResponseWriter, r *http.Request) error {
 	st.mu.Lock()
 	opts := decide.Score(servedRates{st}, q.MaxPerGPU, decide.Job{Workload: q.Job.Workload, Degrees: q.Job.Degrees}, q.Nodes)
 	st.mu.Unlock()
-	return writeJSON(w, ScoreResponse{Version: st.version, Options: opts})
+	out := make([]ScoredOption, len(opts))
+	var types map[string]string // node name -> GPU type, built when an option shares
+	st.mu.Lock()
+	for i, o := range opts {
+		out[i].Option = o
+		if o.Partner == "" || o.Score <= 0 {
+			continue
+		}
+		if types == nil {
+			types = make(map[string]string, len(q.Nodes))
+			for _, n := range q.Nodes {
+				types[n.Name] = n.Type
+			}
+		}
+		typ := types[o.Node]
+		if e, ok := st.models.Estimate(place.NodeLevel, q.Job.Workload, o.Partner, typ, o.Degree); ok {
+			out[i].Interval = &[2]float64{e.Lo, e.Hi}
+			out[i].Flags = append(out[i].Flags, e.Flags()...)
+		}
+		if e, ok := st.models.Estimate(place.NodeLevel, o.Partner, q.Job.Workload, typ, o.Degree); ok {
+			out[i].PartnerInterval = &[2]float64{e.Lo, e.Hi}
+		}
+	}
+	st.mu.Unlock()
+	return writeJSON(w, ScoreResponse{Version: st.version, Options: out})
 }
 
 func writeJSON(w http.ResponseWriter, v any) error {

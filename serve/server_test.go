@@ -498,3 +498,26 @@ func TestUsageDocumentsEveryEndpoint(t *testing.T) {
 		t.Errorf("GET /v1/nothing: %d", w.Code)
 	}
 }
+
+// A sharing option carries the node-level model's intervals of both
+// predicted normalized throughputs, each around its value.
+func TestScoreSharingHasIntervals(t *testing.T) {
+	s := newServer(t, Options{})
+	body := `{"job": {"workload": "A3C", "degrees": [1]}, "nodes": [
+		{"name": "v", "gpu_type": "v100", "gpus": 1, "tenants": [{"workload": "A3C", "gpus": [0]}]}]}`
+	w := post(t, s.Handler(), "/v1/score", body)
+	var got ScoreResponse
+	if err := json.Unmarshal(w.Body.Bytes(), &got); err != nil || w.Code != http.StatusOK {
+		t.Fatalf("%d %s %v", w.Code, w.Body, err)
+	}
+	o := got.Options[0]
+	if o.Partner != "A3C" || o.Interval == nil || o.PartnerInterval == nil {
+		t.Fatalf("%+v: want to share with A3C, with intervals (the premise of the test)", o)
+	}
+	if !(o.Interval[0] <= o.Normalized && o.Normalized <= o.Interval[1]) || !(o.PartnerInterval[0] <= o.PartnerNormalized && o.PartnerNormalized <= o.PartnerInterval[1]) {
+		t.Errorf("%+v: a value outside its interval", o)
+	}
+	if !strings.Contains(w.Body.String(), `"predicted_interval":[`) {
+		t.Errorf("no predicted_interval in %s", w.Body)
+	}
+}

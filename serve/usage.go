@@ -22,8 +22,9 @@ const Usage = `Serves what a scheduler asks online over HTTP/JSON, from the mode
         "degrees": [1], "steps": 1000}]}}'
 
   POST /v1/score     ranks the nodes for an arriving job: per node its best option
-                     (free GPUs alone, or the GPUs of a tenant worth sharing with),
-                     scored by value per GPU, best first:
+                     (free GPUs alone, or the GPUs of a tenant worth sharing with,
+                     then with both predicted values' intervals), scored by value
+                     per GPU, best first:
       curl -s localhost:8080/v1/score -d '{"job": {"workload": "LM (batch size 20)",
         "degrees": [1, 2]}, "nodes": [{"name": "n1", "gpu_type": "v100", "gpus": 8,
         "tenants": [{"workload": "A3C", "gpus": [0]}]}], "max_per_gpu": 2}'
