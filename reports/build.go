@@ -76,6 +76,8 @@ type builder struct {
 	opened   map[string]*datasets.Dataset
 	models   *modelData // the first dataset with pairs, loaded once
 	warnings []warning  // every warning of the inputs and steps, in order
+	// The summary's rows, added by the steps (summary.go).
+	sumPolicies, sumModels [][]string
 }
 
 func (b *builder) build() error {
@@ -107,6 +109,9 @@ func (b *builder) build() error {
 			b.made = append(b.made, fmt.Sprintf("%s %d", st.name, b.figures-n0))
 		}
 		b.logf("%-12s %3d figures %6.1fs", st.name, b.figures-n0, time.Since(t0).Seconds())
+	}
+	if sec, ok := b.summary(); ok {
+		b.page.Sections = append([]Section{sec}, b.page.Sections...)
 	}
 	if len(b.page.Sections) == 0 {
 		return fmt.Errorf("nothing to report: the inputs hold no pairs, scaling, evaluation, trace or campaign")

@@ -71,6 +71,7 @@ func (b *builder) accuracy() ([]Section, error) {
 		return nil, err
 	}
 	if res != nil {
+		b.summarizeModels(res)
 		sec, err := b.evalSection(res, from)
 		if err != nil {
 			return nil, err

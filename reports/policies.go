@@ -108,6 +108,7 @@ func (b *builder) policies() ([]Section, error) {
 		sec.Figures = append(sec.Figures, figs...)
 		sec.Tables = append(sec.Tables, policyTable(byCluster[c], b.show(c), ref))
 	}
+	b.summarizePolicies(replays)
 	if t := unrunTable(replays); len(t.Rows) > 0 {
 		sec.Text += "\n\nJobs that no GPU type of the cluster can run (no measured rate at their number of GPUs, or more " +
 			"GPUs than the cluster has of one type) are not simulated and left out of every metric; the last table counts them."
