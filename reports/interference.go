@@ -50,7 +50,8 @@ func (b *builder) interference() ([]Section, error) {
 				"while it shares its GPUs with the partner (column), over its solo throughput. Below 1 (red) the "+
 				"partner slows it down; above 1 (blue) it ran faster than alone, which real measurements show "+
 				"(noise, clocks) and coloc keeps. Only pairs of status ok are coloured; grey cells were not measured, "+
-				"could not run (infeasible) or look like placeholders (suspect).", b.show(dir)+"/pairs.arrow"),
+				"could not run (infeasible) or look like placeholders (suspect). Every heat map of the dataset has the same colour "+
+				"scale, so a colour means the same value on every device.", b.show(dir)+"/pairs.arrow"),
 		}
 		tab := Table{
 			Caption: "Pairs per device type (" + label(dir) + ")",
@@ -62,6 +63,18 @@ func (b *builder) interference() ([]Section, error) {
 		}
 		var done []drawn
 		var repeats, empty []string
+		// One colour scale for every heat map of the dataset: the largest
+		// distance from 1 of any ok pair, on any device.
+		span := 0.0
+		for _, sl := range pairSlots(ds.Pairs) {
+			for _, r := range heatOf(ds.Pairs, sl).values {
+				for _, v := range r {
+					if !math.IsNaN(v) && !math.IsInf(v, 0) {
+						span = math.Max(span, math.Abs(v-1))
+					}
+				}
+			}
+		}
 		for _, sl := range pairSlots(ds.Pairs) {
 			m := heatOf(ds.Pairs, sl)
 			tab.Rows = append(tab.Rows, m.row(sl.String()))
@@ -84,7 +97,7 @@ func (b *builder) interference() ([]Section, error) {
 			h := &plot.Heatmap{
 				Title:  fmt.Sprintf("Normalized throughput on %s (%s)", sl, label(dir)),
 				XLabel: "partner", YLabel: "workload", Label: "normalized throughput",
-				Rows: m.jobs, Cols: m.jobs, Values: m.values, Center: 1,
+				Rows: m.jobs, Cols: m.jobs, Values: m.values, Center: 1, Span: span,
 			}
 			cap := fmt.Sprintf("Normalized throughput of each workload (row) next to each partner (column) on %s, %d GPU(s) each: "+
 				"%d ordered pairs measured (ok) of %d workloads; %d suspect and %d infeasible pairs are grey. From %s.",

@@ -23,6 +23,10 @@ type Heatmap struct {
 	Rows, Cols     []string    // labels; rows top to bottom
 	Values         [][]float64 // [row][col]
 	Center         float64     // value at the neutral colour
+	// Span, when positive, is the half-width of the colour range, so that
+	// several heat maps share one scale (a value farther from Center
+	// widens it); 0: the largest distance of a value from Center.
+	Span float64
 }
 
 // Write draws the heat map into dir as NAME.svg, NAME.png and NAME.csv (a
@@ -49,10 +53,14 @@ func (h *Heatmap) validate() error {
 	return nil
 }
 
-// span returns the half-width of the colour range: the largest distance
-// of a value from the centre (1 when there is none).
+// span returns the half-width of the colour range: Span, or the largest
+// distance of a value from the centre when farther (1 when there is
+// neither).
 func (h *Heatmap) span() float64 {
 	d := 0.0
+	if finite(h.Span) && h.Span > 0 {
+		d = h.Span
+	}
 	for _, r := range h.Values {
 		for _, v := range r {
 			if finite(v) {

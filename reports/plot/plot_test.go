@@ -249,3 +249,21 @@ func TestTicksOfANarrowRangeReadApart(t *testing.T) {
 		t.Errorf("distinct labels changed: %+v", wide)
 	}
 }
+
+// A heat map's colour range is its Span when that is wider than its own
+// values' distance from the centre (heat maps that share a scale), and
+// its own otherwise.
+func TestHeatmapSpan(t *testing.T) {
+	h := &Heatmap{Rows: []string{"a"}, Cols: []string{"b"}, Values: [][]float64{{0.9}}, Center: 1}
+	if got := h.span(); math.Abs(got-0.1) > 1e-12 {
+		t.Errorf("own span %v, want 0.1", got)
+	}
+	h.Span = 0.5
+	if got := h.span(); got != 0.5 {
+		t.Errorf("shared span %v, want 0.5", got)
+	}
+	h.Values[0][0] = 0.2
+	if got := h.span(); math.Abs(got-0.8) > 1e-12 {
+		t.Errorf("a value beyond the shared span: %v, want 0.8", got)
+	}
+}
