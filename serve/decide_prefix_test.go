@@ -66,21 +66,7 @@ func TestDecideOnTheTracePrefix(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, err := place.LoadData([]string{refData})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ms, err := place.LoadModels(fitted(t), place.DefaultModelNames)
-	if err != nil {
-		t.Fatal(err)
-	}
-	th := policy.DefaultThresholds
-	th.MinNormalized = 0
-	cx := policies.CoreExport{MaxPerGPU: 2, Efficiency: th.ScalingEfficiency}
-	f, err := place.Export(place.Input{Cluster: spec, Jobs: list, Data: data, Models: ms}, place.ExportOptions{Thresholds: th, Decide: cx.Decider()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := coreExport(t, spec, list)
 	a, _ := json.Marshal(got.Decisions)
 	b, _ := json.Marshal(f.Decisions)
 	if string(a) != string(b) {
@@ -96,4 +82,30 @@ func TestDecideOnTheTracePrefix(t *testing.T) {
 	if len(got.Decisions) != 24 || placed == 0 || shared == 0 {
 		t.Errorf("%d decisions, %d placed, %d sharing: want 24, jobs placed and some sharing", len(got.Decisions), placed, shared)
 	}
+}
+
+// coreExport is `coloc policy export`'s default on the list: the decision
+// core's decisions, durations unknown, up to two jobs a GPU, with the
+// models and data the test server serves.
+func coreExport(t *testing.T, spec *cluster.Spec, list *jobs.List) *policy.File {
+	t.Helper()
+	data, err := place.LoadData([]string{refData})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, err := place.LoadModels(fitted(t), place.DefaultModelNames)
+	if err != nil {
+		t.Fatal(err)
+	}
+	th := policy.DefaultThresholds
+	th.MinNormalized = 0
+	d, err := policies.ExportSettings{Rule: policy.RuleDecisionCore, Durations: "attained", MaxPerGPU: th.MaxPerGPU, Efficiency: th.ScalingEfficiency}.Decider()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := place.Export(place.Input{Cluster: spec, Jobs: list, Data: data, Models: ms}, place.ExportOptions{Thresholds: th, Decide: d})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
 }

@@ -24,7 +24,6 @@ import (
 	"github.com/coloc-dev/coloc/place/cluster"
 	"github.com/coloc-dev/coloc/place/jobs"
 	"github.com/coloc-dev/coloc/policy"
-	"github.com/coloc-dev/coloc/sim/policies"
 )
 
 const refData = "../datasets/reference/gavel"
@@ -171,21 +170,7 @@ func TestDecideIsPolicyExport(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		data, err := place.LoadData([]string{refData})
-		if err != nil {
-			t.Fatal(err)
-		}
-		ms, err := place.LoadModels(fitted(t), place.DefaultModelNames)
-		if err != nil {
-			t.Fatal(err)
-		}
-		th := policy.DefaultThresholds
-		th.MinNormalized = 0
-		d, _ := policies.ExportSettings{Rule: policy.RuleDecisionCore, Durations: "attained", MaxPerGPU: th.MaxPerGPU, Efficiency: th.ScalingEfficiency}.Decider()
-		f, err := place.Export(place.Input{Cluster: spec, Jobs: list, Data: data, Models: ms}, place.ExportOptions{Thresholds: th, Decide: d})
-		if err != nil {
-			t.Fatal(err)
-		}
+		f := coreExport(t, spec, list)
 		a, _ := json.Marshal(got.Decisions)
 		b, _ := json.Marshal(f.Decisions)
 		if len(f.Decisions) != len(list.Jobs) || string(a) != string(b) {
