@@ -25,7 +25,7 @@ func WriteSummary(w io.Writer, out string, pf *policy.File) (notes []string, err
 	placed := 0
 	rest := map[string]int{}
 	for i, d := range pf.Decisions {
-		if d.Status == policy.StatusPlaced && i >= SummaryRows {
+		if d.Status == policy.StatusPlaced {
 			placed++
 		}
 		if i >= SummaryRows {
@@ -36,7 +36,6 @@ func WriteSummary(w io.Writer, out string, pf *policy.File) (notes []string, err
 			fmt.Fprintf(tw, "%s\t%s\t-\t-\t-\t-\t%s\n", d.Job, d.Status, d.Reason)
 			continue
 		}
-		placed++
 		var where []string
 		for _, p := range d.Placement {
 			var gs []string

@@ -61,10 +61,13 @@ func encodeTo(w io.Writer, f *File) error {
 		return fmt.Errorf("encoding policy: %w", err)
 	}
 	text := head.Bytes()
-	i := bytes.Index(text, []byte(decisionsSlot))
-	if i < 0 || len(f.Decisions) == 0 {
+	if len(f.Decisions) == 0 {
 		_, err := w.Write(text)
 		return err
+	}
+	i := bytes.Index(text, []byte(decisionsSlot))
+	if i < 0 {
+		return fmt.Errorf("encoding policy: no place for the decisions in the encoded file (the File type changed?)")
 	}
 	if _, err := w.Write(text[:i]); err != nil {
 		return err

@@ -65,9 +65,12 @@ func (b *builder) interference() ([]Section, error) {
 		var repeats, empty []string
 		// One colour scale for every heat map of the dataset: the largest
 		// distance from 1 of any ok pair, on any device.
+		slots := pairSlots(ds.Pairs)
+		heats := make([]*heat, len(slots))
 		span := 0.0
-		for _, sl := range pairSlots(ds.Pairs) {
-			for _, r := range heatOf(ds.Pairs, sl).values {
+		for i, sl := range slots {
+			heats[i] = heatOf(ds.Pairs, sl)
+			for _, r := range heats[i].values {
 				for _, v := range r {
 					if !math.IsNaN(v) && !math.IsInf(v, 0) {
 						span = math.Max(span, math.Abs(v-1))
@@ -75,8 +78,8 @@ func (b *builder) interference() ([]Section, error) {
 				}
 			}
 		}
-		for _, sl := range pairSlots(ds.Pairs) {
-			m := heatOf(ds.Pairs, sl)
+		for i, sl := range slots {
+			m := heats[i]
 			tab.Rows = append(tab.Rows, m.row(sl.String()))
 			if m.ok == 0 {
 				empty = append(empty, sl.String())

@@ -540,11 +540,10 @@ func (s *Server) score(w http.ResponseWriter, r *http.Request) error {
 	}
 	st := s.st.Load()
 	st.mu.Lock()
+	defer st.mu.Unlock()
 	opts := decide.Score(servedRates{st}, q.MaxPerGPU, decide.Job{Workload: q.Job.Workload, Degrees: q.Job.Degrees}, q.Nodes)
-	st.mu.Unlock()
 	out := make([]ScoredOption, len(opts))
 	var types map[string]string // node name -> GPU type, built when an option shares
-	st.mu.Lock()
 	for i, o := range opts {
 		out[i].Option = o
 		if o.Partner == "" || o.Score <= 0 {
@@ -565,7 +564,6 @@ func (s *Server) score(w http.ResponseWriter, r *http.Request) error {
 			out[i].PartnerInterval = &[2]float64{e.Lo, e.Hi}
 		}
 	}
-	st.mu.Unlock()
 	return writeJSON(w, ScoreResponse{Version: st.version, Options: out})
 }
 

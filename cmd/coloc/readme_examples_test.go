@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -74,9 +76,14 @@ func serveReadme(t *testing.T, c *exec.Cmd, curlBody string) {
 	t.Helper()
 	addr, errb, done := startServe(t, c)
 	defer c.Process.Kill()
-	out, err := exec.Command("curl", "-sS", "-f", "http://"+addr+"/v1/score", "-d", curlBody).CombinedOutput()
-	if _, lookErr := exec.LookPath("curl"); lookErr == nil && (err != nil || !bytes.Contains(out, []byte(`"options"`))) {
-		t.Errorf("README's curl example: %v\n%s", err, out)
+	resp, err := http.Post("http://"+addr+"/v1/score", "application/json", strings.NewReader(curlBody))
+	if err != nil {
+		t.Fatalf("README's curl example: %v", err)
+	}
+	out, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !bytes.Contains(out, []byte(`"options"`)) {
+		t.Errorf("README's curl example: %s\n%s", resp.Status, out)
 	}
 	c.Process.Signal(syscall.SIGTERM)
 	if err := <-done; err != nil {
