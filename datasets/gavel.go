@@ -12,6 +12,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/coloc-dev/coloc/internal/jsonkeys"
 )
@@ -64,17 +65,30 @@ func parseGavelKey(s string) (string, int, error) {
 	return m[1], sf, nil
 }
 
-var batchRE = regexp.MustCompile(`\(batch size ([0-9]+)\)`)
+var jobNameRE = regexp.MustCompile(`^(.*?)\s*\(batch size ([0-9]+)\)\s*$`)
 
-// BatchSizeOf returns the batch size a Gavel-style job name states
-// ("ResNet-50 (batch size 64)"), or 0.
-func BatchSizeOf(job string) int {
-	m := batchRE.FindStringSubmatch(job)
+// SplitJobName splits a Gavel-style job name into its model family and the
+// batch size it states: "ResNet-50 (batch size 64)" -> ("ResNet-50", 64).
+// A name without a batch size is its own family, batch 0. This is the one
+// reader of the name format: the importer fills the tables' batch_size
+// column with it, and features.KnownDescriptor describes a job the data do
+// not hold by it; nothing else parses names.
+func SplitJobName(job string) (family string, batch int) {
+	m := jobNameRE.FindStringSubmatch(job)
 	if m == nil {
-		return 0
+		return strings.TrimSpace(job), 0
 	}
-	n, _ := strconv.Atoi(m[1])
-	return n
+	n, err := strconv.Atoi(m[2])
+	if err != nil {
+		n = 0
+	}
+	return m[1], n
+}
+
+// batchOf is the batch size job's name states, or 0.
+func batchOf(job string) int {
+	_, b := SplitJobName(job)
+	return b
 }
 
 // MaxGavelBytes is the largest Gavel throughputs file ImportGavel reads.
@@ -87,7 +101,7 @@ const MaxGavelBytes = 256 << 20
 // A pair value [0, 0] is recorded infeasible (not measured or could not
 // run), never as a 100% slowdown; a pair whose co-located throughput equals
 // the solo throughput exactly is recorded suspect (Gavel's V100 data holds
-// such placeholders). "_unconsolidated" device types (multi-GPU jobs spread
+// such placeholders). Spread device types (SpreadType: multi-GPU jobs spread
 // over servers) stay device types of their own; their scaling rows say one
 // node per GPU. A job whose solo throughput is 0 gets no solo or scaling row
 // and a warning. name is used in messages.
@@ -168,7 +182,7 @@ func importGavelDevice(im *Imported, dev string, jobs map[string]map[string]json
 			im.Warnings = append(im.Warnings, fmt.Sprintf("%s: solo throughput is 0 (not measured): no solo row, its pairs are infeasible", where(key)))
 		} else {
 			im.Solo.Rows = append(im.Solo.Rows, Solo{
-				Workload: j.name, DeviceType: dev, Degree: j.sf, BatchSize: BatchSizeOf(j.name),
+				Workload: j.name, DeviceType: dev, Degree: j.sf, BatchSize: batchOf(j.name),
 				Throughput: s, CILow: math.NaN(), CIHigh: math.NaN(), PeakMemory: math.NaN(), Source: GavelSource,
 			})
 			nodes := 1
@@ -176,7 +190,7 @@ func importGavelDevice(im *Imported, dev string, jobs map[string]map[string]json
 				nodes = j.sf
 			}
 			im.Scaling.Rows = append(im.Scaling.Rows, Scale{
-				Workload: j.name, DeviceType: dev, Degree: j.sf, Nodes: nodes, BatchSize: BatchSizeOf(j.name),
+				Workload: j.name, DeviceType: dev, Degree: j.sf, Nodes: nodes, BatchSize: batchOf(j.name),
 				Throughput: s, StepTime: math.NaN(), SyncTime: math.NaN(), Source: GavelSource,
 			})
 		}

@@ -48,11 +48,7 @@ func Build(ds *datasets.Dataset) (*Set, error) {
 		if _, done := desc[r.Workload]; done {
 			continue
 		}
-		bs := r.BatchSize
-		if bs == 0 {
-			bs = datasets.BatchSizeOf(r.Workload)
-		}
-		d, ok := describe(r.Workload, meta, bs)
+		d, ok := describe(r.Workload, meta, r.BatchSize)
 		if !ok {
 			undescribed = append(undescribed, r.Workload)
 		}

@@ -1,9 +1,6 @@
 package features
 
-import (
-	"regexp"
-	"strings"
-)
+import "github.com/coloc-dev/coloc/datasets"
 
 // DescriptorsVersion is the version of the built-in table of known model
 // descriptors (KnownModels). It is recorded in every feature file so that a
@@ -99,14 +96,22 @@ var KnownModels = map[string]Descriptor{
 		Estimate: true, Source: "parameters from the architecture; FLOPs from GAN Compression Table 1 plus an estimate"},
 }
 
-var familyRE = regexp.MustCompile(`^(.*?)\s*\(batch size [0-9]+\)\s*$`)
-
 // FamilyOf returns the model family of a Gavel-style job name:
 // "ResNet-50 (batch size 64)" -> "ResNet-50"; a name without a batch size
 // is its own family.
 func FamilyOf(job string) string {
-	if m := familyRE.FindStringSubmatch(job); m != nil {
-		return m[1]
+	family, _ := datasets.SplitJobName(job)
+	return family
+}
+
+// KnownDescriptor describes a job the data hold no descriptor for: the
+// known model of its family (KnownModels) with the batch size its name
+// states, if any. False when coloc knows no model of that family.
+func KnownDescriptor(job string) (Descriptor, bool) {
+	family, batch := datasets.SplitJobName(job)
+	d, ok := KnownModels[family]
+	if ok && batch > 0 {
+		d.BatchSize = batch
 	}
-	return strings.TrimSpace(job)
+	return d, ok
 }

@@ -49,17 +49,18 @@ func Descriptors(list []datasets.WorkloadMeta) map[string]Descriptor {
 }
 
 // describe returns the descriptor of a workload: its meta when given, else
-// the known model of its family with the batch size its name states.
-func describe(workload string, meta map[string]Descriptor, batchFromName int) (Descriptor, bool) {
+// the known model of its family with the batch size of its solo rows (the
+// importer filled it from the name where the name states one).
+func describe(workload string, meta map[string]Descriptor, batch int) (Descriptor, bool) {
 	if d, ok := meta[workload]; ok {
 		return d, true
 	}
 	d, ok := KnownModels[FamilyOf(workload)]
 	if !ok {
-		return Descriptor{BatchSize: batchFromName}, false
+		return Descriptor{BatchSize: batch}, false
 	}
-	if batchFromName > 0 {
-		d.BatchSize = batchFromName
+	if batch > 0 {
+		d.BatchSize = batch
 	}
 	return d, true
 }

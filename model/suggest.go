@@ -92,13 +92,14 @@ func (m *Similarity) Suggest(nb []Neighbor) (Suggestion, error) {
 }
 
 // QueryFor describes a job the model may not know: its own descriptors
-// when the space has the job, else those of its model family in
-// features.KnownModels with the batch size its name states.
+// when the space has the job, else features.KnownDescriptor's (the model
+// family's, with the batch size the name states), batchSize overriding the
+// name's when positive.
 func (m *Similarity) QueryFor(job string, batchSize int) (Query, bool, error) {
 	if j, err := m.f.Job(job); err == nil {
 		return m.query(j), true, nil
 	}
-	d, ok := features.KnownModels[features.FamilyOf(job)]
+	d, ok := features.KnownDescriptor(job)
 	if !ok {
 		return Query{}, false, fmt.Errorf("job %q is not in the model and its family %q has no known descriptors", job, features.FamilyOf(job))
 	}

@@ -227,13 +227,7 @@ func (d *Data) Descriptor(w string) (features.Descriptor, bool) {
 	if m, ok := d.meta[w]; ok {
 		return m, true
 	}
-	m, ok := features.KnownModels[features.FamilyOf(w)]
-	if ok {
-		if b := datasets.BatchSizeOf(w); b > 0 {
-			m.BatchSize = b
-		}
-	}
-	return m, ok
+	return features.KnownDescriptor(w)
 }
 
 // Pair returns the pairs table's row of (w | partner) on degree GPUs of

@@ -93,7 +93,7 @@
 // the type (never shared), taken from the nodes with the most free GPUs
 // (so as few nodes as possible), the faster network first on ties; the
 // all-reduce crosses the slowest network among them. Spreading needs a
-// measured spread rate (Gavel's "_unconsolidated" device types, or a
+// measured spread rate (a spread device type, datasets.SpreadType, or a
 // scaling row over several nodes).
 //
 // A task that fits nowhere is unplaceable, with the reason per GPU type

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/coloc-dev/coloc/datasets"
 	"github.com/coloc-dev/coloc/features"
 	"github.com/coloc-dev/coloc/model"
 	"github.com/coloc-dev/coloc/place/jobs"
@@ -54,15 +53,12 @@ func resolve(j *jobs.Job, d *Data, m *Models, k int) resolved {
 		desc = features.Descriptor{Model: j.Model.Name, Class: j.Model.Class, Params: j.Model.Params, FLOPs: j.Model.FLOPs,
 			Layers: j.Model.Layers, BatchSize: j.Batch(), Precision: j.Model.Precision}
 	default:
-		kd, ok := features.KnownModels[features.FamilyOf(j.Workload)]
+		kd, ok := features.KnownDescriptor(j.Workload)
 		if !ok {
 			r.reason = fmt.Sprintf("workload %q has no measurements in the data and the job gives no model descriptor (add a model: entry)", j.Workload)
 			return r
 		}
 		desc = kd
-		if b := datasets.BatchSizeOf(j.Workload); b > 0 {
-			desc.BatchSize = b
-		}
 		if t.BatchSize > 0 {
 			desc.BatchSize = t.BatchSize
 		}

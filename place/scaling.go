@@ -16,7 +16,7 @@ type scaleRate struct {
 
 // Solo returns the measured throughput of workload w on degree GPUs of
 // gpuType: the solo table's row (device type gpuType, or
-// gpuType_unconsolidated when spread), else the scaling table's rows at
+// datasets.SpreadType(gpuType) when spread), else the scaling table's rows at
 // the batch size the job gives (or, when it gives none or the data lack
 // it, the batch size measured at the most degrees, the smallest on ties):
 // on one node, or on the fewest nodes above one when spread.

@@ -3,7 +3,6 @@ package place
 import (
 	"fmt"
 
-	"github.com/coloc-dev/coloc/datasets"
 	"github.com/coloc-dev/coloc/features"
 	"github.com/coloc-dev/coloc/model"
 )
@@ -53,10 +52,7 @@ func Similar(q SimilarQuery) (*SimilarAnswer, error) {
 	if q.K < 1 {
 		return nil, fmt.Errorf("--k must be at least 1")
 	}
-	batch := q.BatchSize
-	if batch == 0 {
-		batch = datasets.BatchSizeOf(q.Job)
-	}
+	batch := q.BatchSize // 0: the name's, if it states one (QueryFor)
 	var query model.Query
 	known := false
 	if q.Meta != "" {

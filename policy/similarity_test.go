@@ -5,7 +5,6 @@ import (
 	"math"
 	"testing"
 
-	"github.com/coloc-dev/coloc/datasets"
 	"github.com/coloc-dev/coloc/features"
 	"github.com/coloc-dev/coloc/model"
 	"github.com/coloc-dev/coloc/policy"
@@ -79,12 +78,9 @@ func TestNearestAgreesWithModel(t *testing.T) {
 		}
 		n := len(f.Similarity.References)
 		for _, r := range f.Similarity.References {
-			fd, ok := features.KnownModels[features.FamilyOf(r.Workload)]
+			fd, ok := features.KnownDescriptor(r.Workload)
 			if !ok {
 				t.Fatalf("%s: no known descriptors", r.Workload)
-			}
-			if bs := datasets.BatchSizeOf(r.Workload); bs > 0 {
-				fd.BatchSize = bs
 			}
 			half := fd
 			half.BatchSize = max(1, fd.BatchSize/2)

@@ -20,7 +20,7 @@
 //   - Heat maps: one per (device type, degree) with an ok pair, rows and
 //     columns the workloads of that slot in natural order ("batch size 5"
 //     before "10"); a slot whose matrix equals one already drawn cell for
-//     cell is named, not drawn again (Gavel's "_unconsolidated" single-GPU
+//     cell is named, not drawn again (Gavel's spread single-GPU
 //     pairs copy the base type's), so the page shows no duplicate.
 //   - Scaling curves: per (workload, device type), place.ScalingCurve, the
 //     curve the policy export decides on: one per-GPU batch size, the one

@@ -32,7 +32,7 @@ func (b *builder) openData(dir string) (*datasets.Dataset, error) {
 
 // interference draws one heat map per dataset and slot (device type and
 // degree) of measured pairs. A slot whose matrix repeats one already drawn
-// (Gavel's "_unconsolidated" single-GPU pairs repeat the base type's) is
+// (Gavel's spread single-GPU pairs repeat the base type's) is
 // named in the text instead.
 func (b *builder) interference() ([]Section, error) {
 	var secs []Section

@@ -30,7 +30,7 @@ func PaperConfig(root, out string) (Config, error) {
 		"in simulation: coloc, similarity and oracle decide with models this report fits on the reference data, " +
 		"and only the oracle reads measured co-located rates."
 	cfg.Data = []string{at("datasets/reference/gavel"), at("datasets/reference/pollux")}
-	// The base GPU types: Gavel's "_unconsolidated" types are the same
+	// The base GPU types: Gavel's spread types are the same
 	// jobs spread one GPU a node; their chosen degrees are in no figure.
 	cfg.ScalingDevices = []string{"k80", "p100", "v100", "t4"}
 	cfg.EvalModels = model.StandardNames()

@@ -18,8 +18,8 @@
 //     per-GPU scaling is applied. Data in samples/s (coloc's profiler
 //     counts every worker's samples) are divided by the workload's
 //     per-GPU batch size, which gives the same aggregate iterations/s.
-//   - spread over more than one node: the rate of the "_unconsolidated"
-//     device type (Gavel measured those); a job with no such rate cannot
+//   - spread over more than one node: the rate of the spread device
+//     type (datasets.SpreadType) (Gavel measured those); a job with no such rate cannot
 //     be spread.
 //   - sharing its GPUs with one other job: the pair's measured co-located
 //     rate. Two jobs share only when they hold exactly the same GPUs (so

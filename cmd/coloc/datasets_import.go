@@ -30,7 +30,8 @@ DIR/pairs.arrow and DIR/scaling.arrow.
 A pair measured as [0, 0] is recorded 'infeasible' (missing, not a 100%
 slowdown). A pair whose co-located throughput equals the solo throughput
 exactly is recorded 'suspect' and is never used to train or score a model.
-'_unconsolidated' device types stay device types of their own.`,
+Spread device types (Gavel's jobs with GPUs on several servers) stay
+device types of their own.`,
 		Example: `  coloc datasets import gavel simulation_throughputs.json -o data/gavel`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -60,8 +60,8 @@ bounded to that range before they are scored. A cell that cannot be fit
 (too few pairs at a small fraction) is reported and skipped. Models choose their hyper-parameters on validation splits of
 the observed pairs only.
 
-By default the devices are those with measured pairs, except
-'_unconsolidated' types, whose single-GPU pairs repeat the base type's.
+By default the devices are those with measured pairs, except spread
+device types (GPUs on several servers), whose single-GPU pairs repeat the base type's.
 Progress goes to stderr. Fits run on --workers goroutines (default: all
 cores); the scores are those of one worker.`,
 		Example: `  coloc eval --data datasets/reference/gavel

@@ -89,7 +89,7 @@ replaces or removes only those. Progress goes to stderr.`,
 	f.StringVar(&evalModels, "eval-models", "all", "models evaluated on the fly, comma-separated, or none")
 	f.StringVar(&fractions, "eval-fractions", "0.1,0.2,0.5,0.8", "fractions of observed pairs of the computed evaluation")
 	f.IntVar(&cfg.EvalSeeds, "eval-seeds", cfg.EvalSeeds, "seeds of the computed evaluation (1..N)")
-	f.StringSliceVar(&cfg.EvalDevices, "eval-device", nil, "devices evaluated (default: those with measured pairs, except _unconsolidated)")
+	f.StringSliceVar(&cfg.EvalDevices, "eval-device", nil, "devices evaluated (default: those with measured pairs, except spread device types)")
 	f.IntVar(&cfg.ActiveSeeds, "active-seeds", 0, "learning curves of active selection ('coloc eval --protocol active') over this many seeds (0: none)")
 	f.Float64Var(&cfg.ScatterFraction, "scatter-fraction", cfg.ScatterFraction, "fraction of observed pairs of the split the predicted-vs-measured figures show")
 	f.IntVar(&cfg.ScatterSeed, "scatter-seed", cfg.ScatterSeed, "seed of that split")

@@ -60,7 +60,7 @@ co-located rate. A pair without a status-ok measurement never shares GPUs,
 except, with --assume-multi-gpu-pairs, two jobs of the same degree k > 1
 measured together on one GPU: they share at those normalized throughputs
 times their solo rates at k (labelled assumed; docs/simulation.md). A
-job whose GPUs span nodes runs at the "_unconsolidated" rate. Jobs that no
+job whose GPUs span nodes runs at its type's spread rate. Jobs that no
 GPU type of the cluster can run (unknown type, no rate at their number of
 GPUs) are counted as unrunnable and left out of the metrics.
 

@@ -47,7 +47,7 @@
 // reference is a fit on a random 90% of the ordered pairs.
 //
 // A choice of ours (the papers are silent): the default devices leave out
-// "_unconsolidated" device types, whose single-GPU pairs repeat those of
+// spread device types (datasets.SpreadType), whose single-GPU pairs repeat those of
 // the base type; cross-device trains on the other evaluated devices only,
 // so that a duplicate of the target never leaks into its training data.
 package eval

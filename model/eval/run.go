@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"io"
 	"runtime"
-	"strings"
 
+	"github.com/coloc-dev/coloc/datasets"
 	"github.com/coloc-dev/coloc/model"
 )
 
@@ -16,7 +16,7 @@ type Options struct {
 	Seeds     int      // seeds 1..Seeds
 	Models    []string // model names
 	// Devices are the slots evaluated ("v100"); empty: every slot with
-	// measured pairs except "_unconsolidated" device types, whose
+	// measured pairs except spread device types (datasets.SpreadType), whose
 	// single-GPU pairs repeat those of the base type.
 	Devices []string
 	// Progress, when not nil, receives one line per finished (model,
@@ -43,7 +43,7 @@ var DefaultOptions = Options{
 }
 
 // defaultSlots returns the default evaluated slots: those with measured pairs,
-// except "_unconsolidated" device types.
+// except spread device types (datasets.SpreadType).
 func defaultSlots(d *model.Data) []string {
 	has := map[int]bool{}
 	for _, o := range d.Obs {
@@ -51,7 +51,7 @@ func defaultSlots(d *model.Data) []string {
 	}
 	var out []string
 	for s, sl := range d.Space.Slots {
-		if has[s] && !strings.HasSuffix(sl.DeviceType, "_unconsolidated") {
+		if _, spread := datasets.BaseType(sl.DeviceType); has[s] && !spread {
 			out = append(out, sl.String())
 		}
 	}
@@ -160,8 +160,8 @@ func summarise(cells []Cell) Summary {
 }
 
 // DefaultDevices returns the devices Run evaluates when Options.Devices is
-// empty: the slots with measured pairs, except "_unconsolidated" device
-// types.
+// empty: the slots with measured pairs, except spread device
+// types (datasets.SpreadType).
 func DefaultDevices(d *model.Data) []string { return defaultSlots(d) }
 
 // DefaultWorkers is one worker per CPU Go may use.

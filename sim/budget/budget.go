@@ -131,7 +131,7 @@ type line struct {
 }
 
 // group is one GPU type's pairs: the slots of the type (every degree),
-// their "_unconsolidated" twins, and the unordered pairs measured on the
+// their spread twins (datasets.SpreadType), and the unordered pairs measured on the
 // type's own slots.
 type group struct {
 	slots []int

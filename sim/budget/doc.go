@@ -26,7 +26,7 @@
 // # Choices where the question is silent
 //
 //   - The unit is the unordered pair on one slot (type and degree): one
-//     pair run measures both orders. A type's "_unconsolidated" twin (its
+//     pair run measures both orders. A type's spread twin (its
 //     pairs repeat the type's own, spread over nodes) keeps a pair exactly
 //     when the type keeps it.
 //   - StartShare and StepShare are 0.05, the defaults of `coloc eval

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"sort"
 
-	"github.com/coloc-dev/coloc/datasets"
 	"github.com/coloc-dev/coloc/model"
 )
 
@@ -118,7 +117,7 @@ func (s *suits) describe(w string) *suitsJob {
 	}
 	d := &suitsJob{id: len(s.desc), name: w, params: math.NaN()}
 	s.desc[w] = d
-	q, known, err := s.m.QueryFor(w, datasets.BatchSizeOf(w))
+	q, known, err := s.m.QueryFor(w, 0)
 	if err != nil {
 		d.err = err
 		return d
