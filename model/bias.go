@@ -1,41 +1,41 @@
 package model
 
-// BiasOptions are the hyper-parameters of the bias baseline.
-type BiasOptions struct {
+// biasOptions are the hyper-parameters of the bias baseline.
+type biasOptions struct {
 	// Lambdas are the ridge penalties tried; the one with the lowest MAE on
 	// a validation split of the training pairs is kept.
 	Lambdas []float64 `json:"lambdas"`
 	Iters   int       `json:"iters"`
 }
 
-// DefaultBiasOptions are the defaults of the bias baseline.
-var DefaultBiasOptions = BiasOptions{Lambdas: []float64{0.3, 1, 3, 10}, Iters: 30}
+// defaultBiasOptions are the defaults of the bias baseline.
+var defaultBiasOptions = biasOptions{Lambdas: []float64{0.3, 1, 3, 10}, Iters: 30}
 
-// Bias predicts mu[slot] + row[A] + col[B]: how sensitive A is to
+// bias predicts mu[slot] + row[A] + col[B]: how sensitive A is to
 // co-location and how aggressive B is, with ridge-shrunk effects fit by
 // alternating least squares. A job without pairs gets zero effects.
-type Bias struct {
+type bias struct {
 	framed
-	Opts   BiasOptions `json:"options"`
+	Opts   biasOptions `json:"options"`
 	Lambda float64     `json:"lambda"`
 	Mu     []float64   `json:"mu"`
 	Row    []float64   `json:"row"`
 	Col    []float64   `json:"col"`
 }
 
-// NewBias returns the bias baseline.
-func NewBias(o BiasOptions) *Bias { return &Bias{Opts: o} }
+// newBias returns the bias baseline.
+func newBias(o biasOptions) *bias { return &bias{Opts: o} }
 
 // Name implements Model.
-func (m *Bias) Name() string { return "bias" }
+func (m *bias) Name() string { return "bias" }
 
 // Hyper implements Hyper.
-func (m *Bias) Hyper() any { return m.Opts }
+func (m *bias) Hyper() any { return m.Opts }
 
 // Fit implements Model.
-func (m *Bias) Fit(t *Train) error {
+func (m *bias) Fit(t *Train) error {
 	best := chooseByValidation(t, len(m.Opts.Lambdas), 0, func(i int, tr *Train) (Model, error) {
-		c := &Bias{Opts: m.Opts}
+		c := &bias{Opts: m.Opts}
 		c.fit(tr, m.Opts.Lambdas[i])
 		return c, nil
 	})
@@ -47,7 +47,7 @@ func (m *Bias) Fit(t *Train) error {
 	return nil
 }
 
-func (m *Bias) fit(t *Train, lambda float64) {
+func (m *bias) fit(t *Train, lambda float64) {
 	m.f, m.Lambda = t.Frame, lambda
 	nj, ns := len(t.Jobs), len(t.Slots)
 	m.Mu = slotMeans(t.Obs, ns)
@@ -87,4 +87,4 @@ func (m *Bias) fit(t *Train, lambda float64) {
 }
 
 // Predict implements Model.
-func (m *Bias) Predict(a, b, s int) float64 { return m.Mu[s] + m.Row[a] + m.Col[b] }
+func (m *bias) Predict(a, b, s int) float64 { return m.Mu[s] + m.Row[a] + m.Col[b] }

@@ -204,7 +204,7 @@ func growCART(d *cartData, y []float64, w []float64, o cartOptions, r *rand.Rand
 // the other feature-based models see it) followed by the identity of A and
 // of B as indicators, the information the collaborative models have. With
 // sums, the sum of A's and B's standardized value of each feature follows
-// (the pair's load; see GBTOptions.PairSums).
+// (the pair's load; see gbtOptions.PairSums).
 func treeInput(f *Frame, a, b, s int, sums bool, dst []float64) []float64 {
 	p := pairDim(f)
 	nj := len(f.Jobs)

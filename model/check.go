@@ -10,14 +10,14 @@ func sizeErr(what string, got, want int) error {
 	return fmt.Errorf("%s has %d entries, the space needs %d", what, got, want)
 }
 
-func (m *Mean) check(f *Frame) error {
+func (m *mean) check(f *Frame) error {
 	if len(m.SlotMean) != len(f.Slots) {
 		return sizeErr("slot_mean", len(m.SlotMean), len(f.Slots))
 	}
 	return nil
 }
 
-func (m *Bias) check(f *Frame) error {
+func (m *bias) check(f *Frame) error {
 	switch {
 	case len(m.Mu) != len(f.Slots):
 		return sizeErr("mu", len(m.Mu), len(f.Slots))
@@ -27,7 +27,7 @@ func (m *Bias) check(f *Frame) error {
 	return nil
 }
 
-func (m *PMF) check(f *Frame) error {
+func (m *pmf) check(f *Frame) error {
 	nj := len(f.Jobs)
 	switch {
 	case len(m.Mean) != len(f.Slots):
@@ -54,21 +54,21 @@ func checkObs(obs []Obs, f *Frame) error {
 	return nil
 }
 
-func (m *KNN) check(f *Frame) error {
+func (m *knnModel) check(f *Frame) error {
 	if m.K < 1 {
 		return fmt.Errorf("k is %d", m.K)
 	}
 	return checkObs(m.Obs, f)
 }
 
-func (m *Linear) check(f *Frame) error {
+func (m *linear) check(f *Frame) error {
 	if len(m.W) != pairDim(f) {
 		return sizeErr("w", len(m.W), pairDim(f))
 	}
 	return nil
 }
 
-func (m *Tree) check(f *Frame) error {
+func (m *tree) check(f *Frame) error {
 	if m.Root == nil {
 		return fmt.Errorf("tree has no root")
 	}
@@ -88,7 +88,7 @@ func (m *Tree) check(f *Frame) error {
 	return walk(m.Root)
 }
 
-func (m *IAPP) check(f *Frame) error {
+func (m *iappModel) check(f *Frame) error {
 	if len(m.Sizes) < 2 || m.Sizes[0] != pairDim(f) || m.Sizes[len(m.Sizes)-1] != 1 {
 		return fmt.Errorf("network sizes %v do not fit %d inputs", m.Sizes, pairDim(f))
 	}

@@ -6,7 +6,7 @@ import (
 	"sort"
 )
 
-// Committee is the mean of three models that err differently: IASP (a
+// committee is the mean of three models that err differently: IASP (a
 // network over identities and features), RLFM (latent factors drawn
 // around the features) and gradient-boosted trees. Each is fit on all the
 // training pairs with the committee's seed; a prediction for two jobs
@@ -25,7 +25,7 @@ import (
 // collaborative, the latent-factor and the tree families on Gavel.
 //
 // The committee's trees read, besides what the gbt baseline reads, each
-// feature's sum over the pair (GBTOptions.PairSums): co-located jobs
+// feature's sum over the pair (gbtOptions.PairSums): co-located jobs
 // share one device, so a pair's load on a resource is the sum of the
 // jobs' demands, and a threshold on a sum is one split for a tree on the
 // sum but a staircase of splits on the two features. Nothing is fitted
@@ -51,7 +51,7 @@ import (
 // filled only when the training pairs leave some job unseen; a slot with
 // no training pair at all is not counted (no model has learned it).
 //
-// The two networks are each fit CommitteeNetworkFits times and their
+// The two networks are each fit committeeNetworkFits times and their
 // seat holds the mean of those fits. A network's training is not convex:
 // its seed draws the initial weights, the batch order and the validation
 // fifth it stops on, and two seeds on the same pairs land on fits whose
@@ -63,22 +63,22 @@ import (
 // too moved the committee by at most 0.0008 on Gavel's pairs and, on the
 // counters dataset, helped one cell and hurt another by 0.002, so each is
 // fit once.
-// CommitteeNetworkFits is a cost knob, not a fitted accuracy constant:
+// committeeNetworkFits is a cost knob, not a fitted accuracy constant:
 // on Gavel's pairs protocol the committee's MAE falls from one fit to two
 // or three and is flat from five to ten
 // (docs/notes/2026-12-02-committee-and-tree-inputs.md has the measurement), so five is where more fits stop paying for their time.
-type Committee struct {
+type committee struct {
 	framed
 	IASP *IASP `json:"iasp"`
 	// MoreIASP are IASP's further fits (seeds derived from the fit's);
 	// absent in files written before the committee averaged its fits.
 	MoreIASP []*IASP `json:"iasp_more,omitempty"`
-	RLFM     *RLFM   `json:"rlfm"`
-	GBT      *GBT    `json:"gbt"`
+	RLFM     *rlfm   `json:"rlfm"`
+	GBT      *gbt    `json:"gbt"`
 	// IAPP stands in for IASP in pairs with an unseen job; absent when
 	// the fit left no job unseen.
-	IAPP     *IAPP   `json:"iapp,omitempty"`
-	MoreIAPP []*IAPP `json:"iapp_more,omitempty"`
+	IAPP     *iappModel   `json:"iapp,omitempty"`
+	MoreIAPP []*iappModel `json:"iapp_more,omitempty"`
 	// Unseen holds s*len(Jobs)+j, ascending, for each job j unseen on
 	// slot s.
 	Unseen []int `json:"unseen,omitempty"`
@@ -87,28 +87,28 @@ type Committee struct {
 	// were chosen, where the seat is the mean of IAPP, RLFM and GBT.
 	UnseenWeights []float64 `json:"unseen_weights,omitempty"`
 	// KNN is fit when the unseen seat weighs it.
-	KNN    *KNN `json:"knn,omitempty"`
+	KNN    *knnModel `json:"knn,omitempty"`
 	unseen []bool
 }
 
-// CommitteeNetworkFits is how many times the committee fits each of its
+// committeeNetworkFits is how many times the committee fits each of its
 // networks (IASP, and IAPP when the unseen seat weighs it); see
 // Committee.
-const CommitteeNetworkFits = 5
+const committeeNetworkFits = 5
 
-// NewCommittee returns the committee of IASP, RLFM and GBT (and the
+// newCommittee returns the committee of IASP, RLFM and GBT (and the
 // unseen seat's candidates when a fit needs them) with their default
 // options, the trees reading the pair's summed features
-// (MemberGBTOptions).
-func NewCommittee() *Committee {
-	return &Committee{IASP: NewIASP(DefaultIASPOptions), RLFM: NewRLFM(DefaultRLFMOptions), GBT: NewGBT(MemberGBTOptions)}
+// (memberGBTOptions).
+func newCommittee() *committee {
+	return &committee{IASP: NewIASP(DefaultIASPOptions), RLFM: newRLFM(defaultRLFMOptions), GBT: newGBT(memberGBTOptions)}
 }
 
 // Name implements Model.
-func (m *Committee) Name() string { return "committee" }
+func (m *committee) Name() string { return "committee" }
 
 // Hyper implements Hyper.
-func (m *Committee) Hyper() any {
+func (m *committee) Hyper() any {
 	return struct {
 		IASP any `json:"iasp"`
 		RLFM any `json:"rlfm"`
@@ -120,17 +120,17 @@ func (m *Committee) Hyper() any {
 		// chosen (committee_unseen.go).
 		UnseenFolds int `json:"unseen_folds"`
 		UnseenSteps int `json:"unseen_weight_steps"`
-	}{m.IASP.Hyper(), m.RLFM.Hyper(), m.GBT.Hyper(), DefaultIAPPOptions, DefaultKNNOptions, CommitteeNetworkFits, unseenFolds, unseenSteps}
+	}{m.IASP.Hyper(), m.RLFM.Hyper(), m.GBT.Hyper(), defaultIAPPOptions, defaultKNNOptions, committeeNetworkFits, unseenFolds, unseenSteps}
 }
 
 // Fit implements Model: each member on all of t, in turn; when t leaves
 // a job unseen, first the unseen seat's weights, then the candidates
 // they weigh (IAPP, KNN) on all of t too.
-func (m *Committee) Fit(t *Train) error {
+func (m *committee) Fit(t *Train) error {
 	m.f = t.Frame
 	m.Unseen = unseenJobs(t)
 	m.IAPP, m.MoreIAPP, m.MoreIASP, m.UnseenWeights, m.KNN = nil, nil, nil, nil, nil
-	for k := 1; k < CommitteeNetworkFits; k++ {
+	for k := 1; k < committeeNetworkFits; k++ {
 		m.MoreIASP = append(m.MoreIASP, NewIASP(m.IASP.Opts))
 	}
 	if len(m.Unseen) > 0 {
@@ -140,13 +140,13 @@ func (m *Committee) Fit(t *Train) error {
 		}
 		m.UnseenWeights = w
 		if w != nil && w[3] > 0 {
-			m.KNN = NewKNN(DefaultKNNOptions)
+			m.KNN = newKNN(defaultKNNOptions)
 		}
 	}
 	if len(m.Unseen) > 0 && (m.UnseenWeights == nil || m.UnseenWeights[0] > 0) {
-		m.IAPP = NewIAPP(DefaultIAPPOptions)
-		for k := 1; k < CommitteeNetworkFits; k++ {
-			m.MoreIAPP = append(m.MoreIAPP, NewIAPP(DefaultIAPPOptions))
+		m.IAPP = newIAPP(defaultIAPPOptions)
+		for k := 1; k < committeeNetworkFits; k++ {
+			m.MoreIAPP = append(m.MoreIAPP, newIAPP(defaultIAPPOptions))
 		}
 	}
 	m.index()
@@ -207,7 +207,7 @@ func unseenJobs(t *Train) []int {
 
 // index marks the unseen (slot, job) combinations; check has verified
 // that every index is in range.
-func (m *Committee) index() {
+func (m *committee) index() {
 	m.unseen = make([]bool, len(m.f.Jobs)*len(m.f.Slots))
 	for _, i := range m.Unseen {
 		m.unseen[i] = true
@@ -215,7 +215,7 @@ func (m *Committee) index() {
 }
 
 // Predict implements Model.
-func (m *Committee) Predict(a, b, s int) float64 {
+func (m *committee) Predict(a, b, s int) float64 {
 	nj := len(m.f.Jobs)
 	if m.unseen[s*nj+a] || m.unseen[s*nj+b] {
 		return m.unseenPredict(a, b, s)
@@ -235,7 +235,7 @@ func meanOfFits[M Model](first M, more []M, a, b, s int) float64 {
 
 // firstFits are the members' first fits: IASP, RLFM, GBT, and IAPP and
 // KNN when present.
-func (m *Committee) firstFits() []Model {
+func (m *committee) firstFits() []Model {
 	ms := []Model{m.IASP, m.RLFM, m.GBT}
 	if m.IAPP != nil {
 		ms = append(ms, m.IAPP)
@@ -248,7 +248,7 @@ func (m *Committee) firstFits() []Model {
 
 // members are every fit of every member: the first fits, then IASP's
 // and IAPP's further fits.
-func (m *Committee) members() []Model {
+func (m *committee) members() []Model {
 	ms := m.firstFits()
 	for _, p := range m.MoreIASP {
 		ms = append(ms, p)
@@ -259,7 +259,7 @@ func (m *Committee) members() []Model {
 	return ms
 }
 
-func (m *Committee) bind(f *Frame) {
+func (m *committee) bind(f *Frame) {
 	m.f = f
 	m.index()
 	for _, p := range m.members() {
@@ -267,7 +267,7 @@ func (m *Committee) bind(f *Frame) {
 	}
 }
 
-func (m *Committee) check(f *Frame) error {
+func (m *committee) check(f *Frame) error {
 	if m.IASP == nil || m.RLFM == nil || m.GBT == nil {
 		return errCommittee
 	}

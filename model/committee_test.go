@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// averaged is a network fit alone CommitteeNetworkFits times on tr, with
+// averaged is a network fit alone committeeNetworkFits times on tr, with
 // the committee's seeds, read as the mean of its fits; seedSpread is the
 // largest gap between two of its fits on a pair of obs.
 type averaged struct {
@@ -17,7 +17,7 @@ type averaged struct {
 func fitAveraged(t *testing.T, tr *Train, obs []Obs, fresh func() Model) *averaged {
 	t.Helper()
 	av := &averaged{}
-	for k := range CommitteeNetworkFits {
+	for k := range committeeNetworkFits {
 		m, r := fresh(), *tr
 		if k > 0 {
 			r.Seed = fitSeed(tr.Seed, k)
@@ -48,7 +48,7 @@ func (av *averaged) Predict(a, b, s int) float64 {
 
 // The committee predicts the mean of its three seats, each fit alone on
 // the same pairs and seed: fitting them together shares no state. IASP's
-// seat is the mean of its CommitteeNetworkFits fits, and those fits
+// seat is the mean of its committeeNetworkFits fits, and those fits
 // differ (else the averaging would be a no-op the test cannot see).
 func TestCommitteeIsTheMeanOfItsMembers(t *testing.T) {
 	sp, raw := synthetic(t, 14, 31)
@@ -63,15 +63,15 @@ func TestCommitteeIsTheMeanOfItsMembers(t *testing.T) {
 		}
 		return m
 	}
-	c := fit(NewCommittee()).(*Committee)
-	if len(c.MoreIASP) != CommitteeNetworkFits-1 || c.IAPP != nil || len(c.MoreIAPP) != 0 {
-		t.Fatalf("%d further iasp fits, iapp %v, %d further iapp fits; want %d, none, none", len(c.MoreIASP), c.IAPP != nil, len(c.MoreIAPP), CommitteeNetworkFits-1)
+	c := fit(newCommittee()).(*committee)
+	if len(c.MoreIASP) != committeeNetworkFits-1 || c.IAPP != nil || len(c.MoreIAPP) != 0 {
+		t.Fatalf("%d further iasp fits, iapp %v, %d further iapp fits; want %d, none, none", len(c.MoreIASP), c.IAPP != nil, len(c.MoreIAPP), committeeNetworkFits-1)
 	}
 	iasp := fitAveraged(t, tr, test, func() Model { return NewIASP(DefaultIASPOptions) })
 	if iasp.seedSpread < 1e-3 {
-		t.Fatalf("IASP's %d fits agree within %g on every pair: the seeds do not reach the fits", CommitteeNetworkFits, iasp.seedSpread)
+		t.Fatalf("IASP's %d fits agree within %g on every pair: the seeds do not reach the fits", committeeNetworkFits, iasp.seedSpread)
 	}
-	members := []interface{ Predict(a, b, s int) float64 }{iasp, fit(NewRLFM(DefaultRLFMOptions)), fit(NewGBT(MemberGBTOptions))}
+	members := []interface{ Predict(a, b, s int) float64 }{iasp, fit(newRLFM(defaultRLFMOptions)), fit(newGBT(memberGBTOptions))}
 	spread := 0.0
 	for _, o := range test {
 		want := 0.0
@@ -107,7 +107,7 @@ func TestCommitteeReadsSingleFitFiles(t *testing.T) {
 
 // A committee file with a member missing is refused on load.
 func TestCommitteeRefusesMissingMember(t *testing.T) {
-	m := NewCommittee()
+	m := newCommittee()
 	m.RLFM = nil
 	if err := m.check(nil); err == nil {
 		t.Fatal("a committee without rlfm passed its check")
@@ -136,8 +136,8 @@ func TestCommitteeUnseenSeat(t *testing.T) {
 	if (c.IAPP != nil) != (w[0] > 0) || (c.KNN != nil) != (w[3] > 0) {
 		t.Fatalf("weights %v but iapp fit %v, knn fit %v", w, c.IAPP != nil, c.KNN != nil)
 	}
-	if c.IAPP != nil && len(c.MoreIAPP) != CommitteeNetworkFits-1 {
-		t.Fatalf("%d further iapp fits, want %d", len(c.MoreIAPP), CommitteeNetworkFits-1)
+	if c.IAPP != nil && len(c.MoreIAPP) != committeeNetworkFits-1 {
+		t.Fatalf("%d further iapp fits, want %d", len(c.MoreIAPP), committeeNetworkFits-1)
 	}
 	fit := func(m Model) Model {
 		if err := m.Fit(tr); err != nil {
@@ -146,13 +146,13 @@ func TestCommitteeUnseenSeat(t *testing.T) {
 		return m
 	}
 	iasp := fitAveraged(t, tr, test, func() Model { return NewIASP(DefaultIASPOptions) })
-	rlfm, gbt := fit(NewRLFM(DefaultRLFMOptions)), fit(NewGBT(MemberGBTOptions))
+	rlfm, gbt := fit(newRLFM(defaultRLFMOptions)), fit(newGBT(memberGBTOptions))
 	cands := []interface{ Predict(a, b, s int) float64 }{nil, rlfm, gbt, nil}
 	if w[0] > 0 {
-		cands[0] = fitAveraged(t, tr, test, func() Model { return NewIAPP(DefaultIAPPOptions) })
+		cands[0] = fitAveraged(t, tr, test, func() Model { return newIAPP(defaultIAPPOptions) })
 	}
 	if w[3] > 0 {
-		cands[3] = fit(NewKNN(DefaultKNNOptions))
+		cands[3] = fit(newKNN(defaultKNNOptions))
 	}
 	l := roundTrip(t, c, tr, "")
 	differ := false
@@ -181,15 +181,15 @@ func TestCommitteeUnseenSeat(t *testing.T) {
 
 	// Every candidate weighted (the fit above may weigh some at 0): IAPP's
 	// fits are averaged, KNN is kept, and both survive the file.
-	iappFit, knn := NewIAPP(DefaultIAPPOptions), fit(NewKNN(DefaultKNNOptions)).(*KNN)
-	more := NewIAPP(DefaultIAPPOptions)
+	iappFit, knn := newIAPP(defaultIAPPOptions), fit(newKNN(defaultKNNOptions)).(*knnModel)
+	more := newIAPP(defaultIAPPOptions)
 	fit(iappFit)
 	r := *tr
 	r.Seed = fitSeed(tr.Seed, 1)
 	if err := more.Fit(&r); err != nil {
 		t.Fatal(err)
 	}
-	c.UnseenWeights, c.IAPP, c.MoreIAPP, c.KNN = []float64{0.4, 0.2, 0.1, 0.3}, iappFit, []*IAPP{more}, knn
+	c.UnseenWeights, c.IAPP, c.MoreIAPP, c.KNN = []float64{0.4, 0.2, 0.1, 0.3}, iappFit, []*iappModel{more}, knn
 	l = roundTrip(t, c, tr, "")
 	for _, o := range test {
 		if !held(o) {
@@ -208,7 +208,7 @@ func TestCommitteeUnseenSeat(t *testing.T) {
 // pair as the mean of IAPP, RLFM and GBT.
 func TestCommitteeReadsFilesWithoutUnseenWeights(t *testing.T) {
 	c, tr, test, held := fitUnseenCommittee(t)
-	iapp := NewIAPP(DefaultIAPPOptions)
+	iapp := newIAPP(defaultIAPPOptions)
 	if err := iapp.Fit(tr); err != nil {
 		t.Fatal(err)
 	}
@@ -233,7 +233,7 @@ func TestCommitteeReadsFilesWithoutUnseenWeights(t *testing.T) {
 // fitUnseenCommittee fits a committee on two thirds of the pairs of 14
 // synthetic jobs, none of jobs 0 and 1, and returns it, its training
 // input, the pairs left out and which of them have an unseen job.
-func fitUnseenCommittee(t *testing.T) (*Committee, *Train, []Obs, func(Obs) bool) {
+func fitUnseenCommittee(t *testing.T) (*committee, *Train, []Obs, func(Obs) bool) {
 	t.Helper()
 	sp, raw := synthetic(t, 14, 37)
 	all, _ := allPairs(14, 1, 7, func(a, b int) float64 { return 0.7 + 0.08*raw[a][0] - 0.06*raw[b][1] + 0.03*raw[a][2]*raw[b][2] })
@@ -251,13 +251,13 @@ func fitUnseenCommittee(t *testing.T) (*Committee, *Train, []Obs, func(Obs) bool
 }
 
 // fitCommittee fits a committee on train with seed.
-func fitCommittee(t *testing.T, sp *Space, train []Obs, seed uint64) (*Committee, *Train) {
+func fitCommittee(t *testing.T, sp *Space, train []Obs, seed uint64) (*committee, *Train) {
 	t.Helper()
 	tr, err := NewTrain(sp, train, seed)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := NewCommittee()
+	c := newCommittee()
 	if err := c.Fit(tr); err != nil {
 		t.Fatal(err)
 	}
@@ -345,18 +345,18 @@ func TestCommitteeUnseenSeatChecks(t *testing.T) {
 	if err := c.check(tr.Frame); err != nil {
 		t.Fatal(err)
 	}
-	iapp, knn := NewIAPP(DefaultIAPPOptions), NewKNN(DefaultKNNOptions)
+	iapp, knn := newIAPP(defaultIAPPOptions), newKNN(defaultKNNOptions)
 	for _, bad := range []struct {
 		name   string
 		unseen []int
 		w      []float64
-		iapp   *IAPP
-		more   []*IAPP
-		knn    *KNN
+		iapp   *iappModel
+		more   []*iappModel
+		knn    *knnModel
 	}{
 		{"an unseen job and no iapp (no weights)", []int{3}, nil, nil, nil, nil},
 		{"iapp and no unseen job", nil, nil, iapp, nil, nil},
-		{"further iapp fits and no iapp", nil, nil, nil, []*IAPP{iapp}, nil},
+		{"further iapp fits and no iapp", nil, nil, nil, []*iappModel{iapp}, nil},
 		{"weights and no unseen job", nil, []float64{0, 0.5, 0.5, 0}, nil, nil, nil},
 		{"three weights", []int{3}, []float64{0, 0.5, 0.5}, nil, nil, nil},
 		{"a negative weight", []int{3}, []float64{0, 1.2, -0.2, 0}, nil, nil, nil},
@@ -385,16 +385,16 @@ func TestCommitteeUnseenSeatChecks(t *testing.T) {
 
 // roundTrip writes c to a model file and reads it back; absent, when
 // not empty, is a key the file must not hold.
-func roundTrip(t *testing.T, c *Committee, tr *Train, absent string) Model {
+func roundTrip(t *testing.T, c *committee, tr *Train, absent string) Model {
 	t.Helper()
-	b, err := Encode(c, tr, nil)
+	b, err := encode(c, tr, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if absent != "" && bytes.Contains(b, []byte(absent)) {
 		t.Fatalf("the committee's file holds %s", absent)
 	}
-	l, err := Decode(b, "committee.json")
+	l, err := decode(b, "committee.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -404,7 +404,7 @@ func roundTrip(t *testing.T, c *Committee, tr *Train, absent string) Model {
 // fitSmallCommittee fits a committee on frac of the pairs of 10 synthetic
 // jobs (every job keeps training pairs) and returns it, its training input
 // and the pairs left out.
-func fitSmallCommittee(t *testing.T, seed uint64, frac float64) (*Committee, *Train, []Obs) {
+func fitSmallCommittee(t *testing.T, seed uint64, frac float64) (*committee, *Train, []Obs) {
 	t.Helper()
 	sp, raw := synthetic(t, 10, seed)
 	train, test := allPairs(10, frac, 3, func(a, b int) float64 { return 0.7 + 0.05*raw[a][0] - 0.05*raw[b][1] })

@@ -32,7 +32,7 @@ import (
 // the jobs nearest in feature space. A candidate with weight 0 is not
 // fit on all pairs (IAPP's five fits are skipped when the trees carry
 // the unseen jobs). In the folds every candidate is fit once, IAPP
-// too though its seat averages CommitteeNetworkFits fits: five fits in
+// too though its seat averages committeeNetworkFits fits: five fits in
 // each of five folds would make the choice cost more than the rest of
 // the committee, and a single fit understates IAPP's share only a
 // little (averaging its five fits moved the committee's Gavel new-job
@@ -53,8 +53,8 @@ var unseenCandidates = [...]string{"iapp", "rlfm", "gbt", "knn"}
 
 // newUnseenCandidates returns one unfit model of each candidate, with the
 // committee's options.
-func (m *Committee) newUnseenCandidates() [len(unseenCandidates)]Model {
-	return [...]Model{NewIAPP(DefaultIAPPOptions), NewRLFM(m.RLFM.Opts), NewGBT(m.GBT.Opts), NewKNN(DefaultKNNOptions)}
+func (m *committee) newUnseenCandidates() [len(unseenCandidates)]Model {
+	return [...]Model{newIAPP(defaultIAPPOptions), newRLFM(m.RLFM.Opts), newGBT(m.GBT.Opts), newKNN(defaultKNNOptions)}
 }
 
 // unseenFoldsOf splits t's pairs into the folds of the weights' choice:
@@ -98,7 +98,7 @@ type holdout struct{ train, test []Obs }
 // chooseUnseenWeights returns the unseen seat's weights (see the top of
 // this file), or nil when no fold could be made (the seat then keeps the
 // plain mean of IAPP, RLFM and GBT).
-func (m *Committee) chooseUnseenWeights(t *Train) ([]float64, error) {
+func (m *committee) chooseUnseenWeights(t *Train) ([]float64, error) {
 	var pred [len(unseenCandidates)][]float64
 	var y []float64
 	for k, f := range unseenFoldsOf(t) {
@@ -162,7 +162,7 @@ func simplexWeights(pred [][]float64, y []float64, steps int) []float64 {
 // unseenPredict is the unseen seat's prediction for a pair with an
 // unseen job: the weighted sum of its candidates, or, in a file written
 // before the weights were chosen, the mean of IAPP, RLFM and GBT.
-func (m *Committee) unseenPredict(a, b, s int) float64 {
+func (m *committee) unseenPredict(a, b, s int) float64 {
 	w := m.UnseenWeights
 	if w == nil {
 		return (meanOfFits(m.IAPP, m.MoreIAPP, a, b, s) + m.RLFM.Predict(a, b, s) + m.GBT.Predict(a, b, s)) / 3
@@ -180,7 +180,7 @@ func (m *Committee) unseenPredict(a, b, s int) float64 {
 // checkUnseen verifies the unseen seat of a loaded committee: weights on
 // the simplex, IAPP present exactly when unseen jobs have it weighted (or
 // the file has no weights), KNN exactly when weighted.
-func (m *Committee) checkUnseen() error {
+func (m *committee) checkUnseen() error {
 	wantIAPP := len(m.Unseen) > 0
 	wantKNN := false
 	if w := m.UnseenWeights; w != nil {

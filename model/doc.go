@@ -10,7 +10,7 @@
 // A Space holds the jobs, the slots (a device type at a degree: "v100",
 // "v100x2") and each job's encoded feature vector per slot (features.Set
 // with log-scaled columns in log10 and categorical ones as indicators). A
-// Train adds the observed pairs and a Scaler fit on the feature rows those
+// Train adds the observed pairs and a scaler fit on the feature rows those
 // pairs use, and only those: standardization never sees a test job's row
 // through its statistics. Missing values of used rows are imputed with the
 // training mean and reported as warnings, kept in the model file.
@@ -50,7 +50,7 @@
 //     vector plus one indicator per job of A and of B, so the trees see
 //     what both the feature-based and the collaborative models see.
 //   - gbt-sums: gbt reading each feature's sum over the pair too
-//     (GBTOptions.PairSums, below): the trees of the stack and the
+//     (gbtOptions.PairSums, below): the trees of the stack and the
 //     committee alone, the yardstick of what the sums give any trees.
 //   - stack: IASP and GBT blended by a convex weight chosen on a
 //     validation fifth (1: IASP alone), refit on all pairs; its trees read
@@ -63,11 +63,11 @@
 //     model of jobs known by features alone, RLFM, GBT) and KNN, weighted
 //     on the fit's own pairs with each (slot, job) hidden in one of five
 //     folds (committee_unseen.go): which of them carries a new job
-//     differs between datasets. Each network's seat is the mean of CommitteeNetworkFits (5) fits with derived
+//     differs between datasets. Each network's seat is the mean of committeeNetworkFits (5) fits with derived
 //     seeds: averaging removes the seed's share of a non-convex fit's
 //     error; five is where Gavel's MAE stops falling (a cost knob).
 //     Its trees also read each feature's sum over the pair
-//     (GBTOptions.PairSums): a pair's load on a shared resource is the
+//     (gbtOptions.PairSums): a pair's load on a shared resource is the
 //     sum of its jobs' demands, one split on the sum; the gbt baseline
 //     reads the plain input.
 //   - similarity (Thanapol et al.): k nearest profiled reference models
@@ -130,7 +130,7 @@
 // (jobs, slots, encoded features: the feature list a file is checked
 // against), the scaler, the learned state, warnings, provenance (SHA-256
 // of the data files, number of pairs, seed, hyper-parameters, tool
-// version) and the trust section. Decode refuses other versions, unknown
+// version) and the trust section. decode refuses other versions, unknown
 // models and states that do not fit their space; CheckFeatures and
 // LoadDir refuse a feature list other than the data's or the index's. The
 // same data and seed give the same bytes.

@@ -21,7 +21,7 @@ import (
 // file, with a format name and version in one place: a reader refuses any
 // other version.
 const (
-	FileFormat  = "coloc.model"
+	fileFormat  = "coloc.model"
 	FileVersion = 2
 )
 
@@ -30,24 +30,24 @@ type File struct {
 	Format     string          `json:"format"`
 	Version    int             `json:"version"`
 	Model      string          `json:"model"`
-	Provenance Provenance      `json:"provenance"`
+	Provenance provenance      `json:"provenance"`
 	Warnings   []string        `json:"warnings,omitempty"`
 	Space      *Space          `json:"space"`
-	Scaler     ScalerJSON      `json:"scaler"`
+	Scaler     scalerJSON      `json:"scaler"`
 	State      json.RawMessage `json:"state"`
 	// Trust bounds and qualifies the model's predictions: plausible range,
 	// each job's training support, conformal quantiles.
 	Trust *Trust `json:"trust"`
 }
 
-// ScalerJSON is the saved form of a Scaler.
-type ScalerJSON struct {
-	Mean Floats `json:"mean"`
-	Std  Floats `json:"std"`
+// scalerJSON is the saved form of a scaler.
+type scalerJSON struct {
+	Mean floats `json:"mean"`
+	Std  floats `json:"std"`
 }
 
-// Provenance says what a model was fit on and how.
-type Provenance struct {
+// provenance says what a model was fit on and how.
+type provenance struct {
 	Tool  string             `json:"tool_version"`
 	Data  []features.FileSum `json:"data"` // SHA-256 of the training data files
 	Pairs int                `json:"pairs"`
@@ -55,28 +55,28 @@ type Provenance struct {
 	Hyper any                `json:"hyper,omitempty"`
 }
 
-// Encode returns the model file bytes of a fitted model, with an
+// encode returns the model file bytes of a fitted model, with an
 // uncalibrated Trust (range and support, no interval quantiles). The same
 // model fit on the same data with the same seed encodes to the same bytes.
-func Encode(m Model, t *Train, data []features.FileSum) ([]byte, error) {
-	return EncodeTrusted(m, t, nil, data)
+func encode(m Model, t *Train, data []features.FileSum) ([]byte, error) {
+	return encodeTrusted(m, t, nil, data)
 }
 
 // UncalibratedTrust is the Trust of a fit without calibration: its range
 // and support, and no interval quantile.
 func UncalibratedTrust(t *Train) *Trust {
 	ns := len(t.Slots)
-	tr := &Trust{Range: ObservedRange(t.Obs), Coverage: DefaultTrustOptions.Coverage,
-		Support: support(t.Obs, len(t.Jobs), ns), Quantile: make(Floats, ns), Calibrated: make([]int, ns)}
+	tr := &Trust{Range: observedRange(t.Obs), Coverage: DefaultTrustOptions.Coverage,
+		Support: support(t.Obs, len(t.Jobs), ns), Quantile: make(floats, ns), Calibrated: make([]int, ns)}
 	for s := range tr.Quantile {
 		tr.Quantile[s] = math.NaN()
 	}
 	return tr
 }
 
-// EncodeTrusted is Encode with the Trust of a calibration (nil: an
+// encodeTrusted is encode with the Trust of a calibration (nil: an
 // uncalibrated one).
-func EncodeTrusted(m Model, t *Train, tr *Trust, data []features.FileSum) ([]byte, error) {
+func encodeTrusted(m Model, t *Train, tr *Trust, data []features.FileSum) ([]byte, error) {
 	if tr == nil {
 		tr = UncalibratedTrust(t)
 	}
@@ -85,11 +85,11 @@ func EncodeTrusted(m Model, t *Train, tr *Trust, data []features.FileSum) ([]byt
 		return nil, fmt.Errorf("encoding model %s: %w", m.Name(), err)
 	}
 	f := File{
-		Format: FileFormat, Version: FileVersion, Model: m.Name(),
-		Provenance: Provenance{Tool: version.String(), Data: data, Pairs: len(t.Obs), Seed: t.Seed},
+		Format: fileFormat, Version: FileVersion, Model: m.Name(),
+		Provenance: provenance{Tool: version.String(), Data: data, Pairs: len(t.Obs), Seed: t.Seed},
 		Warnings:   t.Warnings,
 		Space:      t.Space,
-		Scaler:     ScalerJSON{Mean: t.Scaler.Mean, Std: t.Scaler.Std},
+		Scaler:     scalerJSON{Mean: t.Scaler.Mean, Std: t.Scaler.Std},
 		State:      state,
 		Trust:      tr,
 	}
@@ -110,9 +110,9 @@ type Loaded struct {
 	Frame *Frame
 }
 
-// Decode reads model file bytes; name is used in messages. It refuses
+// decode reads model file bytes; name is used in messages. It refuses
 // another format or version and a state that does not fit its space.
-func Decode(b []byte, name string) (*Loaded, error) {
+func decode(b []byte, name string) (*Loaded, error) {
 	var head struct {
 		Format  string `json:"format"`
 		Version int    `json:"version"`
@@ -120,8 +120,8 @@ func Decode(b []byte, name string) (*Loaded, error) {
 	if err := json.Unmarshal(b, &head); err != nil {
 		return nil, fmt.Errorf("%s: not a model file: %w", name, err)
 	}
-	if head.Format != FileFormat {
-		return nil, fmt.Errorf("%s: not a model file (format %q, want %q)", name, head.Format, FileFormat)
+	if head.Format != fileFormat {
+		return nil, fmt.Errorf("%s: not a model file (format %q, want %q)", name, head.Format, fileFormat)
 	}
 	if head.Version != FileVersion {
 		return nil, fmt.Errorf("%s: model file version %d; this coloc reads version %d", name, head.Version, FileVersion)
@@ -149,7 +149,7 @@ func Decode(b []byte, name string) (*Loaded, error) {
 	if err := f.Trust.check(f.Space); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	fr := NewFrame(f.Space, Scaler{Mean: f.Scaler.Mean, Std: f.Scaler.Std})
+	fr := newFrame(f.Space, scaler{Mean: f.Scaler.Mean, Std: f.Scaler.Std})
 	if c, ok := m.(interface{ check(*Frame) error }); ok {
 		if err := c.check(fr); err != nil {
 			return nil, fmt.Errorf("%s: model %s: %w", name, f.Model, err)
@@ -189,16 +189,16 @@ func (sp *Space) check(nMean, nStd int) error {
 	return nil
 }
 
-// WriteFile writes b to path atomically.
-func WriteFile(path string, b []byte) error { return atomicfile.WriteBytes(path, b) }
+// writeFile writes b to path atomically.
+func writeFile(path string, b []byte) error { return atomicfile.WriteBytes(path, b) }
 
-// Load reads a model file.
-func Load(path string) (*Loaded, error) {
+// load reads a model file.
+func load(path string) (*Loaded, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	return Decode(b, path)
+	return decode(b, path)
 }
 
 // CheckFeatures refuses to apply a loaded model to data whose encoded
@@ -212,7 +212,7 @@ func (l *Loaded) CheckFeatures(sp *Space) error {
 
 // Index is MODELDIR/index.json: the models of one `coloc fit`.
 type Index struct {
-	Format   string             `json:"format"` // IndexFormat
+	Format   string             `json:"format"` // indexFormat
 	Version  int                `json:"version"`
 	Tool     string             `json:"tool_version"`
 	Data     []features.FileSum `json:"data"`
@@ -228,9 +228,9 @@ type IndexEntry struct {
 	Notes  []string `json:"warnings,omitempty"`
 }
 
-// IndexFormat and IndexFile name the index of a model directory.
+// indexFormat and IndexFile name the index of a model directory.
 const (
-	IndexFormat = "coloc.models"
+	indexFormat = "coloc.models"
 	IndexFile   = "index.json"
 )
 
@@ -251,8 +251,8 @@ func ReadIndex(dir string) (*Index, error) {
 	if err := json.Unmarshal(b, &ix); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if ix.Format != IndexFormat || ix.Version != FileVersion {
-		return nil, fmt.Errorf("%s: format %q version %d; this coloc reads %q version %d", path, ix.Format, ix.Version, IndexFormat, FileVersion)
+	if ix.Format != indexFormat || ix.Version != FileVersion {
+		return nil, fmt.Errorf("%s: format %q version %d; this coloc reads %q version %d", path, ix.Format, ix.Version, indexFormat, FileVersion)
 	}
 	seen := map[string]bool{}
 	for i, e := range ix.Models {
@@ -285,7 +285,7 @@ func LoadEntry(dir string, e IndexEntry) (*Loaded, error) {
 	if sum := sha256.Sum256(b); hex.EncodeToString(sum[:]) != e.SHA256 {
 		return nil, fmt.Errorf("%s: SHA-256 %s, the index records %s: the file changed after 'coloc fit' wrote it (fit again)", path, hex.EncodeToString(sum[:])[:12], e.SHA256[:min(12, len(e.SHA256))])
 	}
-	return Decode(b, path)
+	return decode(b, path)
 }
 
 // LoadDir loads the named models of a model directory (all when names is

@@ -26,7 +26,7 @@ func fitted(t *testing.T, name string) ([]byte, *Space) {
 	if err := m.Fit(tr); err != nil {
 		t.Fatal(err)
 	}
-	b, err := Encode(m, tr, []features.FileSum{{Name: "pairs.arrow", SHA256: "00"}})
+	b, err := encode(m, tr, []features.FileSum{{Name: "pairs.arrow", SHA256: "00"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,13 +50,13 @@ func TestDecodeRefuses(t *testing.T) {
 			if b == string(good) {
 				t.Fatalf("test edit %q not applied", tc.from)
 			}
-			_, err := Decode([]byte(b), "m.json")
+			_, err := decode([]byte(b), "m.json")
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("error %v, want one containing %q", err, tc.want)
 			}
 		})
 	}
-	if _, err := Decode(good, "m.json"); err != nil {
+	if _, err := decode(good, "m.json"); err != nil {
 		t.Fatalf("the unedited file: %v", err)
 	}
 }
@@ -66,7 +66,7 @@ func TestDecodeRefuses(t *testing.T) {
 func TestGBTFileNamesItsInput(t *testing.T) {
 	for _, name := range []string{"gbt", "gbt-sums"} {
 		b, _ := fitted(t, name)
-		l, err := Decode(b, "m.json")
+		l, err := decode(b, "m.json")
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -78,7 +78,7 @@ func TestGBTFileNamesItsInput(t *testing.T) {
 		if edited == string(b) {
 			t.Fatalf("%s: test edit not applied", name)
 		}
-		if _, err := Decode([]byte(edited), "m.json"); err == nil || !strings.Contains(err.Error(), "names model "+other) {
+		if _, err := decode([]byte(edited), "m.json"); err == nil || !strings.Contains(err.Error(), "names model "+other) {
 			t.Errorf("%s relabelled %s: err %v, want a refusal naming both", name, other, err)
 		}
 	}
@@ -86,7 +86,7 @@ func TestGBTFileNamesItsInput(t *testing.T) {
 
 func TestFeatureListRefused(t *testing.T) {
 	b, sp := fitted(t, "linear")
-	l, err := Decode(b, "linear.json")
+	l, err := decode(b, "linear.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,9 +150,9 @@ func TestBadTrainingInput(t *testing.T) {
 	if z := tr.Z(2, 0)[1]; z != 0 {
 		t.Errorf("imputed standardized value %v, want 0 (the training mean)", z)
 	}
-	m := NewBias(DefaultBiasOptions)
+	m := newBias(defaultBiasOptions)
 	m.Fit(tr)
-	b, _ := Encode(m, tr, nil)
+	b, _ := encode(m, tr, nil)
 	if !strings.Contains(string(b), "imputed with the training mean") {
 		t.Error("the warning is not kept in the model file")
 	}

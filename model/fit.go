@@ -31,7 +31,7 @@ func FitAll(d *Data, names []string, seed uint64) ([]Fitted, error) {
 	return FitAllWorkers(d, names, seed, 0)
 }
 
-// FitAllWorkers is FitAll on up to Workers(workers) goroutines, one model
+// FitAllWorkers is FitAll on up to workerCount(workers) goroutines, one model
 // each; the result does not depend on their number (models share only the
 // training input, which they read).
 func FitAllWorkers(d *Data, names []string, seed uint64, workers int) ([]Fitted, error) {
@@ -40,7 +40,7 @@ func FitAllWorkers(d *Data, names []string, seed uint64, workers int) ([]Fitted,
 
 // FitCalibrated fits each named model on every measured pair of d with one
 // seed, calibrates its intervals (Calibrate with trust; trust.Folds < 2:
-// none) and encodes it, on up to Workers(workers) goroutines, one model
+// none) and encodes it, on up to workerCount(workers) goroutines, one model
 // each; the result does not depend on their number.
 func FitCalibrated(d *Data, names []string, seed uint64, trust TrustOptions, workers int) ([]Fitted, error) {
 	t, err := NewTrain(d.Space, d.Obs, seed)
@@ -67,7 +67,7 @@ func FitCalibrated(d *Data, names []string, seed uint64, trust TrustOptions, wor
 				return err
 			}
 		}
-		b, err := EncodeTrusted(m, t, tr, d.Files)
+		b, err := encodeTrusted(m, t, tr, d.Files)
 		if err != nil {
 			return err
 		}
@@ -85,11 +85,11 @@ func FitCalibrated(d *Data, names []string, seed uint64, trust TrustOptions, wor
 // sees the old models or the new ones, and a failure leaves the old
 // directory as it was. Other files in dir are kept.
 func WriteDir(dir string, d *Data, fitted []Fitted) (*Index, error) {
-	ix := &Index{Format: IndexFormat, Version: FileVersion, Tool: version.String(), Data: d.Files, Features: d.Space.Features}
+	ix := &Index{Format: indexFormat, Version: FileVersion, Tool: version.String(), Data: d.Files, Features: d.Space.Features}
 	err := atomicfile.Dir(dir, func(tmp string) error {
 		for _, f := range fitted {
 			file := f.Name + ".json"
-			if err := WriteFile(filepath.Join(tmp, file), f.Bytes); err != nil {
+			if err := writeFile(filepath.Join(tmp, file), f.Bytes); err != nil {
 				return err
 			}
 			sum := sha256.Sum256(f.Bytes)
@@ -99,7 +99,7 @@ func WriteDir(dir string, d *Data, fitted []Fitted) (*Index, error) {
 		if err != nil {
 			return err
 		}
-		return WriteFile(filepath.Join(tmp, IndexFile), b)
+		return writeFile(filepath.Join(tmp, IndexFile), b)
 	})
 	if err != nil {
 		return nil, err

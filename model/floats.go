@@ -7,13 +7,13 @@ import (
 	"strconv"
 )
 
-// Floats is a float slice whose JSON form writes a non-finite value
+// floats is a float slice whose JSON form writes a non-finite value
 // (NaN: missing) as null and reads null back as NaN: encoding/json refuses
 // NaN, and model files keep missing feature values.
-type Floats []float64
+type floats []float64
 
 // MarshalJSON implements json.Marshaler.
-func (f Floats) MarshalJSON() ([]byte, error) {
+func (f floats) MarshalJSON() ([]byte, error) {
 	if f == nil {
 		return []byte("null"), nil
 	}
@@ -34,7 +34,7 @@ func (f Floats) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON implements json.Unmarshaler.
-func (f *Floats) UnmarshalJSON(b []byte) error {
+func (f *floats) UnmarshalJSON(b []byte) error {
 	if string(b) == "null" {
 		*f = nil
 		return nil
@@ -43,7 +43,7 @@ func (f *Floats) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &raw); err != nil {
 		return err
 	}
-	out := make(Floats, len(raw))
+	out := make(floats, len(raw))
 	for i, p := range raw {
 		if p == nil {
 			out[i] = math.NaN()

@@ -5,8 +5,8 @@ import (
 	"math"
 )
 
-// ForestOptions are the hyper-parameters of the random forest baseline.
-type ForestOptions struct {
+// forestOptions are the hyper-parameters of the random forest baseline.
+type forestOptions struct {
 	Trees int `json:"trees"`
 	// MtryShares are the shares of the features tried at each split
 	// (validation split of the training pairs).
@@ -15,39 +15,39 @@ type ForestOptions struct {
 	MaxDepth   int       `json:"max_depth"`
 }
 
-// DefaultForestOptions are the defaults of the forest baseline: 100
+// defaultForestOptions are the defaults of the forest baseline: 100
 // bootstrap trees as scikit-learn's RandomForestRegressor, a third of the
 // features tried at each split (Breiman's choice for regression, three
 // times cheaper than scikit-learn's all; trying both on validation made
 // `coloc report`, which fits every model, several times slower) and leaves
 // of at least 2 pairs.
-var DefaultForestOptions = ForestOptions{Trees: 100, MtryShares: []float64{1.0 / 3}, MinLeaf: 2, MaxDepth: 20}
+var defaultForestOptions = forestOptions{Trees: 100, MtryShares: []float64{1.0 / 3}, MinLeaf: 2, MaxDepth: 20}
 
-// Forest is a random forest of least-squares regression trees (our own
+// forest is a random forest of least-squares regression trees (our own
 // CART, cart.go) on bootstrap samples of the pairs, on the same input as
 // GBT.
-type Forest struct {
+type forest struct {
 	framed
-	Opts  ForestOptions `json:"options"`
+	Opts  forestOptions `json:"options"`
 	Mtry  int           `json:"mtry"`
 	Trees []cartTree    `json:"trees"`
 }
 
-// NewForest returns the forest baseline.
-func NewForest(o ForestOptions) *Forest { return &Forest{Opts: o} }
+// newForest returns the forest baseline.
+func newForest(o forestOptions) *forest { return &forest{Opts: o} }
 
 // Name implements Model.
-func (m *Forest) Name() string { return "forest" }
+func (m *forest) Name() string { return "forest" }
 
 // Hyper implements Hyper.
-func (m *Forest) Hyper() any { return m.Opts }
+func (m *forest) Hyper() any { return m.Opts }
 
 // Fit implements Model.
-func (m *Forest) Fit(t *Train) error {
+func (m *forest) Fit(t *Train) error {
 	p := len(treeInput(t.Frame, 0, 0, 0, false, nil))
 	mtry := func(share float64) int { return max(1, int(math.Round(share*float64(p)))) }
 	best := chooseByValidation(t, len(m.Opts.MtryShares), 0, func(i int, tr *Train) (Model, error) {
-		c := &Forest{Opts: m.Opts}
+		c := &forest{Opts: m.Opts}
 		c.grow(tr, mtry(m.Opts.MtryShares[i]))
 		return c, nil
 	})
@@ -59,7 +59,7 @@ func (m *Forest) Fit(t *Train) error {
 	return nil
 }
 
-func (m *Forest) grow(t *Train, mtry int) {
+func (m *forest) grow(t *Train, mtry int) {
 	m.f, m.Mtry, m.Trees = t.Frame, mtry, nil
 	data := treeDesign(t.Frame, t.Obs, false)
 	y := make([]float64, len(t.Obs))
@@ -81,7 +81,7 @@ func (m *Forest) grow(t *Train, mtry int) {
 }
 
 // Predict implements Model.
-func (m *Forest) Predict(a, b, s int) float64 {
+func (m *forest) Predict(a, b, s int) float64 {
 	x := treeInput(m.f, a, b, s, false, nil)
 	y := 0.0
 	for _, t := range m.Trees {
@@ -91,7 +91,7 @@ func (m *Forest) Predict(a, b, s int) float64 {
 }
 
 // check verifies a loaded model's trees against its frame.
-func (m *Forest) check(f *Frame) error {
+func (m *forest) check(f *Frame) error {
 	if len(m.Trees) == 0 {
 		return fmt.Errorf("forest has no trees")
 	}

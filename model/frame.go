@@ -15,17 +15,17 @@ type Obs struct {
 	Y       float64
 }
 
-// Scaler standardizes encoded features: z = (x - Mean) / Std. It is fit on
+// scaler standardizes encoded features: z = (x - Mean) / Std. It is fit on
 // the feature rows of the training pairs only and saved with the model.
-type Scaler struct {
+type scaler struct {
 	Mean []float64 `json:"mean"`
 	Std  []float64 `json:"std"`
 }
 
-// Frame is a Space with a fitted Scaler: what a model sees of the jobs.
+// Frame is a Space with a fitted scaler: what a model sees of the jobs.
 type Frame struct {
 	*Space
-	Scaler Scaler
+	Scaler scaler
 	z      [][]float64
 	zero   []float64
 }
@@ -79,7 +79,7 @@ func NewTrain(sp *Space, obs []Obs, seed uint64) (*Train, error) {
 	}
 	sort.Ints(rows)
 	d := len(sp.Features)
-	sc := Scaler{Mean: make([]float64, d), Std: make([]float64, d)}
+	sc := scaler{Mean: make([]float64, d), Std: make([]float64, d)}
 	var warns []string
 	for k := 0; k < d; k++ {
 		var sum, ss float64
@@ -112,12 +112,12 @@ func NewTrain(sp *Space, obs []Obs, seed uint64) (*Train, error) {
 		}
 		sc.Mean[k], sc.Std[k] = mean, std
 	}
-	f := NewFrame(sp, sc)
+	f := newFrame(sp, sc)
 	return &Train{Frame: f, Obs: obs, Seed: seed, Warnings: warns}, nil
 }
 
-// NewFrame standardizes the space with a fitted scaler.
-func NewFrame(sp *Space, sc Scaler) *Frame {
+// newFrame standardizes the space with a fitted scaler.
+func newFrame(sp *Space, sc scaler) *Frame {
 	f := &Frame{Space: sp, Scaler: sc, z: make([][]float64, len(sp.X)), zero: make([]float64, len(sp.Features))}
 	for i, x := range sp.X {
 		if x == nil {

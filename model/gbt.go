@@ -5,9 +5,9 @@ import (
 	"math"
 )
 
-// GBTOptions are the hyper-parameters of the gradient-boosted trees
+// gbtOptions are the hyper-parameters of the gradient-boosted trees
 // baseline.
-type GBTOptions struct {
+type gbtOptions struct {
 	// Depths are the tree depths tried; for each, the number of trees is
 	// the one of lowest validation MAE up to MaxTrees.
 	Depths   []int   `json:"depths"`
@@ -23,24 +23,24 @@ type GBTOptions struct {
 	// sum makes it. For a feature that is not a demand (a model's layer
 	// count) the sum is one more input the trees may ignore. Off in the
 	// gbt baseline, which sees what a generic learner is given; on in the
-	// trees of the stack and the committee (MemberGBTOptions). Files
+	// trees of the stack and the committee (memberGBTOptions). Files
 	// without it read as off.
 	PairSums bool `json:"pair_sums,omitempty"`
 }
 
-// DefaultGBTOptions are the defaults of the gbt baseline: scikit-learn's
+// defaultGBTOptions are the defaults of the gbt baseline: scikit-learn's
 // GradientBoostingRegressor defaults (depth 3, rate 0.1, squared error)
 // with the number of trees chosen by validation (up to 300, stopping 40
 // trees after the best) instead of fixed at 100. Depths 2 and 4 as
 // alternatives changed Gavel's validation choice rarely and tripled the
 // time of `coloc report`, which fits every model.
-var DefaultGBTOptions = GBTOptions{Depths: []int{3}, MaxTrees: 300, Rate: 0.1, MinLeaf: 3}
+var defaultGBTOptions = gbtOptions{Depths: []int{3}, MaxTrees: 300, Rate: 0.1, MinLeaf: 3}
 
-// MemberGBTOptions are the options of the trees inside coloc's own
+// memberGBTOptions are the options of the trees inside coloc's own
 // models (Stack, Committee): the gbt baseline's, with the pair's summed
 // features in the input (PairSums).
-var MemberGBTOptions = func() GBTOptions {
-	o := DefaultGBTOptions
+var memberGBTOptions = func() gbtOptions {
+	o := defaultGBTOptions
 	o.PairSums = true
 	return o
 }()
@@ -49,38 +49,38 @@ var MemberGBTOptions = func() GBTOptions {
 // validation MAE before it stops trying more.
 const gbtPatience = 40
 
-// GBT is gradient boosting of least-squares regression trees (our own
+// gbt is gradient boosting of least-squares regression trees (our own
 // CART, cart.go) on the tree input: the pair vector and the identities of
 // both jobs (and, with PairSums, the pair's summed features).
-type GBT struct {
+type gbt struct {
 	framed
-	Opts  GBTOptions `json:"options"`
+	Opts  gbtOptions `json:"options"`
 	Depth int        `json:"depth"`
 	Init  float64    `json:"init"`
 	Trees []cartTree `json:"trees"`
 }
 
-// NewGBT returns the gbt baseline.
-func NewGBT(o GBTOptions) *GBT { return &GBT{Opts: o} }
+// newGBT returns the gbt baseline.
+func newGBT(o gbtOptions) *gbt { return &gbt{Opts: o} }
 
 // UnmarshalJSON reads a GBT's state into a zero GBT, not over the
 // defaults it was made with: options a file leaves out (pair_sums in
 // files written before it existed, in the stack's and the committee's
 // trees too) read as off, as they were when it was written.
-func (m *GBT) UnmarshalJSON(b []byte) error {
-	type state GBT
+func (m *gbt) UnmarshalJSON(b []byte) error {
+	type state gbt
 	var s state
 	if err := json.Unmarshal(b, &s); err != nil {
 		return err
 	}
-	*m = GBT(s)
+	*m = gbt(s)
 	return nil
 }
 
 // Name implements Model: "gbt", or "gbt-sums" when the trees read the
 // pair sums (the registry's two entries; a file's options decide which a
 // loaded model is).
-func (m *GBT) Name() string {
+func (m *gbt) Name() string {
 	if m.Opts.PairSums {
 		return "gbt-sums"
 	}
@@ -88,11 +88,11 @@ func (m *GBT) Name() string {
 }
 
 // Hyper implements Hyper.
-func (m *GBT) Hyper() any { return m.Opts }
+func (m *gbt) Hyper() any { return m.Opts }
 
 // Fit implements Model. Depth and number of trees are chosen on a
 // validation fifth of the pairs, then the model is refit on all of them.
-func (m *GBT) Fit(t *Train) error {
+func (m *gbt) Fit(t *Train) error {
 	depth, trees := 3, min(100, max(1, m.Opts.MaxTrees))
 	if len(m.Opts.Depths) > 0 {
 		depth = m.Opts.Depths[0]
@@ -105,7 +105,7 @@ func (m *GBT) Fit(t *Train) error {
 		}
 		best := math.Inf(1)
 		for _, d := range m.Opts.Depths {
-			c := &GBT{Opts: m.Opts}
+			c := &gbt{Opts: m.Opts}
 			pred := make([]float64, len(val))
 			bestK, bestD := -1, math.Inf(1)
 			c.boost(t.Frame, tr, d, m.Opts.MaxTrees, func(k int, tree cartTree) bool {
@@ -133,7 +133,7 @@ func (m *GBT) Fit(t *Train) error {
 
 // boost fits up to n trees of depth d; after each it calls after (when
 // not nil), and stops when that returns false.
-func (m *GBT) boost(f *Frame, obs []Obs, d, n int, after func(k int, tree cartTree) bool) {
+func (m *gbt) boost(f *Frame, obs []Obs, d, n int, after func(k int, tree cartTree) bool) {
 	m.f, m.Depth, m.Trees = f, d, nil
 	m.Init = 0
 	for _, o := range obs {
@@ -159,7 +159,7 @@ func (m *GBT) boost(f *Frame, obs []Obs, d, n int, after func(k int, tree cartTr
 }
 
 // Predict implements Model.
-func (m *GBT) Predict(a, b, s int) float64 {
+func (m *gbt) Predict(a, b, s int) float64 {
 	x := treeInput(m.f, a, b, s, m.Opts.PairSums, nil)
 	y := m.Init
 	for _, t := range m.Trees {
@@ -169,6 +169,6 @@ func (m *GBT) Predict(a, b, s int) float64 {
 }
 
 // check verifies a loaded model's trees against its frame.
-func (m *GBT) check(f *Frame) error {
+func (m *gbt) check(f *Frame) error {
 	return checkTrees(m.Trees, len(treeInput(f, 0, 0, 0, m.Opts.PairSums, nil)))
 }

@@ -49,10 +49,10 @@ func TestGBTPairSumsLearnsALoadThreshold(t *testing.T) {
 	}
 	r := rng(8, 8)
 	train, test := splitObs(obs, 0.5, r)
-	fit := func(sums bool) (*GBT, *Train) {
-		o := DefaultGBTOptions
+	fit := func(sums bool) (*gbt, *Train) {
+		o := defaultGBTOptions
 		o.PairSums = sums
-		m := NewGBT(o)
+		m := newGBT(o)
 		t2, err := NewTrain(tr.Space, train, 3)
 		if err != nil {
 			t.Fatal(err)
@@ -67,14 +67,14 @@ func TestGBTPairSumsLearnsALoadThreshold(t *testing.T) {
 	if a, b := mae(withSums, test), mae(plain, test); !(a < b/2) {
 		t.Fatalf("test MAE with pair sums %.4f, without %.4f: the sums do not make the threshold one split", a, b)
 	}
-	raw, err := Encode(withSums, t2, nil)
+	raw, err := encode(withSums, t2, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Contains(raw, []byte(`"pair_sums": true`)) {
 		t.Fatal("the model file does not record pair_sums")
 	}
-	l, err := Decode(raw, "gbt.json")
+	l, err := decode(raw, "gbt.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +83,7 @@ func TestGBTPairSumsLearnsALoadThreshold(t *testing.T) {
 			t.Fatalf("pair (%d, %d): loaded %v, fitted %v", o.A, o.B, got, want)
 		}
 	}
-	plainRaw, err := Encode(plain, t2, nil)
+	plainRaw, err := encode(plain, t2, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,20 +95,20 @@ func TestGBTPairSumsLearnsALoadThreshold(t *testing.T) {
 // The trees of the stack and the committee read the pair sums, and so
 // does gbt-sums; the gbt baseline's do not.
 func TestMemberTreesReadPairSums(t *testing.T) {
-	if !NewCommittee().GBT.Opts.PairSums {
+	if !newCommittee().GBT.Opts.PairSums {
 		t.Fatal("the committee's trees do not read the pair sums")
 	}
-	if !NewStack().GBT.Opts.PairSums {
+	if !newStack().GBT.Opts.PairSums {
 		t.Fatal("the stack's trees do not read the pair sums")
 	}
 	m, err := New("gbt")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.(*GBT).Opts.PairSums {
+	if m.(*gbt).Opts.PairSums {
 		t.Fatal("the gbt baseline reads the pair sums")
 	}
-	if m, err = New("gbt-sums"); err != nil || !m.(*GBT).Opts.PairSums {
+	if m, err = New("gbt-sums"); err != nil || !m.(*gbt).Opts.PairSums {
 		t.Fatalf("gbt-sums (err %v) does not read the pair sums", err)
 	}
 }
@@ -118,7 +118,7 @@ func TestMemberTreesReadPairSums(t *testing.T) {
 // takes the file's options: a state written without pair_sums reads as
 // off, as it was written.
 func TestGBTStateReadsOverItsDefaults(t *testing.T) {
-	m := NewGBT(MemberGBTOptions)
+	m := newGBT(memberGBTOptions)
 	state := `{"options":{"depths":[3],"max_trees":300,"learning_rate":0.1,"min_leaf":3},"depth":3,"init":0.5,"trees":[[{"f":-1,"v":0.1}]]}`
 	if err := json.Unmarshal([]byte(state), m); err != nil {
 		t.Fatal(err)
@@ -126,8 +126,8 @@ func TestGBTStateReadsOverItsDefaults(t *testing.T) {
 	if m.Opts.PairSums || m.Name() != "gbt" || m.Init != 0.5 || len(m.Trees) != 1 {
 		t.Errorf("read %+v named %s, want plain trees, init 0.5, one tree", m.Opts, m.Name())
 	}
-	var c Committee
-	c.GBT = NewGBT(MemberGBTOptions)
+	var c committee
+	c.GBT = newGBT(memberGBTOptions)
 	if err := json.Unmarshal([]byte(`{"gbt":`+state+`}`), &c); err != nil {
 		t.Fatal(err)
 	}

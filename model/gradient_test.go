@@ -145,7 +145,7 @@ func gradSpace(t *testing.T, n int, devices []string, seed uint64) (*Train, []Ob
 // weights, biases included.
 func TestIAPPGradient(t *testing.T) {
 	tr, obs := gradSpace(t, 3, []string{"gpu", "tpu"}, 5)
-	m := NewIAPP(IAPPOptions{Hidden: []int{5, 3}, L2: 0.05})
+	m := newIAPP(iappOptions{Hidden: []int{5, 3}, L2: 0.05})
 	m.Sizes = append(append([]int{pairDim(tr.Frame)}, m.Opts.Hidden...), 1)
 	m.bind(tr.Frame)
 	m.YMean, m.YStd = meanStd(obs)

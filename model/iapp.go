@@ -4,8 +4,8 @@ import (
 	"math"
 )
 
-// IAPPOptions are the hyper-parameters of IAPP.
-type IAPPOptions struct {
+// iappOptions are the hyper-parameters of IAPP.
+type iappOptions struct {
 	Hidden     []int   `json:"hidden"`     // widths of the ReLU hidden layers
 	LR         float64 `json:"lr"`         // Adam step size
 	L2         float64 `json:"l2"`         // weight decay on the weights (not biases)
@@ -15,18 +15,18 @@ type IAPPOptions struct {
 	Validation float64 `json:"validation"` // share of the training pairs held out for early stopping
 }
 
-// DefaultIAPPOptions are the defaults of IAPP.
-var DefaultIAPPOptions = IAPPOptions{Hidden: []int{32, 16}, LR: 3e-3, L2: 1e-3, Batch: 32, MaxEpochs: 200, Patience: 20, Validation: 0.2}
+// defaultIAPPOptions are the defaults of IAPP.
+var defaultIAPPOptions = iappOptions{Hidden: []int{32, 16}, LR: 3e-3, L2: 1e-3, Batch: 32, MaxEpochs: 200, Patience: 20, Validation: 0.2}
 
-// IAPP is the interference-aware performance prediction network: a
+// iappModel is the interference-aware performance prediction network: a
 // feed-forward network from the pair vector (standardized features of A
 // and of B on the slot, slot indicator) to the normalized throughput of A.
 // It is trained on mean squared error with Adam, L2 weight decay and early
 // stopping on a validation split of the training pairs, keeping the
 // weights of the best validation epoch.
-type IAPP struct {
+type iappModel struct {
 	framed
-	Opts   IAPPOptions `json:"options"`
+	Opts   iappOptions `json:"options"`
 	Sizes  []int       `json:"sizes"`
 	W      []float64   `json:"w"`
 	Epochs int         `json:"epochs"` // epoch of the kept weights
@@ -38,23 +38,23 @@ type IAPP struct {
 	in    []float64
 }
 
-// NewIAPP returns an IAPP model.
-func NewIAPP(o IAPPOptions) *IAPP { return &IAPP{Opts: o} }
+// newIAPP returns an IAPP model.
+func newIAPP(o iappOptions) *iappModel { return &iappModel{Opts: o} }
 
 // Name implements Model.
-func (m *IAPP) Name() string { return "iapp" }
+func (m *iappModel) Name() string { return "iapp" }
 
 // Hyper implements Hyper.
-func (m *IAPP) Hyper() any { return m.Opts }
+func (m *iappModel) Hyper() any { return m.Opts }
 
-func (m *IAPP) bind(f *Frame) {
+func (m *iappModel) bind(f *Frame) {
 	m.f = f
 	m.net = newMLP(m.Sizes)
 	m.in = make([]float64, pairDim(f))
 }
 
 // Fit implements Model.
-func (m *IAPP) Fit(t *Train) error {
+func (m *iappModel) Fit(t *Train) error {
 	o := m.Opts
 	m.Sizes = append(append([]int{pairDim(t.Frame)}, o.Hidden...), 1)
 	m.bind(t.Frame)
@@ -105,7 +105,7 @@ func (m *IAPP) Fit(t *Train) error {
 // loss of one minibatch: the mean squared error of the network on the
 // standardized target, (1/n) sum (net(x) - (y-YMean)/YStd)^2, plus
 // L2 * sum w^2 over the weights (isWeight), not the biases.
-func (m *IAPP) lossGrad(batch []Obs, isWeight []bool, grad []float64) {
+func (m *iappModel) lossGrad(batch []Obs, isWeight []bool, grad []float64) {
 	for _, ob := range batch {
 		y := m.net.forward(m.W, pairVec(m.f, ob.A, ob.B, ob.S, m.in))
 		m.net.backward(m.W, grad, 2*(y-(ob.Y-m.YMean)/m.YStd)/float64(len(batch)))
@@ -118,7 +118,7 @@ func (m *IAPP) lossGrad(batch []Obs, isWeight []bool, grad []float64) {
 }
 
 // weightMask marks the weights (true) against the biases (false).
-func (m *IAPP) weightMask() []bool {
+func (m *iappModel) weightMask() []bool {
 	mask := make([]bool, m.net.nParams())
 	off := 0
 	for l := 1; l < len(m.Sizes); l++ {
@@ -132,7 +132,7 @@ func (m *IAPP) weightMask() []bool {
 }
 
 // Predict implements Model.
-func (m *IAPP) Predict(a, b, s int) float64 {
+func (m *iappModel) Predict(a, b, s int) float64 {
 	return m.YMean + m.YStd*m.net.forward(m.W, pairVec(m.f, a, b, s, m.in))
 }
 

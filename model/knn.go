@@ -5,18 +5,18 @@ import (
 	"sort"
 )
 
-// KNNOptions are the hyper-parameters of the k-nearest-neighbours
+// knnOptions are the hyper-parameters of the k-nearest-neighbours
 // baseline.
-type KNNOptions struct {
+type knnOptions struct {
 	// Ks are the neighbourhood sizes tried (validation split of the
 	// training pairs).
 	Ks []int `json:"ks"`
 }
 
-// DefaultKNNOptions are the defaults of the knn baseline.
-var DefaultKNNOptions = KNNOptions{Ks: []int{3, 5, 10}}
+// defaultKNNOptions are the defaults of the knn baseline.
+var defaultKNNOptions = knnOptions{Ks: []int{3, 5, 10}}
 
-// KNN predicts the mean normalized throughput of the K observed pairs of
+// knnModel predicts the mean normalized throughput of the K observed pairs of
 // the same slot nearest in feature space (Euclidean distance between pair
 // vectors: standardized features of both jobs). It keeps the observed
 // pairs.
@@ -33,9 +33,9 @@ var DefaultKNNOptions = KNNOptions{Ks: []int{3, 5, 10}}
 // a relative 1e-9, far above the rounding of the sums, so the neighbours,
 // their order and the prediction are those of sorting every candidate
 // (a test checks this bit for bit).
-type KNN struct {
+type knnModel struct {
 	framed
-	Opts KNNOptions `json:"options"`
+	Opts knnOptions `json:"options"`
 	K    int        `json:"k"`
 	Obs  []Obs      `json:"obs"`
 	vecs [][]float64
@@ -61,25 +61,25 @@ type knnMemo struct {
 	near map[[3]int][]int
 }
 
-// NewKNN returns the knn baseline.
-func NewKNN(o KNNOptions) *KNN { return &KNN{Opts: o} }
+// newKNN returns the knn baseline.
+func newKNN(o knnOptions) *knnModel { return &knnModel{Opts: o} }
 
 // Name implements Model.
-func (m *KNN) Name() string { return "knn" }
+func (m *knnModel) Name() string { return "knn" }
 
 // Hyper implements Hyper.
-func (m *KNN) Hyper() any { return m.Opts }
+func (m *knnModel) Hyper() any { return m.Opts }
 
 // Fit implements Model.
-func (m *KNN) Fit(t *Train) error {
+func (m *knnModel) Fit(t *Train) error {
 	memo := &knnMemo{near: map[[3]int][]int{}}
 	for _, k := range m.Opts.Ks {
 		memo.max = max(memo.max, k)
 	}
-	var shared *KNN
+	var shared *knnModel
 	best := chooseByValidation(t, len(m.Opts.Ks), 0, func(i int, tr *Train) (Model, error) {
 		if shared == nil {
-			shared = &KNN{Opts: m.Opts, Obs: tr.Obs, memo: memo}
+			shared = &knnModel{Opts: m.Opts, Obs: tr.Obs, memo: memo}
 			shared.bind(tr.Frame)
 		}
 		c := *shared
@@ -95,7 +95,7 @@ func (m *KNN) Fit(t *Train) error {
 	return nil
 }
 
-func (m *KNN) bind(f *Frame) {
+func (m *knnModel) bind(f *Frame) {
 	m.f = f
 	nj, p := len(f.Jobs), pairDim(f)
 	m.vecs = make([][]float64, len(m.Obs))
@@ -157,7 +157,7 @@ func byDistance(f *Frame, j, s int, jobs []int32) ([]int32, []float64) {
 }
 
 // Predict implements Model.
-func (m *KNN) Predict(a, b, s int) float64 {
+func (m *knnModel) Predict(a, b, s int) float64 {
 	k := m.K
 	var near []int
 	if m.memo != nil {
@@ -216,7 +216,7 @@ func (t *topK) push(d float64, i int) {
 
 // nearest returns the indices of the k observed pairs nearest to (a, b, s)
 // in the order of an exhaustive sort by (distance, index).
-func (m *KNN) nearest(a, b, s, k int) []int {
+func (m *knnModel) nearest(a, b, s, k int) []int {
 	if k <= 0 {
 		return nil
 	}

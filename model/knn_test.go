@@ -10,7 +10,7 @@ import (
 // knnExhaustive is the definition the search must reproduce: sort every
 // candidate of the slot (every observed pair when the slot has none) by
 // (distance, index) and average the first k.
-func knnExhaustive(m *KNN, a, b, s int) float64 {
+func knnExhaustive(m *knnModel, a, b, s int) float64 {
 	q := pairVec(m.f, a, b, s, make([]float64, pairDim(m.f)))
 	type cand struct {
 		d float64
@@ -69,7 +69,7 @@ func TestKNNMatchesExhaustiveSort(t *testing.T) {
 	}
 	r := rand.New(rand.NewPCG(4, 4))
 	for _, k := range []int{1, 3, 10, len(train) + 5} {
-		m := &KNN{K: k, Obs: train}
+		m := &knnModel{K: k, Obs: train}
 		m.bind(tr.Frame)
 		for i := 0; i < 300; i++ {
 			o := test[r.IntN(len(test))]
@@ -80,7 +80,7 @@ func TestKNNMatchesExhaustiveSort(t *testing.T) {
 	}
 	// the fitted model (K chosen on a validation split through the shared
 	// memo) predicts like a model bound with that K
-	m := NewKNN(DefaultKNNOptions)
+	m := newKNN(defaultKNNOptions)
 	if err := m.Fit(tr); err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +99,7 @@ func TestKNNOtherSlotFallback(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := &KNN{K: 3, Obs: train}
+	m := &knnModel{K: 3, Obs: train}
 	m.bind(tr.Frame)
 	m.cell[0] = nil // as if slot 0 had no pair
 	for a := 0; a < 8; a++ {

@@ -6,40 +6,40 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// LinearOptions are the hyper-parameters of the ridge baseline.
-type LinearOptions struct {
+// linearOptions are the hyper-parameters of the ridge baseline.
+type linearOptions struct {
 	// Lambdas are the ridge penalties tried (validation split of the
 	// training pairs).
 	Lambdas []float64 `json:"lambdas"`
 }
 
-// DefaultLinearOptions are the defaults of the linear baseline.
-var DefaultLinearOptions = LinearOptions{Lambdas: []float64{0.1, 1, 10, 100}}
+// defaultLinearOptions are the defaults of the linear baseline.
+var defaultLinearOptions = linearOptions{Lambdas: []float64{0.1, 1, 10, 100}}
 
-// Linear is ridge regression of the normalized throughput on the pair
+// linear is ridge regression of the normalized throughput on the pair
 // vector (standardized features of A and B, slot indicator) with an
 // unpenalized intercept.
-type Linear struct {
+type linear struct {
 	framed
-	Opts      LinearOptions `json:"options"`
+	Opts      linearOptions `json:"options"`
 	Lambda    float64       `json:"lambda"`
 	Intercept float64       `json:"intercept"`
 	W         []float64     `json:"w"`
 }
 
-// NewLinear returns the linear baseline.
-func NewLinear(o LinearOptions) *Linear { return &Linear{Opts: o} }
+// newLinear returns the linear baseline.
+func newLinear(o linearOptions) *linear { return &linear{Opts: o} }
 
 // Name implements Model.
-func (m *Linear) Name() string { return "linear" }
+func (m *linear) Name() string { return "linear" }
 
 // Hyper implements Hyper.
-func (m *Linear) Hyper() any { return m.Opts }
+func (m *linear) Hyper() any { return m.Opts }
 
 // Fit implements Model.
-func (m *Linear) Fit(t *Train) error {
+func (m *linear) Fit(t *Train) error {
 	best := chooseByValidation(t, len(m.Opts.Lambdas), 0, func(i int, tr *Train) (Model, error) {
-		c := &Linear{Opts: m.Opts}
+		c := &linear{Opts: m.Opts}
 		return c, c.fit(tr, m.Opts.Lambdas[i])
 	})
 	lambda := 1.0
@@ -49,7 +49,7 @@ func (m *Linear) Fit(t *Train) error {
 	return m.fit(t, lambda)
 }
 
-func (m *Linear) fit(t *Train, lambda float64) error {
+func (m *linear) fit(t *Train, lambda float64) error {
 	m.f, m.Lambda = t.Frame, lambda
 	p, n := pairDim(t.Frame), len(t.Obs)
 	x := mat.NewDense(n, p, nil)
@@ -99,7 +99,7 @@ func (m *Linear) fit(t *Train, lambda float64) error {
 }
 
 // Predict implements Model.
-func (m *Linear) Predict(a, b, s int) float64 {
+func (m *linear) Predict(a, b, s int) float64 {
 	d := m.f.Dim()
 	y := m.Intercept + dot(m.W[:d], m.f.Z(a, s)) + dot(m.W[d:2*d], m.f.Z(b, s))
 	return y + m.W[2*d+s]

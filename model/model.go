@@ -42,20 +42,20 @@ var registry = []struct {
 	// Gavel, where the report's defaults are measured.
 	extra bool
 }{
-	{"mean", "the mean normalized throughput of the slot", func() Model { return NewMean() }, false},
-	{"bias", "global + row (victim) + column (aggressor) effects, ridge", func() Model { return NewBias(DefaultBiasOptions) }, false},
-	{"pmf", "low-rank matrix factorization of jobs x (slot, partner), as in Gavel's estimator", func() Model { return NewPMF(DefaultPMFOptions) }, false},
-	{"rlfm", "regression-based latent factors: pmf's layout with each job's factors drawn around what its features predict (variational EM)", func() Model { return NewRLFM(DefaultRLFMOptions) }, true},
-	{"knn", "k nearest observed pairs in feature space", func() Model { return NewKNN(DefaultKNNOptions) }, false},
-	{"linear", "ridge regression on the features of both jobs", func() Model { return NewLinear(DefaultLinearOptions) }, false},
-	{"tree", "CART regression tree on the features of both jobs", func() Model { return NewTree(DefaultTreeOptions) }, false},
-	{"gbt", "gradient-boosted regression trees on the features and identities of both jobs", func() Model { return NewGBT(DefaultGBTOptions) }, true},
-	{"gbt-sums", "gbt with each feature's sum over the pair in its input too: the trees of the stack and the committee, alone", func() Model { return NewGBT(MemberGBTOptions) }, true},
-	{"forest", "random forest of regression trees on the features and identities of both jobs", func() Model { return NewForest(DefaultForestOptions) }, true},
-	{"iapp", "IAPP: feed-forward network on the features of both jobs and the slot", func() Model { return NewIAPP(DefaultIAPPOptions) }, false},
+	{"mean", "the mean normalized throughput of the slot", func() Model { return newMean() }, false},
+	{"bias", "global + row (victim) + column (aggressor) effects, ridge", func() Model { return newBias(defaultBiasOptions) }, false},
+	{"pmf", "low-rank matrix factorization of jobs x (slot, partner), as in Gavel's estimator", func() Model { return newPMF(defaultPMFOptions) }, false},
+	{"rlfm", "regression-based latent factors: pmf's layout with each job's factors drawn around what its features predict (variational EM)", func() Model { return newRLFM(defaultRLFMOptions) }, true},
+	{"knn", "k nearest observed pairs in feature space", func() Model { return newKNN(defaultKNNOptions) }, false},
+	{"linear", "ridge regression on the features of both jobs", func() Model { return newLinear(defaultLinearOptions) }, false},
+	{"tree", "CART regression tree on the features of both jobs", func() Model { return newTree(defaultTreeOptions) }, false},
+	{"gbt", "gradient-boosted regression trees on the features and identities of both jobs", func() Model { return newGBT(defaultGBTOptions) }, true},
+	{"gbt-sums", "gbt with each feature's sum over the pair in its input too: the trees of the stack and the committee, alone", func() Model { return newGBT(memberGBTOptions) }, true},
+	{"forest", "random forest of regression trees on the features and identities of both jobs", func() Model { return newForest(defaultForestOptions) }, true},
+	{"iapp", "IAPP: feed-forward network on the features of both jobs and the slot", func() Model { return newIAPP(defaultIAPPOptions) }, false},
 	{"iasp", "IASP: deep collaborative filtering (GMF + MLP) with side features", func() Model { return NewIASP(DefaultIASPOptions) }, false},
-	{"stack", "IASP and GBT (reading the pair's summed features too) blended with a weight chosen on validation (IASP alone when the trees do not help)", func() Model { return NewStack() }, true},
-	{"committee", "the mean of IASP (5 fits averaged), RLFM and GBT (reading the pair's summed features too), three models that err differently, no weight to choose; for a job with no training pair, a blend of IAPP, RLFM, GBT and KNN weighted on the fit's own pairs with each job hidden in turn", func() Model { return NewCommittee() }, true},
+	{"stack", "IASP and GBT (reading the pair's summed features too) blended with a weight chosen on validation (IASP alone when the trees do not help)", func() Model { return newStack() }, true},
+	{"committee", "the mean of IASP (5 fits averaged), RLFM and GBT (reading the pair's summed features too), three models that err differently, no weight to choose; for a job with no training pair, a blend of IAPP, RLFM, GBT and KNN weighted on the fit's own pairs with each job hidden in turn", func() Model { return newCommittee() }, true},
 	{"similarity", "model similarity: normalized throughputs of the nearest profiled models", func() Model { return NewSimilarity(DefaultSimilarityOptions) }, false},
 }
 

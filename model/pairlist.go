@@ -15,14 +15,14 @@ import (
 // lines are ignored. Workload names may not contain '+', ',' or '#'.
 const (
 	PairListFormat  = "coloc.pairs"
-	PairListVersion = 1
+	pairListVersion = 1
 )
 
 // WritePairList writes pairs (a, b names) to path atomically, with
 // comments: header lines (notes) and one per pair (may be nil).
 func WritePairList(path string, pairs [][2]string, notes []string, comments []string) error {
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "# %s %d\n", PairListFormat, PairListVersion)
+	fmt.Fprintf(&b, "# %s %d\n", PairListFormat, pairListVersion)
 	for _, n := range notes {
 		fmt.Fprintf(&b, "# %s\n", strings.ReplaceAll(n, "\n", " "))
 	}
@@ -38,7 +38,7 @@ func WritePairList(path string, pairs [][2]string, notes []string, comments []st
 		}
 		b.WriteByte('\n')
 	}
-	return WriteFile(path, b.Bytes())
+	return writeFile(path, b.Bytes())
 }
 
 // ReadPairList reads a pair list; errors name the file and line.
@@ -58,10 +58,10 @@ func ReadPairList(path string) ([][2]string, error) {
 			var format string
 			var version int
 			if _, err := fmt.Sscanf(text, "# %s %d", &format, &version); err != nil || format != PairListFormat {
-				return nil, fmt.Errorf("%s:1: not a pair list (want the header %q)", path, fmt.Sprintf("# %s %d", PairListFormat, PairListVersion))
+				return nil, fmt.Errorf("%s:1: not a pair list (want the header %q)", path, fmt.Sprintf("# %s %d", PairListFormat, pairListVersion))
 			}
-			if version != PairListVersion {
-				return nil, fmt.Errorf("%s:1: pair list version %d; this coloc reads version %d", path, version, PairListVersion)
+			if version != pairListVersion {
+				return nil, fmt.Errorf("%s:1: pair list version %d; this coloc reads version %d", path, version, pairListVersion)
 			}
 			continue
 		}

@@ -2,29 +2,29 @@ package model
 
 import "math"
 
-// PMFOptions are the hyper-parameters of the matrix factorization
+// pmfOptions are the hyper-parameters of the matrix factorization
 // baseline. Gavel's throughput estimator calls pmf_solve with rank 10 and
 // regularization 0.01 (scheduler/throughput_estimator.py); those are the
 // first candidates, and the pair with the lowest MAE on a validation split
 // of the training pairs is kept.
-type PMFOptions struct {
+type pmfOptions struct {
 	Ranks []int     `json:"ranks"`
 	Mus   []float64 `json:"mus"`
 	Iters int       `json:"iters"`
 	Tol   float64   `json:"tol"`
 }
 
-// DefaultPMFOptions are the defaults of the pmf baseline.
-var DefaultPMFOptions = PMFOptions{Ranks: []int{10, 5, 2}, Mus: []float64{0.01, 0.1, 1}, Iters: 40, Tol: 1e-4}
+// defaultPMFOptions are the defaults of the pmf baseline.
+var defaultPMFOptions = pmfOptions{Ranks: []int{10, 5, 2}, Mus: []float64{0.01, 0.1, 1}, Iters: 40, Tol: 1e-4}
 
-// PMF factorizes the matrix of jobs x (slot, partner) of normalized
+// pmf factorizes the matrix of jobs x (slot, partner) of normalized
 // throughputs, the layout of Gavel's estimator, as U V^T with ridge
 // penalty mu, by alternating least squares from a seeded random start. A
 // row or column without any observation has no factor; its cells are
 // predicted by the slot mean.
-type PMF struct {
+type pmf struct {
 	framed
-	Opts PMFOptions  `json:"options"`
+	Opts pmfOptions  `json:"options"`
 	Rank int         `json:"rank"`
 	Mu   float64     `json:"mu"`
 	U    [][]float64 `json:"u"` // [job][rank]; nil when unobserved
@@ -32,20 +32,20 @@ type PMF struct {
 	Mean []float64   `json:"slot_mean"`
 }
 
-// NewPMF returns the pmf baseline.
-func NewPMF(o PMFOptions) *PMF { return &PMF{Opts: o} }
+// newPMF returns the pmf baseline.
+func newPMF(o pmfOptions) *pmf { return &pmf{Opts: o} }
 
 // Name implements Model.
-func (m *PMF) Name() string { return "pmf" }
+func (m *pmf) Name() string { return "pmf" }
 
 // Hyper implements Hyper.
-func (m *PMF) Hyper() any { return m.Opts }
+func (m *pmf) Hyper() any { return m.Opts }
 
 // Fit implements Model.
-func (m *PMF) Fit(t *Train) error {
+func (m *pmf) Fit(t *Train) error {
 	nm := len(m.Opts.Mus)
 	best := chooseByValidation(t, len(m.Opts.Ranks)*nm, 0, func(i int, tr *Train) (Model, error) {
-		c := &PMF{Opts: m.Opts}
+		c := &pmf{Opts: m.Opts}
 		c.fit(tr, m.Opts.Ranks[i/nm], m.Opts.Mus[i%nm])
 		return c, nil
 	})
@@ -57,7 +57,7 @@ func (m *PMF) Fit(t *Train) error {
 	return nil
 }
 
-func (m *PMF) fit(t *Train, k int, mu float64) {
+func (m *pmf) fit(t *Train, k int, mu float64) {
 	m.f, m.Rank, m.Mu = t.Frame, k, mu
 	nj := len(t.Jobs)
 	nc := len(t.Slots) * nj
@@ -127,7 +127,7 @@ func (m *PMF) fit(t *Train, k int, mu float64) {
 }
 
 // Predict implements Model.
-func (m *PMF) Predict(a, b, s int) float64 {
+func (m *pmf) Predict(a, b, s int) float64 {
 	u, v := m.U[a], m.V[s*len(m.U)+b]
 	if u == nil || v == nil {
 		return m.Mean[s]

@@ -5,18 +5,18 @@ import (
 	"math"
 )
 
-// RLFMOptions are the settings of the regression-based latent factor
+// rlfmOptions are the settings of the regression-based latent factor
 // model. Rank is an upper bound: the prior variance of each latent
 // coordinate is estimated from the data, and a coordinate the data do not
 // support shrinks to its feature prediction (automatic relevance
 // determination), so the rank need not be chosen by validation.
-type RLFMOptions struct {
+type rlfmOptions struct {
 	Rank  int     `json:"rank"`
 	Iters int     `json:"iters"`
 	Tol   float64 `json:"tol"`
 }
 
-// DefaultRLFMOptions: rank at most 5, at most 200 rounds, stopping when a
+// defaultRLFMOptions: rank at most 5, at most 200 rounds, stopping when a
 // round changes the training mean squared error by less than a millionth
 // of itself. The bound is 5 rather than pmf's 10 because the relevance
 // determination prunes slowly: within 200 rounds surplus coordinates keep
@@ -24,9 +24,9 @@ type RLFMOptions struct {
 // every pair, a fifth observed: 1.048 times the noise floor at bound 10,
 // 1.041 at 5, 1.040 at the true rank 3); on Gavel 5 and 10 are within
 // 0.004 MAE of each other in every cell of the pairs protocol.
-var DefaultRLFMOptions = RLFMOptions{Rank: 5, Iters: 200, Tol: 1e-6}
+var defaultRLFMOptions = rlfmOptions{Rank: 5, Iters: 200, Tol: 1e-6}
 
-// RLFM is a regression-based latent factor model (Agarwal and Chen, KDD
+// rlfm is a regression-based latent factor model (Agarwal and Chen, KDD
 // 2009) fitted by variational EM, in the layout of pmf (jobs × (slot,
 // partner)):
 //
@@ -59,9 +59,9 @@ var DefaultRLFMOptions = RLFMOptions{Rank: 5, Iters: 200, Tol: 1e-6}
 // start (seeded random means of the spread the variance of the targets
 // implies) and a floor of 1e-9 of the targets' variance under every
 // variance estimate, which only keeps the solves defined.
-type RLFM struct {
+type rlfm struct {
 	framed
-	Opts  RLFMOptions `json:"options"`
+	Opts  rlfmOptions `json:"options"`
 	Rank  int         `json:"rank"`
 	Mean  []float64   `json:"slot_mean"`
 	U     [][]float64 `json:"u"` // [job][rank+1]: u_a then α_a
@@ -74,23 +74,23 @@ type RLFM struct {
 	Iters int         `json:"rounds"`
 }
 
-// NewRLFM returns the regression-based latent factor model.
-func NewRLFM(o RLFMOptions) *RLFM { return &RLFM{Opts: o} }
+// newRLFM returns the regression-based latent factor model.
+func newRLFM(o rlfmOptions) *rlfm { return &rlfm{Opts: o} }
 
 // Name implements Model.
-func (m *RLFM) Name() string { return "rlfm" }
+func (m *rlfm) Name() string { return "rlfm" }
 
 // Hyper implements Hyper.
-func (m *RLFM) Hyper() any { return m.Opts }
+func (m *rlfm) Hyper() any { return m.Opts }
 
 // Predict implements Model.
-func (m *RLFM) Predict(a, b, s int) float64 {
+func (m *rlfm) Predict(a, b, s int) float64 {
 	u, v := m.U[a], m.V[s*len(m.U)+b]
 	k := m.Rank
 	return m.Mean[s] + u[k] + v[k] + dot(u[:k], v[:k])
 }
 
-func (m *RLFM) check(f *Frame) error {
+func (m *rlfm) check(f *Frame) error {
 	nj, ns := len(f.Jobs), len(f.Slots)
 	switch {
 	case m.Rank < 0:
@@ -125,7 +125,7 @@ type rlfmSide struct {
 
 // Fit implements Model: the variational EM of the type's comment, from a
 // seeded random start, for at most Opts.Iters rounds.
-func (m *RLFM) Fit(t *Train) error {
+func (m *rlfm) Fit(t *Train) error {
 	k := max(m.Opts.Rank, 0)
 	nj, ns, d := len(t.Jobs), len(t.Slots), t.Dim()
 	m.f, m.Rank = t.Frame, k

@@ -181,16 +181,16 @@ func TestRLFMDamagedFileRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := NewRLFM(DefaultRLFMOptions)
+	m := newRLFM(defaultRLFMOptions)
 	if err := m.Fit(tr); err != nil {
 		t.Fatal(err)
 	}
 	m.U[3] = m.U[3][:1]
-	b, err := Encode(m, tr, nil)
+	b, err := encode(m, tr, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Decode(b, "rlfm.json"); err == nil || !strings.Contains(err.Error(), "a factor has 1 entries") {
+	if _, err := decode(b, "rlfm.json"); err == nil || !strings.Contains(err.Error(), "a factor has 1 entries") {
 		t.Fatalf("a short factor was not refused: %v", err)
 	}
 }

@@ -36,8 +36,8 @@ type Similarity struct {
 	Opts SimilarityOptions `json:"options"`
 	// Refs are the reference jobs: those with at least one training pair.
 	Refs []int  `json:"refs"`
-	Lo   Floats `json:"lo"` // range of each numeric descriptor over Refs
-	Hi   Floats `json:"hi"`
+	Lo   floats `json:"lo"` // range of each numeric descriptor over Refs
+	Hi   floats `json:"hi"`
 	Obs  []Obs  `json:"obs"`
 	near [][]Neighbor
 	val  map[[3]int]float64
@@ -76,7 +76,7 @@ func (m *Similarity) Fit(t *Train) error {
 		}
 	}
 	d := t.Desc
-	m.Lo, m.Hi = make(Floats, len(d.Numeric)), make(Floats, len(d.Numeric))
+	m.Lo, m.Hi = make(floats, len(d.Numeric)), make(floats, len(d.Numeric))
 	for k := range m.Lo {
 		m.Lo[k], m.Hi[k] = math.Inf(1), math.Inf(-1)
 		for _, j := range m.Refs {

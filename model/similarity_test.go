@@ -10,7 +10,7 @@ import (
 )
 
 func TestDistances(t *testing.T) {
-	m := &Similarity{Lo: Floats{0, 0}, Hi: Floats{10, 2}}
+	m := &Similarity{Lo: floats{0, 0}, Hi: floats{10, 2}}
 	a := Query{Num: []float64{0, 0}, Cat: []string{"cnn"}}
 	b := Query{Num: []float64{10, 1}, Cat: []string{"rnn"}}
 	// normalized: a = (0, 0), b = (1, 0.5); categorical: mismatch.
@@ -143,7 +143,7 @@ func TestCheckNeighbors(t *testing.T) {
 	for k := range m.Lo {
 		m.Lo[k], m.Hi[k] = 0, 0
 	}
-	if _, err := m.CheckNeighbors(q, sp.Jobs[0], nb); !errors.Is(err, ErrIndistinct) {
-		t.Errorf("constant descriptors: error %v, want ErrIndistinct", err)
+	if _, err := m.CheckNeighbors(q, sp.Jobs[0], nb); !errors.Is(err, errIndistinct) {
+		t.Errorf("constant descriptors: error %v, want errIndistinct", err)
 	}
 }

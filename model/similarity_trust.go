@@ -6,12 +6,12 @@ import (
 	"strings"
 )
 
-// ErrIndistinct is returned by CheckNeighbors when the descriptors cannot
+// errIndistinct is returned by CheckNeighbors when the descriptors cannot
 // tell the references apart.
-var ErrIndistinct = fmt.Errorf("the descriptors cannot tell the references apart")
+var errIndistinct = fmt.Errorf("the descriptors cannot tell the references apart")
 
 // CheckNeighbors says how far to trust the neighbours nb of a query. It
-// refuses (ErrIndistinct) when no descriptor varies over the references
+// refuses (errIndistinct) when no descriptor varies over the references
 // or every reference is at the same distance from the query (the order
 // of the neighbours would be alphabetical, not similarity), and warns when
 // the nearest reference is farther from the query than any reference is
@@ -23,7 +23,7 @@ var ErrIndistinct = fmt.Errorf("the descriptors cannot tell the references apart
 // neighbours), "" otherwise.
 func (m *Similarity) CheckNeighbors(q Query, job string, nb []Neighbor) ([]string, error) {
 	if len(nb) == 0 {
-		return nil, fmt.Errorf("%w: the model has no reference", ErrIndistinct)
+		return nil, fmt.Errorf("%w: the model has no reference", errIndistinct)
 	}
 	varies := 0
 	for k := range m.Lo {
@@ -43,7 +43,7 @@ func (m *Similarity) CheckNeighbors(q Query, job string, nb []Neighbor) ([]strin
 		}
 	}
 	if varies == 0 {
-		return nil, fmt.Errorf("%w: no descriptor varies over the %d references (import descriptors: a workloads.json file next to the data, see docs/datasets.md)", ErrIndistinct, len(m.Refs))
+		return nil, fmt.Errorf("%w: no descriptor varies over the %d references (import descriptors: a workloads.json file next to the data, see docs/datasets.md)", errIndistinct, len(m.Refs))
 	}
 	skip := -1
 	if job != "" {
@@ -53,7 +53,7 @@ func (m *Similarity) CheckNeighbors(q Query, job string, nb []Neighbor) ([]strin
 	}
 	all := m.nearest(q, skip, len(m.Refs))
 	if len(all) > 1 && all[0].Distance == all[len(all)-1].Distance {
-		return nil, fmt.Errorf("%w: all %d references are at distance %.4g from the job (describe it further with --meta)", ErrIndistinct, len(all), all[0].Distance)
+		return nil, fmt.Errorf("%w: all %d references are at distance %.4g from the job (describe it further with --meta)", errIndistinct, len(all), all[0].Distance)
 	}
 	var warns []string
 	if k := len(nb); k < len(all) && all[k].Distance == nb[k-1].Distance {

@@ -14,7 +14,7 @@ import (
 // each of the two jobs spans). A device type is an opaque string ("v100",
 // "rtx3090", "a100-80gb"): nothing is parsed out of it. A slot's display
 // name is the device type for one GPU and "<type>x<degree>" otherwise
-// ("v100", "v100x2"); ParseSlot also reads the explicit form
+// ("v100", "v100x2"); parseSlot also reads the explicit form
 // "<type>@<degree>" ("rtx3090@2"), which is never ambiguous.
 type Slot struct {
 	DeviceType string `json:"device_type"`
@@ -28,12 +28,12 @@ func (s Slot) String() string {
 	return fmt.Sprintf("%sx%d", s.DeviceType, s.Degree)
 }
 
-// ParseSlot reads a slot name without knowing the device types: the
+// parseSlot reads a slot name without knowing the device types: the
 // explicit form "<type>@<degree>" ("v100@2"), else the whole name is a
 // device type at degree 1 ("rtx3090", "a100-80gb"). The display form
 // "v100x2" cannot be told apart from a device type ending in "x<digits>"
 // without the known slots; Space.Slot resolves it against them.
-func ParseSlot(name string) (Slot, error) {
+func parseSlot(name string) (Slot, error) {
 	if name == "" {
 		return Slot{}, fmt.Errorf("empty slot name")
 	}
@@ -63,10 +63,10 @@ type Space struct {
 	Features []string `json:"features"`
 	// X[s*len(Jobs)+j] is the encoded vector of job j on slot s; nil when
 	// the job has no solo row there. NaN is a missing value.
-	X []Floats `json:"x"`
+	X []floats `json:"x"`
 	// Throughput[s*len(Jobs)+j] is the solo throughput of job j on slot s
 	// (in the solo table's unit), NaN when unknown.
-	Throughput Floats `json:"throughput"`
+	Throughput floats `json:"throughput"`
 	// Desc is the descriptor part of the features, per job, for the
 	// similarity model.
 	Desc *Descriptors `json:"descriptors"`
@@ -77,7 +77,7 @@ type Space struct {
 type Descriptors struct {
 	Numeric     []string   `json:"numeric"`
 	Categorical []string   `json:"categorical"`
-	Num         []Floats   `json:"num"` // [job][numeric], NaN missing
+	Num         []floats   `json:"num"` // [job][numeric], NaN missing
 	Cat         [][]string `json:"cat"` // [job][categorical], "" missing
 }
 
@@ -131,12 +131,12 @@ func NewSpace(set *features.Set) (*Space, error) {
 		}
 	}
 	nj := len(sp.Jobs)
-	sp.X = make([]Floats, len(sp.Slots)*nj)
-	sp.Throughput = make(Floats, len(sp.Slots)*nj)
+	sp.X = make([]floats, len(sp.Slots)*nj)
+	sp.Throughput = make(floats, len(sp.Slots)*nj)
 	for i := range sp.Throughput {
 		sp.Throughput[i] = math.NaN()
 	}
-	sp.Desc.Num = make([]Floats, nj)
+	sp.Desc.Num = make([]floats, nj)
 	sp.Desc.Cat = make([][]string, nj)
 	tcol := set.Column("throughput")
 	for _, r := range set.Rows {
@@ -211,7 +211,7 @@ func (sp *Space) Slot(name string) (int, error) {
 	if len(hits) == 1 {
 		return hits[0], nil
 	}
-	if want, err := ParseSlot(name); err == nil {
+	if want, err := parseSlot(name); err == nil {
 		if i := sp.SlotIndex(want); i >= 0 {
 			return i, nil
 		}

@@ -27,15 +27,15 @@ func TestParseSlot(t *testing.T) {
 		{in: "v100@0", err: "positive"},
 		{in: "v100@x", err: "positive"},
 	} {
-		got, err := ParseSlot(c.in)
+		got, err := parseSlot(c.in)
 		if c.err != "" {
 			if err == nil || !strings.Contains(err.Error(), c.err) {
-				t.Errorf("ParseSlot(%q) error %v, want one containing %q", c.in, err, c.err)
+				t.Errorf("parseSlot(%q) error %v, want one containing %q", c.in, err, c.err)
 			}
 			continue
 		}
 		if err != nil || got != c.want {
-			t.Errorf("ParseSlot(%q) = %v, %v; want %v", c.in, got, err, c.want)
+			t.Errorf("parseSlot(%q) = %v, %v; want %v", c.in, got, err, c.want)
 		}
 	}
 }

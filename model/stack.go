@@ -5,7 +5,7 @@ import (
 	"math"
 )
 
-// Stack blends IASP with gradient-boosted trees: y = w IASP + (1-w) GBT.
+// stack blends IASP with gradient-boosted trees: y = w IASP + (1-w) GBT.
 // The weight w is chosen among 0, 0.1, ..., 1 by MAE on a validation
 // fifth of the training pairs (both models fit on the other four fifths),
 // then both are refit on all pairs. w = 1 is IASP alone, w = 0 GBT alone:
@@ -13,24 +13,24 @@ import (
 // blend of two rather than a learned meta-model because the validation
 // sets are small (a fifth of a few hundred pairs) and a single weight
 // cannot overfit them.
-type Stack struct {
+type stack struct {
 	framed
 	Weight float64 `json:"weight"`
 	IASP   *IASP   `json:"iasp"`
-	GBT    *GBT    `json:"gbt"`
+	GBT    *gbt    `json:"gbt"`
 }
 
-// NewStack returns the stack of IASP and GBT with their default options,
-// the trees reading the pair's summed features (MemberGBTOptions).
-func NewStack() *Stack {
-	return &Stack{Weight: 1, IASP: NewIASP(DefaultIASPOptions), GBT: NewGBT(MemberGBTOptions)}
+// newStack returns the stack of IASP and GBT with their default options,
+// the trees reading the pair's summed features (memberGBTOptions).
+func newStack() *stack {
+	return &stack{Weight: 1, IASP: NewIASP(DefaultIASPOptions), GBT: newGBT(memberGBTOptions)}
 }
 
 // Name implements Model.
-func (m *Stack) Name() string { return "stack" }
+func (m *stack) Name() string { return "stack" }
 
 // Hyper implements Hyper.
-func (m *Stack) Hyper() any {
+func (m *stack) Hyper() any {
 	return struct {
 		IASP any `json:"iasp"`
 		GBT  any `json:"gbt"`
@@ -38,12 +38,12 @@ func (m *Stack) Hyper() any {
 }
 
 // Fit implements Model.
-func (m *Stack) Fit(t *Train) error {
+func (m *stack) Fit(t *Train) error {
 	m.Weight = 1
 	if len(t.Obs) >= 10 {
 		tr, val := splitObs(t.Obs, 0.2, rng(t.Seed, 0x57ac))
 		sub := &Train{Frame: t.Frame, Obs: tr, Seed: t.Seed}
-		a, g := NewIASP(m.IASP.Opts), NewGBT(m.GBT.Opts)
+		a, g := NewIASP(m.IASP.Opts), newGBT(m.GBT.Opts)
 		if err := a.Fit(sub); err != nil {
 			return err
 		}
@@ -81,7 +81,7 @@ func (m *Stack) Fit(t *Train) error {
 }
 
 // Predict implements Model.
-func (m *Stack) Predict(a, b, s int) float64 {
+func (m *stack) Predict(a, b, s int) float64 {
 	switch m.Weight {
 	case 1:
 		return m.IASP.Predict(a, b, s)
@@ -91,7 +91,7 @@ func (m *Stack) Predict(a, b, s int) float64 {
 	return m.Weight*m.IASP.Predict(a, b, s) + (1-m.Weight)*m.GBT.Predict(a, b, s)
 }
 
-func (m *Stack) bind(f *Frame) {
+func (m *stack) bind(f *Frame) {
 	m.f = f
 	if m.Weight > 0 {
 		m.IASP.bind(f)
@@ -101,7 +101,7 @@ func (m *Stack) bind(f *Frame) {
 	}
 }
 
-func (m *Stack) check(f *Frame) error {
+func (m *stack) check(f *Frame) error {
 	if m.IASP == nil || m.GBT == nil || !(m.Weight >= 0 && m.Weight <= 1) {
 		return errStack
 	}

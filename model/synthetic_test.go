@@ -147,7 +147,7 @@ func TestDeterministicAndRoundTrip(t *testing.T) {
 				if err := m.Fit(tr); err != nil {
 					t.Fatal(err)
 				}
-				if enc[i], err = Encode(m, tr, nil); err != nil {
+				if enc[i], err = encode(m, tr, nil); err != nil {
 					t.Fatal(err)
 				}
 				first = m
@@ -155,7 +155,7 @@ func TestDeterministicAndRoundTrip(t *testing.T) {
 			if string(enc[0]) != string(enc[1]) {
 				t.Fatalf("two fits with seed 42 encode differently")
 			}
-			l, err := Decode(enc[0], name+".json")
+			l, err := decode(enc[0], name+".json")
 			if err != nil {
 				t.Fatal(err)
 			}

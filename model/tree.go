@@ -2,17 +2,17 @@ package model
 
 import "sort"
 
-// TreeOptions are the hyper-parameters of the regression tree baseline.
-type TreeOptions struct {
+// treeOptions are the hyper-parameters of the regression tree baseline.
+type treeOptions struct {
 	// Depths are the maximum depths tried (validation split of the training
 	// pairs).
 	Depths []int `json:"depths"`
 }
 
-// DefaultTreeOptions are the defaults of the tree baseline.
-var DefaultTreeOptions = TreeOptions{Depths: []int{3, 5, 8}}
+// defaultTreeOptions are the defaults of the tree baseline.
+var defaultTreeOptions = treeOptions{Depths: []int{3, 5, 8}}
 
-// Tree is a CART regression tree (mean squared error criterion) on the
+// tree is a CART regression tree (mean squared error criterion) on the
 // pair vector, grown to a maximum depth chosen on a validation split.
 //
 // Growing follows golearn's trees.CARTDecisionTreeRegressor (which grew it
@@ -33,9 +33,9 @@ var DefaultTreeOptions = TreeOptions{Depths: []int{3, 5, 8}}
 // ties kept in input order (golearn's sort does not keep it), so a leaf
 // value can differ in its last bits; a root that no split improves
 // predicts the mean on both sides (golearn predicted 0 on the right).
-type Tree struct {
+type tree struct {
 	framed
-	Opts  TreeOptions `json:"options"`
+	Opts  treeOptions `json:"options"`
 	Depth int         `json:"depth"`
 	Root  *treeNode   `json:"root"`
 }
@@ -51,19 +51,19 @@ type treeNode struct {
 	RightPred float64   `json:"RightPred"`
 }
 
-// NewTree returns the tree baseline.
-func NewTree(o TreeOptions) *Tree { return &Tree{Opts: o} }
+// newTree returns the tree baseline.
+func newTree(o treeOptions) *tree { return &tree{Opts: o} }
 
 // Name implements Model.
-func (m *Tree) Name() string { return "tree" }
+func (m *tree) Name() string { return "tree" }
 
 // Hyper implements Hyper.
-func (m *Tree) Hyper() any { return m.Opts }
+func (m *tree) Hyper() any { return m.Opts }
 
 // Fit implements Model.
-func (m *Tree) Fit(t *Train) error {
+func (m *tree) Fit(t *Train) error {
 	best := chooseByValidation(t, len(m.Opts.Depths), 0, func(i int, tr *Train) (Model, error) {
-		c := &Tree{Opts: m.Opts}
+		c := &tree{Opts: m.Opts}
 		return c, c.fit(tr, m.Opts.Depths[i])
 	})
 	depth := 5
@@ -73,7 +73,7 @@ func (m *Tree) Fit(t *Train) error {
 	return m.fit(t, depth)
 }
 
-func (m *Tree) fit(t *Train, depth int) error {
+func (m *tree) fit(t *Train, depth int) error {
 	m.f, m.Depth = t.Frame, depth
 	p, n := pairDim(t.Frame), len(t.Obs)
 	g := &cartGrower{p: p, x: make([]float64, n*p), y: make([]float64, n), maxDepth: depth}
@@ -185,7 +185,7 @@ func (g *cartGrower) grow(rows []int, depth int) (*treeNode, bool) {
 }
 
 // Predict implements Model.
-func (m *Tree) Predict(a, b, s int) float64 {
+func (m *tree) Predict(a, b, s int) float64 {
 	d := m.f.Dim()
 	x := func(k int64) float64 {
 		switch {

@@ -64,11 +64,11 @@ func TestTreeMatchesGolearn(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, depth := range []int{1, 3, 5, 8} {
-		m := &Tree{}
+		m := &tree{}
 		if err := m.fit(tr, depth); err != nil {
 			t.Fatal(err)
 		}
-		theirs := &Tree{Root: golearnTree(t, tr, depth)}
+		theirs := &tree{Root: golearnTree(t, tr, depth)}
 		theirs.f = tr.Frame
 		count := func(root *treeNode) (n int) {
 			var walk func(*treeNode)
@@ -103,7 +103,7 @@ func TestTreeConstantTarget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := NewTree(DefaultTreeOptions)
+	m := newTree(defaultTreeOptions)
 	if err := m.Fit(tr); err != nil {
 		t.Fatal(err)
 	}

@@ -41,7 +41,7 @@ type Trust struct {
 	// Quantile[s] is the conformal quantile of slot s's normalized scores
 	// (pooled when the slot had too few); NaN (null) when no interval can
 	// be given (too few pairs to calibrate).
-	Quantile Floats `json:"quantile"`
+	Quantile floats `json:"quantile"`
 	// Calibrated[s] is the number of held-out residuals behind Quantile[s].
 	Calibrated []int `json:"calibrated"`
 }
@@ -76,8 +76,8 @@ func (r Range) Clamp(v float64) float64 {
 // Contains reports whether v lies in the range.
 func (r Range) Contains(v float64) bool { return v >= r.Lo && v <= r.Hi }
 
-// ObservedRange is the plausible range of a set of training pairs.
-func ObservedRange(obs []Obs) Range {
+// observedRange is the plausible range of a set of training pairs.
+func observedRange(obs []Obs) Range {
 	r := Range{Lo: math.Inf(1), Hi: math.Inf(-1)}
 	for _, o := range obs {
 		r.Lo, r.Hi = math.Min(r.Lo, o.Y), math.Max(r.Hi, o.Y)
@@ -125,8 +125,8 @@ func Calibrate(name string, t *Train, o TrustOptions) (*Trust, []string, error) 
 		return nil, nil, fmt.Errorf("coverage %v is not in (0, 1)", o.Coverage)
 	}
 	nj, ns := len(t.Jobs), len(t.Slots)
-	tr := &Trust{Range: ObservedRange(t.Obs), Coverage: o.Coverage, Folds: o.Folds,
-		Support: support(t.Obs, nj, ns), Quantile: make(Floats, ns), Calibrated: make([]int, ns)}
+	tr := &Trust{Range: observedRange(t.Obs), Coverage: o.Coverage, Folds: o.Folds,
+		Support: support(t.Obs, nj, ns), Quantile: make(floats, ns), Calibrated: make([]int, ns)}
 	for s := range tr.Quantile {
 		tr.Quantile[s] = math.NaN()
 	}
@@ -158,7 +158,7 @@ func Calibrate(name string, t *Train, o TrustOptions) (*Trust, []string, error) 
 			warns = append(warns, fmt.Sprintf("%s: calibration fold %d of %d could not be fit (%v): left out", name, f+1, k, err))
 			continue
 		}
-		rg, sup := ObservedRange(fit), support(fit, nj, ns)
+		rg, sup := observedRange(fit), support(fit, nj, ns)
 		for _, h := range held {
 			p := rg.Clamp(m.Predict(h.A, h.B, h.S))
 			scores[h.S] = append(scores[h.S], math.Abs(h.Y-p)/difficulty(sup, nj, h.A, h.B, h.S, float64(k)/float64(k-1)))

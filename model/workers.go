@@ -6,23 +6,23 @@ import (
 	"sync/atomic"
 )
 
-// Workers is the number of goroutines a worker count of n means: n itself
+// workerCount is the number of goroutines a worker count of n means: n itself
 // when positive, GOMAXPROCS otherwise.
-func Workers(n int) int {
+func workerCount(n int) int {
 	if n > 0 {
 		return n
 	}
 	return runtime.GOMAXPROCS(0)
 }
 
-// ForEach calls do(i) for every i in [0, n) on up to Workers(workers)
+// ForEach calls do(i) for every i in [0, n) on up to workerCount(workers)
 // goroutines, the indices handed out in increasing order. It returns the
 // error of the lowest index that failed, as a loop stopping at its first
 // error would, and starts no index above a failed one. do must write only
 // to what index i owns, so that the results do not depend on the number
 // of workers.
 func ForEach(n, workers int, do func(i int) error) error {
-	w := min(Workers(workers), n)
+	w := min(workerCount(workers), n)
 	if w <= 1 {
 		for i := 0; i < n; i++ {
 			if err := do(i); err != nil {
