@@ -10,7 +10,7 @@ import (
 )
 
 // FitWithProgress is model.FitCalibrated, one model per call on up to
-// model.Workers(workers) goroutines, writing a line to progress as each
+// workers goroutines (model.FitAllWorkers), writing a line to progress as each
 // model is done: its time, how many are done, and the time left at the
 // pace so far. Each model is fitted as FitCalibrated fits it (the same
 // training set and seed), so the files are the same bytes.

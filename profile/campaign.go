@@ -86,15 +86,15 @@ func (s *Summary) Notes() []string {
 	return out
 }
 
-// ErrInterrupted is wrapped by Execute's error when its context was
+// errInterrupted is wrapped by Execute's error when its context was
 // cancelled; every finished run is kept.
-var ErrInterrupted = errors.New("interrupted")
+var errInterrupted = errors.New("interrupted")
 
 // Execute runs every run of the plan (or shard) that the journal does not
 // hold yet, then writes the tables. A workload that fails makes a failed
 // run and the campaign goes on; cancelling ctx kills the running workloads,
 // keeps every finished run, writes the tables and returns an error wrapping
-// ErrInterrupted.
+// errInterrupted.
 func (c *Campaign) Execute(ctx context.Context) (*Summary, error) {
 	todo := c.Plan
 	if c.Shard != "" {
@@ -126,7 +126,7 @@ func (c *Campaign) Execute(ctx context.Context) (*Summary, error) {
 	defer unlock()
 	// Before anything else: the workloads a killed predecessor left
 	// running would share the device with every run to come.
-	c.Runner.LiveFile = filepath.Join(c.Dir, LiveFile)
+	c.Runner.LiveFile = filepath.Join(c.Dir, liveFile)
 	prog := c.Progress
 	if prog == nil {
 		prog = nopProgress{}
@@ -137,10 +137,10 @@ func (c *Campaign) Execute(ctx context.Context) (*Summary, error) {
 	}
 	// Then any other process of this directory's campaigns, named or not.
 	leftWarns = append(leftWarns, stopMarked(abs, c.Runner.Options.KillGrace)...)
-	if mark := CampaignEnv + "=" + abs; !slices.Contains(c.Runner.Env, mark) {
+	if mark := campaignEnv + "=" + abs; !slices.Contains(c.Runner.Env, mark) {
 		c.Runner.Env = append(c.Runner.Env, mark)
 	}
-	if w, err := stopLeftoverMPS(filepath.Join(c.Dir, MPSFile)); err != nil {
+	if w, err := stopLeftoverMPS(filepath.Join(c.Dir, mpsFile)); err != nil {
 		return nil, err
 	} else if w != "" {
 		leftWarns = append(leftWarns, w)
@@ -167,13 +167,13 @@ func (c *Campaign) Execute(ctx context.Context) (*Summary, error) {
 	if c.Shard == "" {
 		todo = c.Plan // extended by prepare
 	}
-	j, recs, warns, err := OpenJournal(filepath.Join(c.Dir, journalName))
+	j, recs, warns, err := openJournal(filepath.Join(c.Dir, journalName))
 	if err != nil {
 		return nil, err
 	}
 	defer j.Close()
 	sum := &Summary{Planned: len(todo.Runs), Warnings: append(leftWarns, warns...)}
-	pending := Pending(todo, recs, c.Retry)
+	pending := pending(todo, recs, c.Retry)
 	for _, pr := range todo.Runs {
 		if recs[pr.ID] != nil {
 			sum.Skipped++
@@ -193,7 +193,7 @@ func (c *Campaign) Execute(ctx context.Context) (*Summary, error) {
 			return nil, errors.New("--share mps: no MPS control for this device")
 		}
 		if m, ok := c.MPS.(*MPS); ok {
-			m.StateFile = filepath.Join(c.Dir, MPSFile)
+			m.StateFile = filepath.Join(c.Dir, mpsFile)
 		}
 		env, err := c.MPS.Start()
 		if err != nil {
@@ -214,7 +214,7 @@ func (c *Campaign) Execute(ctx context.Context) (*Summary, error) {
 		if err != nil {
 			if ctx.Err() != nil {
 				runErr = fmt.Errorf("%w after %d of %d runs (run %s was stopped and will be redone): rerun the same command to resume",
-					ErrInterrupted, sum.Skipped+sum.Ran, sum.Planned, pr.ID)
+					errInterrupted, sum.Skipped+sum.Ran, sum.Planned, pr.ID)
 			} else {
 				runErr = err
 			}
@@ -235,7 +235,7 @@ func (c *Campaign) Execute(ctx context.Context) (*Summary, error) {
 	if err := c.writeTables(man, recs, true); err != nil && runErr == nil {
 		runErr = err
 	}
-	sum.Tables = BuildTables(c.Name, c.Suite, c.Plan, recs)
+	sum.Tables = buildTables(c.Name, c.Suite, c.Plan, recs)
 	sum.Warnings = append(sum.Warnings, sum.Tables.Warnings...)
 	sum.Records = map[string]*RunRecord{}
 	for _, pr := range todo.Runs {
@@ -277,9 +277,9 @@ func (rt Retry) again(r *RunRecord) bool {
 	return rt.Failed && r.Status == datasets.StatusFailed || rt.Unsettled && r.Unsettled() || rt.Shared && r.SharedGPU()
 }
 
-// Pending returns the runs of plan to do: those recs does not hold, and
+// pending returns the runs of plan to do: those recs does not hold, and
 // those it holds that retry asks for.
-func Pending(plan *Plan, recs map[string]*RunRecord, retry Retry) []PlannedRun {
+func pending(plan *Plan, recs map[string]*RunRecord, retry Retry) []PlannedRun {
 	var out []PlannedRun
 	for _, pr := range plan.Runs {
 		if r := recs[pr.ID]; r == nil || retry.again(r) {
@@ -316,7 +316,7 @@ func checkForeign(dir string) error {
 		switch e.Name() {
 		case "manifest.json", FleetFile:
 			return nil
-		case LockFile, LiveFile, MPSFile, samplesDir, logsDir:
+		case lockFile, liveFile, mpsFile, samplesDir, logsDir:
 		default:
 			if e.Name() == journalName || strings.HasSuffix(e.Name(), ".arrow") {
 				other = append(other, e.Name())
@@ -335,24 +335,24 @@ func checkForeign(dir string) error {
 
 // prepare creates or checks the directory and writes the manifest. On a
 // resumed campaign it also says what of the hardware changed since its
-// earlier runs (Manifest.hardwareChanges).
-func (c *Campaign) prepare() (*Manifest, []string, error) {
+// earlier runs (manifest.hardwareChanges).
+func (c *Campaign) prepare() (*manifest, []string, error) {
 	o := c.Runner.Options
-	man := &Manifest{
-		Format: ManifestFormat, Version: ManifestVersion, Campaign: c.Name, Tool: version.String(),
+	man := &manifest{
+		Format: manifestFormat, Version: manifestVersion, Campaign: c.Name, Tool: version.String(),
 		Created: time.Now().UTC(),
 		Suite:   ManifestSuite{Name: c.Suite.Name, Path: c.Suite.Path, Hash: c.Suite.Hash()},
-		Settings: Settings{
+		Settings: settings{
 			Device: o.DeviceKind, DeviceType: o.Devices[0].Type, DurationS: o.Duration.Seconds(),
 			WarmupS: o.Window.MinWarmup.Seconds(), Share: o.Share,
 		},
 		Hardware: c.Hardware,
-		Plan: ManifestPlan{Hash: c.Plan.Hash(), Shard: c.Shard, EstS: c.Plan.Total().Seconds(),
+		Plan: manifestPlan{Hash: c.Plan.Hash(), Shard: c.Shard, EstS: c.Plan.Total().Seconds(),
 			Notes: c.Plan.Notes, Runs: c.Plan.Runs},
 	}
 	if _, err := os.Stat(filepath.Join(c.Dir, FleetFile)); err == nil {
 		return nil, nil, fmt.Errorf("%s holds a fleet (%s): its campaign is merged from its shards by coloc profile merge, and a merge would drop runs made here; run a shard instead (--out %s --shard i/n)",
-			c.Dir, FleetFile, filepath.Join(c.Dir, ShardsDir, "i"))
+			c.Dir, FleetFile, filepath.Join(c.Dir, shardsDir, "i"))
 	}
 	path := filepath.Join(c.Dir, "manifest.json")
 	old, err := ReadManifest(path)
@@ -372,7 +372,7 @@ func (c *Campaign) prepare() (*Manifest, []string, error) {
 		if c.Extend && c.Shard == "" && old.Plan.Hash != man.Plan.Hash {
 			if p, ok := extendPlan(old.Plan.Runs, c.Plan); ok {
 				c.Plan, extended = p, true
-				man.Plan = ManifestPlan{Hash: p.Hash(), EstS: p.Total().Seconds(), Notes: p.Notes, Runs: p.Runs}
+				man.Plan = manifestPlan{Hash: p.Hash(), EstS: p.Total().Seconds(), Notes: p.Notes, Runs: p.Runs}
 			}
 		}
 		if d := man.differences(old, extended); len(d) > 0 {
@@ -433,7 +433,7 @@ func (c *Campaign) runOne(ctx context.Context, pr PlannedRun, recs map[string]*R
 // writeTables writes the tables of the finished runs and the manifest;
 // final also gathers the per-run sample files into samples.arrow (too
 // costly to redo after every run).
-func (c *Campaign) writeTables(man *Manifest, recs map[string]*RunRecord, final bool) error {
+func (c *Campaign) writeTables(man *manifest, recs map[string]*RunRecord, final bool) error {
 	if _, err := writeTables(c.Dir, c.Name, c.Suite, c.Plan, recs, final); err != nil {
 		return err
 	}
@@ -449,7 +449,7 @@ func (c *Campaign) writeTables(man *Manifest, recs map[string]*RunRecord, final 
 // samples table too when withSamples: it concatenates the per-run files of
 // dir/samples) and returns them.
 func writeTables(dir, name string, s *Suite, plan *Plan, recs map[string]*RunRecord, withSamples bool) (*Tables, error) {
-	t := BuildTables(name, s, plan, recs)
+	t := buildTables(name, s, plan, recs)
 	tables := t.List()
 	if withSamples {
 		st, err := gatherSamples(dir, plan, recs)
@@ -468,8 +468,8 @@ func writeTables(dir, name string, s *Suite, plan *Plan, recs map[string]*RunRec
 
 // tally counts the finished runs of plan by status into m.Progress and
 // takes the torch version and each workload's meta line from the records.
-func (m *Manifest) tally(plan *Plan, recs map[string]*RunRecord) {
-	m.Progress = ManifestProgress{}
+func (m *manifest) tally(plan *Plan, recs map[string]*RunRecord) {
+	m.Progress = manifestProgress{}
 	for _, pr := range plan.Runs {
 		r := recs[pr.ID]
 		if r == nil {
@@ -492,7 +492,7 @@ func (m *Manifest) tally(plan *Plan, recs map[string]*RunRecord) {
 				m.Torch = s.Meta.Torch
 			}
 			if m.Workloads == nil {
-				m.Workloads = map[string]*Meta{}
+				m.Workloads = map[string]*meta{}
 			}
 			if m.Workloads[s.Workload] == nil && r.Mode == datasets.ModeSolo {
 				m.Workloads[s.Workload] = s.Meta
@@ -503,7 +503,7 @@ func (m *Manifest) tally(plan *Plan, recs map[string]*RunRecord) {
 
 // writeWorkloads writes dir's workloads file from the meta lines tallied
 // into m (nothing when no workload printed one).
-func writeWorkloads(dir string, m *Manifest) error {
+func writeWorkloads(dir string, m *manifest) error {
 	if len(m.Workloads) == 0 {
 		return nil
 	}
@@ -514,7 +514,7 @@ func writeWorkloads(dir string, m *Manifest) error {
 // runs into the dataset's workloads file, from which features are built.
 // The protocol's flops_per_sample counts forward and backward passes, taken
 // as three forward passes; the file holds the forward FLOPs.
-func workloadsOf(man *Manifest) []datasets.WorkloadMeta {
+func workloadsOf(man *manifest) []datasets.WorkloadMeta {
 	var out []datasets.WorkloadMeta
 	for name, m := range man.Workloads {
 		wm := datasets.WorkloadMeta{

@@ -227,7 +227,7 @@ func TestCampaignInfeasiblePairs(t *testing.T) {
 	mon := &fakeMonitor{}
 	c := newCampaign(t, dir, s, planOpts("all", 1, 0, 1), mon)
 	c.Runner.Options.Devices[0].MemoryBytes = 10 << 30
-	c.Runner.Options.ProcessOverhead = 0.5 * GiB
+	c.Runner.Options.ProcessOverhead = 0.5 * bytesPerGiB
 	if _, err := c.Execute(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -309,7 +309,7 @@ func TestCampaignCancel(t *testing.T) {
 	defer cancel()
 	c.Progress = &cancelAt{id: "solo.sleepy.r0", cancel: cancel}
 	sum, err := c.Execute(ctx)
-	if !errors.Is(err, ErrInterrupted) || !strings.Contains(err.Error(), "rerun the same command to resume") {
+	if !errors.Is(err, errInterrupted) || !strings.Contains(err.Error(), "rerun the same command to resume") {
 		t.Fatalf("error %v, want ErrInterrupted", err)
 	}
 	if sum.Ran != 1 {

@@ -77,7 +77,7 @@ func (p PlanProgress) String() string {
 
 // ReadPlanProgress reads the journal of the campaign in dir and says how far it
 // is with p, and what a run with the given settings would do: everything
-// with force, else the runs not finished (Pending).
+// with force, else the runs not finished (pending).
 func ReadPlanProgress(dir string, p *Plan, force bool, retry Retry) (PlanProgress, error) {
 	recs, _, err := ReadCampaignJournal(dir)
 	if err != nil {
@@ -102,7 +102,7 @@ func ReadPlanProgress(dir string, p *Plan, force bool, retry Retry) (PlanProgres
 	}
 	todo := p
 	if !force {
-		todo = &Plan{Runs: Pending(p, recs, retry)}
+		todo = &Plan{Runs: pending(p, recs, retry)}
 	}
 	out.ToDo, out.Est = len(todo.Runs), todo.Total()
 	return out, nil

@@ -48,7 +48,7 @@
 // of a failed pair get SIGTERM on their process group, then SIGKILL after a
 // grace period. A workload ended by a SIGTERM, SIGINT or SIGHUP that coloc
 // did not send (a batch system stopping the whole job) makes its run wait
-// StopGrace for coloc's own stop; if coloc is stopping, the run is left
+// stopGrace for coloc's own stop; if coloc is stopping, the run is left
 // out of the journal, to be redone on resume, not recorded as failed. A non-zero exit, a timeout or a protocol workload that
 // printed no step line makes a failed run whose error holds the reason and
 // the tail of stderr ("out of memory" when stderr says so).
@@ -183,7 +183,7 @@
 // on one GPU.
 //
 // MergeFleet joins the shards into one campaign in DIR: the journal in plan
-// order, the sample files, the tables (BuildTables, as one node writes
+// order, the sample files, the tables (buildTables, as one node writes
 // them) and a manifest whose Shards say where each ran. It refuses, naming
 // the shard, a shard whose manifest has another suite hash, plan hash,
 // shard split or settings, or whose journal holds a run another shard owns,
@@ -195,8 +195,8 @@
 // Heterogeneous fleets (our choice). A fleet is one plan, and the plan
 // depends on the GPUs of a shard (the degrees), so a fleet asks for the same
 // number of GPUs everywhere; the GPU type is whatever the node has, and each
-// shard records it (Settings.DeviceType of its manifest; a run's record has
-// it too). BuildTables keeps device types apart: solo, pairs and scaling
+// shard records it (settings.DeviceType of its manifest; a run's record has
+// it too). buildTables keeps device types apart: solo, pairs and scaling
 // rows are per device type, and a pair is normalized only by solo runs of
 // its own type, since a ratio across GPU types would measure the GPUs, not
 // the interference. A fleet whose tasks land on mixed nodes therefore holds

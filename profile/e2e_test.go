@@ -70,7 +70,7 @@ func tinyCampaign(t *testing.T, dir, python string) *Campaign {
 	ro := DefaultRunOptions
 	ro.Python, ro.DeviceKind, ro.Devices, ro.Duration = python, "cpu", []Device{{Index: 0, Type: "cpu"}}, po.Duration
 	ro.Window.MinWarmup, ro.Timeout, ro.KillGrace = 500*time.Millisecond, 3*time.Minute, 5*time.Second
-	return &Campaign{Dir: dir, Suite: s, Plan: plan, Runner: &Runner{Suite: s, Options: ro, Monitor: NopMonitor{}},
+	return &Campaign{Dir: dir, Suite: s, Plan: plan, Runner: &Runner{Suite: s, Options: ro, Monitor: nopMonitor{}},
 		Hardware: Hardware{Devices: ro.Devices}}
 }
 
@@ -130,7 +130,7 @@ func TestEndToEndTinySuite(t *testing.T) {
 		case <-time.After(100 * time.Millisecond):
 		}
 		recs, _, err := ReadCampaignJournal(dir)
-		live, _, lerr := readLive(filepath.Join(dir, LiveFile))
+		live, _, lerr := readLive(filepath.Join(dir, liveFile))
 		if err == nil && len(recs) >= 2 && lerr == nil && len(live.Procs) > 0 {
 			_ = child.Process.Signal(syscall.SIGKILL)
 			<-done
@@ -147,7 +147,7 @@ func TestEndToEndTinySuite(t *testing.T) {
 
 	// The workloads of the run in progress outlive the killed campaign
 	// (each in its own process group); the live file names them.
-	leftover, _, err := readLive(filepath.Join(dir, LiveFile))
+	leftover, _, err := readLive(filepath.Join(dir, liveFile))
 	if err != nil {
 		t.Fatalf("live file after SIGKILL: %v", err)
 	}

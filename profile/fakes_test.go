@@ -25,14 +25,14 @@ func testdata(t *testing.T) string {
 }
 
 // fake is a workload running fake.sh in the given mode.
-func fake(name, mode string, args ...string) Workload {
-	return Workload{
-		Name: name, Class: "other", BatchSize: 4, Precision: "fp32", Protocol: ProtocolColoc,
-		Command: append([]string{PlaceholderPython, "{suite_dir}/fake.sh", mode}, args...),
+func fake(name, mode string, args ...string) workload {
+	return workload{
+		Name: name, Class: "other", BatchSize: 4, Precision: "fp32", Protocol: protocolColoc,
+		Command: append([]string{placeholderPython, "{suite_dir}/fake.sh", mode}, args...),
 	}
 }
 
-func fakeSuite(t *testing.T, ws ...Workload) *Suite {
+func fakeSuite(t *testing.T, ws ...workload) *Suite {
 	dir := testdata(t)
 	return &Suite{Name: "fake", Path: filepath.Join(dir, "fake.yaml"), Dir: dir, Workloads: ws}
 }

@@ -18,12 +18,12 @@ import (
 // Fleet manifest format and version: DIR/fleet.json of a campaign that a
 // cluster manager runs as shards.
 const (
-	FleetFormat  = "coloc.fleet"
-	FleetVersion = 1
+	fleetFormat  = "coloc.fleet"
+	fleetVersion = 1
 	// FleetFile is the fleet manifest's name in its directory.
 	FleetFile = "fleet.json"
-	// ShardsDir holds one campaign directory per shard: shards/<i>.
-	ShardsDir = "shards"
+	// shardsDir holds one campaign directory per shard: shards/<i>.
+	shardsDir = "shards"
 )
 
 // Fleet describes a campaign split into shards that a cluster manager
@@ -50,7 +50,7 @@ type Fleet struct {
 	K8s   *K8sOptions   `json:"kubernetes,omitempty"`
 }
 
-// FleetSettings are the settings every shard must run with (see Settings;
+// FleetSettings are the settings every shard must run with (see settings;
 // the device type is the shard's own).
 type FleetSettings struct {
 	Device    string  `json:"device"` // cuda or cpu
@@ -91,7 +91,7 @@ func NewFleet(name string, s *Suite, plan *Plan, n int, set FleetSettings, args 
 		return nil, err
 	}
 	f := &Fleet{
-		Format: FleetFormat, Version: FleetVersion, Name: name, Tool: version.String(), Created: time.Now().UTC(),
+		Format: fleetFormat, Version: fleetVersion, Name: name, Tool: version.String(), Created: time.Now().UTC(),
 		Suite:    ManifestSuite{Name: s.Name, Path: suitePath, Hash: s.Hash()},
 		Settings: set,
 		Plan:     FleetPlan{Hash: plan.Hash(), EstS: plan.Total().Seconds(), Notes: plan.Notes, Runs: plan.Runs},
@@ -112,7 +112,7 @@ func NewFleet(name string, s *Suite, plan *Plan, n int, set FleetSettings, args 
 }
 
 // ShardDir is the campaign directory of shard i, relative to the fleet's.
-func ShardDir(i int) string { return filepath.Join(ShardsDir, strconv.Itoa(i)) }
+func ShardDir(i int) string { return filepath.Join(shardsDir, strconv.Itoa(i)) }
 
 // PlanOf returns the fleet's whole plan.
 func (f *Fleet) PlanOf() *Plan { return &Plan{Runs: f.Plan.Runs, Notes: f.Plan.Notes} }
@@ -120,11 +120,11 @@ func (f *Fleet) PlanOf() *Plan { return &Plan{Runs: f.Plan.Runs, Notes: f.Plan.N
 // check validates a fleet read from path: the plan matches its hash and the
 // shards cover it, each run once.
 func (f *Fleet) check(path string) error {
-	if f.Format != FleetFormat {
-		return fmt.Errorf("%s: not a coloc fleet manifest (format %q, want %q)", path, f.Format, FleetFormat)
+	if f.Format != fleetFormat {
+		return fmt.Errorf("%s: not a coloc fleet manifest (format %q, want %q)", path, f.Format, fleetFormat)
 	}
-	if f.Version != FleetVersion {
-		return fmt.Errorf("%s: fleet manifest version %d is not known to this coloc (it reads version %d)", path, f.Version, FleetVersion)
+	if f.Version != fleetVersion {
+		return fmt.Errorf("%s: fleet manifest version %d is not known to this coloc (it reads version %d)", path, f.Version, fleetVersion)
 	}
 	if h := f.PlanOf().Hash(); h != f.Plan.Hash {
 		return fmt.Errorf("%s: plan.runs do not match plan.hash (%s, computed %s): the file was edited", path, short(f.Plan.Hash), short(h))

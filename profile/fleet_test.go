@@ -22,7 +22,7 @@ func fleetSuite(t *testing.T, name string, workloads ...[2]string) *Suite {
 	var b strings.Builder
 	fmt.Fprintf(&b, "version: 1\nname: %s\ndefaults:\n  class: other\n  batch_size: 4\nworkloads:\n", name)
 	for _, w := range workloads {
-		args, _ := json.Marshal(append([]string{PlaceholderPython, script}, strings.Fields(w[1])...))
+		args, _ := json.Marshal(append([]string{placeholderPython, script}, strings.Fields(w[1])...))
 		fmt.Fprintf(&b, "  - name: %s\n    command: %s\n", w[0], args)
 	}
 	path := filepath.Join(t.TempDir(), name+".yaml")

@@ -18,8 +18,8 @@ import (
 	"github.com/coloc-dev/coloc/internal/version"
 )
 
-// ShardState is what a shard's directory held at a merge.
-type ShardState struct {
+// shardState is what a shard's directory held at a merge.
+type shardState struct {
 	Index      int
 	Dir        string // relative to the fleet directory
 	Started    bool   // the shard wrote its manifest
@@ -32,7 +32,7 @@ type ShardState struct {
 // MergeResult is what MergeFleet found and wrote.
 type MergeResult struct {
 	Fleet  *Fleet
-	Shards []ShardState
+	Shards []shardState
 	// Planned counts the runs of the plan; OK, Failed and Infeasible the
 	// finished ones by status.
 	Planned, OK, Failed, Infeasible int
@@ -66,7 +66,7 @@ func (r *MergeResult) IncompleteShards() []int {
 // MergeFleet merges the shards of the fleet in dir (dir/fleet.json, the
 // shards in dir/shards/<i>) into one campaign in dir: the journal
 // runs.jsonl of every finished run in plan order, the sample files under
-// samples/, the tables (BuildTables, as a one-node campaign writes them) and
+// samples/, the tables (buildTables, as a one-node campaign writes them) and
 // manifest.json, whose Shards say where each shard ran. It reads the shards
 // without changing them, so it may run while shards still run, and running
 // it again gives the same campaign. A shard of another suite, plan, shard
@@ -94,13 +94,13 @@ func MergeFleet(dir string) (*MergeResult, error) {
 	}
 	recs := map[string]*RunRecord{}
 	src := map[string]string{} // run ID -> its sample file in its shard
-	var mans []ManifestShard
-	var first *Manifest
+	var mans []manifestShard
+	var first *manifest
 	types := map[string]bool{}
 	for _, sh := range f.Plan.Shards {
-		st := ShardState{Index: sh.Index, Dir: ShardDir(sh.Index), Planned: len(sh.Runs)}
+		st := shardState{Index: sh.Index, Dir: ShardDir(sh.Index), Planned: len(sh.Runs)}
 		sd := filepath.Join(dir, st.Dir)
-		ms := ManifestShard{Shard: fmt.Sprintf("%d/%d", sh.Index, n), Dir: st.Dir}
+		ms := manifestShard{Shard: fmt.Sprintf("%d/%d", sh.Index, n), Dir: st.Dir}
 		man, err := ReadManifest(filepath.Join(sd, "manifest.json"))
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
@@ -118,7 +118,7 @@ func MergeFleet(dir string) (*MergeResult, error) {
 		if first == nil {
 			first = man
 		}
-		rs, warns, err := ReadJournal(filepath.Join(sd, journalName))
+		rs, warns, err := peekJournal(filepath.Join(sd, journalName))
 		if err != nil {
 			return nil, fmt.Errorf("shard %d: %w", sh.Index, err)
 		}
@@ -168,12 +168,12 @@ func MergeFleet(dir string) (*MergeResult, error) {
 		return nil, err
 	}
 	res.Warnings = append(res.Warnings, res.Tables.Warnings...)
-	man := &Manifest{
-		Format: ManifestFormat, Version: ManifestVersion, Campaign: f.Name, Tool: version.String(),
+	man := &manifest{
+		Format: manifestFormat, Version: manifestVersion, Campaign: f.Name, Tool: version.String(),
 		Created: f.Created, Updated: time.Now().UTC(), Suite: f.Suite,
-		Settings: Settings{Device: f.Settings.Device, DeviceType: strings.Join(res.DeviceTypes, ","),
+		Settings: settings{Device: f.Settings.Device, DeviceType: strings.Join(res.DeviceTypes, ","),
 			DurationS: f.Settings.DurationS, WarmupS: f.Settings.WarmupS, Share: f.Settings.Share},
-		Plan:   ManifestPlan{Hash: f.Plan.Hash, EstS: f.Plan.EstS, Notes: f.Plan.Notes, Runs: f.Plan.Runs},
+		Plan:   manifestPlan{Hash: f.Plan.Hash, EstS: f.Plan.EstS, Notes: f.Plan.Notes, Runs: f.Plan.Runs},
 		Shards: mans,
 	}
 	if first != nil {
@@ -190,7 +190,7 @@ func MergeFleet(dir string) (*MergeResult, error) {
 }
 
 // checkShard says why the shard manifest m of shard i is not one of f's.
-func (f *Fleet) checkShard(m *Manifest, i int) error {
+func (f *Fleet) checkShard(m *manifest, i int) error {
 	n := len(f.Plan.Shards)
 	switch {
 	case m.Suite.Hash != f.Suite.Hash:
@@ -201,7 +201,7 @@ func (f *Fleet) checkShard(m *Manifest, i int) error {
 	case m.Plan.Shard != fmt.Sprintf("%d/%d", i, n):
 		return fmt.Errorf("it ran shard %q, want %d/%d", m.Plan.Shard, i, n)
 	}
-	want := Settings{Device: f.Settings.Device, DeviceType: m.Settings.DeviceType, DurationS: f.Settings.DurationS,
+	want := settings{Device: f.Settings.Device, DeviceType: m.Settings.DeviceType, DurationS: f.Settings.DurationS,
 		WarmupS: f.Settings.WarmupS, Share: f.Settings.Share}
 	if m.Settings != want {
 		return fmt.Errorf("it ran with %s, the fleet with %s", m.Settings, want)

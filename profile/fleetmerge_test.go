@@ -90,7 +90,7 @@ func TestMergeFleet(t *testing.T) {
 	// Running the plan in the fleet directory itself is refused: the next
 	// merge would drop its runs.
 	plan, _ := NewPlan(s, po)
-	c := &Campaign{Dir: dir, Suite: s, Plan: plan, Runner: &Runner{Suite: s, Options: fakeOptions(t), Monitor: NopMonitor{}}}
+	c := &Campaign{Dir: dir, Suite: s, Plan: plan, Runner: &Runner{Suite: s, Options: fakeOptions(t), Monitor: nopMonitor{}}}
 	if _, err := c.Execute(context.Background()); err == nil || !strings.Contains(err.Error(), "holds a fleet") {
 		t.Errorf("a campaign run in the fleet directory: %v, want a refusal", err)
 	}

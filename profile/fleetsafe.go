@@ -59,10 +59,10 @@ func checkPlain(what, s string) error {
 // and its suite's name (in comment lines) and the run flags every shard
 // passes (in the shell command).
 func (f *Fleet) checkFleetStrings() error {
-	if err := CheckName("fleet name (the name of its directory)", f.Name); err != nil {
+	if err := checkName("fleet name (the name of its directory)", f.Name); err != nil {
 		return err
 	}
-	if err := CheckName("suite name", f.Suite.Name); err != nil {
+	if err := checkName("suite name", f.Suite.Name); err != nil {
 		return err
 	}
 	for _, a := range f.Args {

@@ -106,7 +106,7 @@ func TestSlurmScriptHostile(t *testing.T) {
 			}
 			got := runCaptured(t, script, "SLURM_ARRAY_TASK_ID=2")
 			want := append(append([]string{f.Slurm.Coloc, "profile", "run", "--suite", f.Slurm.Suite, "--python", f.Slurm.Python}, f.Args...),
-				"--out", filepath.Join(dir, ShardsDir, "2"), "--shard", "2/3")
+				"--out", filepath.Join(dir, shardsDir, "2"), "--shard", "2/3")
 			if strings.Join(got, "\x00") != strings.Join(want, "\x00") {
 				t.Errorf("%s %q: the script runs\n%q\nwant\n%q", fd.name, s, got, want)
 			}
@@ -184,7 +184,7 @@ func TestK8sManifestHostile(t *testing.T) {
 			script := at(t, doc, "spec", "template", "spec", "containers", 0, "command", 2).(string)
 			got := runCaptured(t, script, "JOB_COMPLETION_INDEX=1")
 			want := append(append([]string{f.K8s.Coloc, "profile", "run", "--suite", f.K8s.Suite, "--python", f.K8s.Python}, f.Args...),
-				"--out", path.Join(f.K8s.MountPath, ShardsDir, "2"), "--shard", "2/3")
+				"--out", path.Join(f.K8s.MountPath, shardsDir, "2"), "--shard", "2/3")
 			if strings.Join(got, "\x00") != strings.Join(want, "\x00") {
 				t.Errorf("%s %q: the pod runs\n%q\nwant\n%q", fd.name, s, got, want)
 			}

@@ -28,7 +28,7 @@ func TestCampaignLock(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = newCampaign(t, dir, s, planOpts("none", 1, 0, 1), nil).Execute(context.Background())
-	if !errors.Is(err, ErrLocked) || !strings.Contains(err.Error(), fmt.Sprintf("written by process %d", os.Getpid())) {
+	if !errors.Is(err, errLocked) || !strings.Contains(err.Error(), fmt.Sprintf("written by process %d", os.Getpid())) {
 		t.Fatalf("second campaign: %v, want ErrLocked naming PID %d", err, os.Getpid())
 	}
 	unlock()
@@ -38,7 +38,7 @@ func TestCampaignLock(t *testing.T) {
 	if err != nil {
 		t.Skip("no flock(1) to hold the lock from another process")
 	}
-	holder := exec.Command(flock, "-x", "-o", filepath.Join(dir, LockFile), "sleep", "60")
+	holder := exec.Command(flock, "-x", "-o", filepath.Join(dir, lockFile), "sleep", "60")
 	holder.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := holder.Start(); err != nil {
 		t.Fatal(err)
@@ -196,7 +196,7 @@ func TestCampaignHostileWorkload(t *testing.T) {
 	if sum.Failed != 4 || sum.OK != 5 {
 		t.Errorf("%d ok, %d failed; want 5 ok and the 4 runs of evil failed", sum.OK, sum.Failed)
 	}
-	recs, _, err := ReadJournal(filepath.Join(dir, journalName))
+	recs, _, err := peekJournal(filepath.Join(dir, journalName))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -320,26 +320,26 @@ func TestJournalVersions(t *testing.T) {
 		return fmt.Sprintf(`{"version":%d,"run_id":%q,"mode":"solo","status":"ok","sides":[]}`, v, id)
 	}
 	var lines []string
-	for v := 1; v <= JournalVersion; v++ {
+	for v := 1; v <= journalVersion; v++ {
 		lines = append(lines, line(v, fmt.Sprintf("solo.a.r%d", v)))
 	}
 	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	recs, _, err := ReadJournal(path)
-	if err != nil || len(recs) != JournalVersion {
-		t.Fatalf("%d records, %v; want %d", len(recs), err, JournalVersion)
+	recs, _, err := peekJournal(path)
+	if err != nil || len(recs) != journalVersion {
+		t.Fatalf("%d records, %v; want %d", len(recs), err, journalVersion)
 	}
 	if r := recs["solo.a.r2"]; r.SharedGPU() {
 		t.Errorf("a version-2 record reads as shared: %+v", r)
 	}
-	for _, v := range []int{0, JournalVersion + 1} {
+	for _, v := range []int{0, journalVersion + 1} {
 		bad := append(slices.Clone(lines), line(v, "solo.b.r0"))
 		if err := os.WriteFile(path, []byte(strings.Join(bad, "\n")+"\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		want := fmt.Sprintf("%s:%d: journal record version %d is not known to this coloc (it reads versions 1 to %d)", path, len(bad), v, JournalVersion)
-		if _, _, err := ReadJournal(path); err == nil || err.Error() != want {
+		want := fmt.Sprintf("%s:%d: journal record version %d is not known to this coloc (it reads versions 1 to %d)", path, len(bad), v, journalVersion)
+		if _, _, err := peekJournal(path); err == nil || err.Error() != want {
 			t.Errorf("version %d: %v, want %q", v, err, want)
 		}
 	}

@@ -14,13 +14,13 @@ import (
 	"github.com/coloc-dev/coloc/datasets"
 )
 
-// JournalVersion is the version of the records in runs.jsonl. Version 2
+// journalVersion is the version of the records in runs.jsonl. Version 2
 // added the settled flag, spread and window of each side; version 3 the
 // run's shared list (another tenant's processes on its GPUs), which a
 // coloc that does not know it must not ignore. Version-1 and version-2
 // records still read (their sides count as settled, window unknown; no
 // tenant seen).
-const JournalVersion = 3
+const journalVersion = 3
 
 // RunRecord is one finished run: a line of the journal runs.jsonl. A run is
 // finished when it has a value, failed, or was found infeasible; a run
@@ -40,7 +40,7 @@ type RunRecord struct {
 	// started for lack of memory, else failed.
 	Status string       `json:"status"`
 	Error  string       `json:"error,omitempty"`
-	Sides  []SideRecord `json:"sides"`
+	Sides  []sideRecord `json:"sides"`
 	// Samples is the run's sample file relative to the campaign directory,
 	// "" when the monitor returned none.
 	Samples  string   `json:"samples,omitempty"`
@@ -53,9 +53,9 @@ type RunRecord struct {
 	Shared []string `json:"shared,omitempty"`
 }
 
-// SideRecord is what one workload of a run did. Throughput is in samples/s
+// sideRecord is what one workload of a run did. Throughput is in samples/s
 // over the steady window; nil fields are unknown.
-type SideRecord struct {
+type sideRecord struct {
 	Workload   string   `json:"workload"`
 	Label      string   `json:"label"`
 	Status     string   `json:"status"`
@@ -66,7 +66,7 @@ type SideRecord struct {
 	PeakMemory *float64 `json:"peak_memory_bytes,omitempty"`
 	WallS      float64  `json:"wall_s"`
 	Error      string   `json:"error,omitempty"`
-	Meta       *Meta    `json:"meta,omitempty"`
+	Meta       *meta    `json:"meta,omitempty"`
 	// Settled is false when the side's step time never settled and its
 	// value was measured over the best window available; Spread is then
 	// the value's relative uncertainty (see unsettledSpread). Both are nil
@@ -84,7 +84,7 @@ type SideRecord struct {
 
 // Unsettled reports whether the side is ok but its step time never
 // settled.
-func (s *SideRecord) Unsettled() bool {
+func (s *sideRecord) Unsettled() bool {
 	return s.Status == datasets.StatusOK && s.Settled != nil && !*s.Settled
 }
 
@@ -109,7 +109,7 @@ func (r *RunRecord) SharedGPU() bool {
 
 // settle sets the run's status and error from its sides.
 func (r *RunRecord) settle() {
-	r.Version = JournalVersion
+	r.Version = journalVersion
 	r.Status, r.Error = datasets.StatusOK, ""
 	for _, s := range r.Sides {
 		if s.Status != datasets.StatusOK {
@@ -123,8 +123,8 @@ func (r *RunRecord) settle() {
 
 // Cause is the side that made the run fail: the first side that is not ok
 // other than one stopped because its partner failed; nil for an ok run.
-func (r *RunRecord) Cause() *SideRecord {
-	var first *SideRecord
+func (r *RunRecord) Cause() *sideRecord {
+	var first *sideRecord
 	for i := range r.Sides {
 		s := &r.Sides[i]
 		if s.Status == datasets.StatusOK {
@@ -140,21 +140,21 @@ func (r *RunRecord) Cause() *SideRecord {
 	return first
 }
 
-// Journal is the append-only file of finished runs. Each record is one
+// journal is the append-only file of finished runs. Each record is one
 // JSON line, written whole by one write(2) on a file opened O_APPEND and
 // fsynced before the run counts as done, so a crash loses at most the run
 // in progress and leaves at most a torn last line, which the next open
 // drops.
-type Journal struct {
+type journal struct {
 	path string
 	f    *os.File
 }
 
-// OpenJournal opens (creating it if needed) the journal at path and returns
+// openJournal opens (creating it if needed) the journal at path and returns
 // the records in it, by run ID (a later record of a run replaces an earlier
 // one). A last line cut short by a crash is dropped and cut from the file;
 // a bad line anywhere else is an error naming its line.
-func OpenJournal(path string) (*Journal, map[string]*RunRecord, []string, error) {
+func openJournal(path string) (*journal, map[string]*RunRecord, []string, error) {
 	data, err := os.ReadFile(path)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, nil, err
@@ -172,13 +172,13 @@ func OpenJournal(path string) (*Journal, map[string]*RunRecord, []string, error)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	return &Journal{path: path, f: f}, recs, warns, nil
+	return &journal{path: path, f: f}, recs, warns, nil
 }
 
-// ReadJournal returns the records of the journal at path like OpenJournal,
+// peekJournal returns the records of the journal at path like openJournal,
 // without changing the file: a shard still running may be appending to it.
 // A missing file holds no records.
-func ReadJournal(path string) (map[string]*RunRecord, []string, error) {
+func peekJournal(path string) (map[string]*RunRecord, []string, error) {
 	data, err := os.ReadFile(path)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, err
@@ -188,9 +188,9 @@ func ReadJournal(path string) (map[string]*RunRecord, []string, error) {
 }
 
 // ReadCampaignJournal returns the records of the journal of the campaign
-// in dir, like ReadJournal.
+// in dir, like peekJournal.
 func ReadCampaignJournal(dir string) (map[string]*RunRecord, []string, error) {
-	return ReadJournal(filepath.Join(dir, journalName))
+	return peekJournal(filepath.Join(dir, journalName))
 }
 
 // parseJournal reads the records of data, the content of the journal at
@@ -211,8 +211,8 @@ func parseJournal(path string, data []byte) (map[string]*RunRecord, int, []strin
 		if err := json.Unmarshal(line, &r); err != nil {
 			return nil, 0, nil, fmt.Errorf("%s:%d: %v", path, n+1, err)
 		}
-		if r.Version < 1 || r.Version > JournalVersion {
-			return nil, 0, nil, fmt.Errorf("%s:%d: journal record version %d is not known to this coloc (it reads versions 1 to %d)", path, n+1, r.Version, JournalVersion)
+		if r.Version < 1 || r.Version > journalVersion {
+			return nil, 0, nil, fmt.Errorf("%s:%d: journal record version %d is not known to this coloc (it reads versions 1 to %d)", path, n+1, r.Version, journalVersion)
 		}
 		if r.RunID == "" {
 			return nil, 0, nil, fmt.Errorf("%s:%d: record without run_id", path, n+1)
@@ -223,7 +223,7 @@ func parseJournal(path string, data []byte) (map[string]*RunRecord, int, []strin
 }
 
 // Append writes one record and syncs it to disk.
-func (j *Journal) Append(r *RunRecord) error {
+func (j *journal) Append(r *RunRecord) error {
 	b, err := json.Marshal(r)
 	if err != nil {
 		return fmt.Errorf("journal %s: run %s: %w", j.path, r.RunID, err)
@@ -235,4 +235,4 @@ func (j *Journal) Append(r *RunRecord) error {
 }
 
 // Close closes the journal file.
-func (j *Journal) Close() error { return j.f.Close() }
+func (j *journal) Close() error { return j.f.Close() }

@@ -185,7 +185,7 @@ func K8sManifest(f *Fleet) ([]byte, error) {
 	labels := map[string]string{"app.kubernetes.io/name": "coloc", "app.kubernetes.io/instance": o.JobName}
 	script := "set -eu\nshard=$((JOB_COMPLETION_INDEX + 1))\nexec " +
 		strings.Join(shellQuoteAll(shardCommand(o.Coloc, o.Suite, o.Python, f.Args)), " ") +
-		" --out " + shellQuote(path.Join(o.MountPath, ShardsDir)+"/") + `"$shard" --shard "$shard/` + fmt.Sprint(n) + `"` + "\n"
+		" --out " + shellQuote(path.Join(o.MountPath, shardsDir)+"/") + `"$shard" --shard "$shard/` + fmt.Sprint(n) + `"` + "\n"
 	c := k8sContainer{
 		Name: "coloc", Image: o.Image, Command: []string{"/bin/sh", "-c", script},
 		VolumeMounts: []k8sMount{{Name: "campaign", MountPath: o.MountPath}},

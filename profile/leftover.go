@@ -20,7 +20,7 @@ import (
 // resumed campaign is about to measure on, and a solo run measured beside
 // a leftover training job is wrong without any sign of it. So while a run
 // is in progress its processes are named in the campaign directory's
-// live file (LiveFile), and a campaign that takes the directory's lock
+// live file (liveFile), and a campaign that takes the directory's lock
 // first stops the processes a predecessor named there that still run.
 //
 // A process is named by its PID and its start time (clock ticks since
@@ -30,28 +30,28 @@ import (
 // included), which is stopped as a whole: SIGTERM, then SIGKILL after
 // the run options' KillGrace. Where /proc cannot be read, no process is
 // named, so none is stopped (coloc's GPU hosts are Linux). The private MPS
-// daemon of a campaign sharing by MPS is named likewise in MPSFile, and
+// daemon of a campaign sharing by MPS is named likewise in mpsFile, and
 // quit.
 
 // A workload that a campaign killed with SIGKILL had started and not yet
 // named in its live file, or that a named workload started in a process
 // group of its own, would escape the live file. Two more guards catch
 // them: each workload gets the parent-death signal (SIGKILL when the
-// campaign process dies; process.go), and each carries CampaignEnv in its
+// campaign process dies; process.go), and each carries campaignEnv in its
 // environment, which its children inherit, so that a resumed campaign
 // finds by it every process of its directory still running (stopMarked),
 // whoever started it.
 
-// CampaignEnv is set in the environment of every workload a campaign
+// campaignEnv is set in the environment of every workload a campaign
 // starts, to the campaign directory's absolute path.
-const CampaignEnv = "COLOC_CAMPAIGN"
+const campaignEnv = "COLOC_CAMPAIGN"
 
 // stopMarked stops the processes of this user whose environment holds
-// CampaignEnv=dir (dir absolute): the process group of each (SIGTERM,
+// campaignEnv=dir (dir absolute): the process group of each (SIGTERM,
 // then SIGKILL after grace), never this process's own group. It returns a
 // warning naming what it stopped; none where /proc cannot be read.
 func stopMarked(dir string, grace time.Duration) []string {
-	marker := []byte(CampaignEnv + "=" + dir)
+	marker := []byte(campaignEnv + "=" + dir)
 	self, _ := procStat(os.Getpid())
 	groups := map[int][]int{} // process group -> its marked processes
 	entries, _ := os.ReadDir("/proc")
@@ -103,17 +103,17 @@ func anyRunning(pids []int) bool {
 	return false
 }
 
-// MPSFile is the file in a campaign directory that names the private MPS
+// mpsFile is the file in a campaign directory that names the private MPS
 // daemon of a campaign with --share mps, from its start to its stop (see
 // MPS.StateFile and stopLeftoverMPS): a killed campaign leaves it running.
-const MPSFile = ".coloc.mps.json"
+const mpsFile = ".coloc.mps.json"
 
-// LiveFile is the file in a campaign directory that names the processes
+// liveFile is the file in a campaign directory that names the processes
 // of the run in progress. It exists only while a run is in progress, and
 // after a campaign that was killed.
-const LiveFile = ".coloc.live.json"
+const liveFile = ".coloc.live.json"
 
-// liveVersion is the version of LiveFile's format.
+// liveVersion is the version of liveFile's format.
 const liveVersion = 1
 
 type liveRecord struct {

@@ -89,7 +89,7 @@ func TestStopLeftovers(t *testing.T) {
 		t.Skip("no /proc here")
 	}
 	dir := t.TempDir()
-	path := filepath.Join(dir, LiveFile)
+	path := filepath.Join(dir, liveFile)
 	polite, pp := startGroup(t, "sleep", "60")
 	stubborn, sp := startGroup(t, "sh", "-c", `trap "" TERM; while :; do sleep 0.1; done`)
 	stranger, xp := startGroup(t, "sleep", "61")
@@ -199,10 +199,10 @@ func TestCampaignStopsLeftovers(t *testing.T) {
 	left, lp := startGroup(t, "sleep", "60")
 	host, _ := os.Hostname()
 	rec := fmt.Sprintf(`{"version":1,"host":%q,"run":"pair.a+b.r0","procs":[{"label":"a","pid":%d,"start_ticks":%d}]}`, host, lp.PID, lp.StartTicks)
-	if err := os.WriteFile(filepath.Join(dir, LiveFile), []byte(rec), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, liveFile), []byte(rec), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	spy := &liveSpy{path: filepath.Join(dir, LiveFile)}
+	spy := &liveSpy{path: filepath.Join(dir, liveFile)}
 	sum, err := newCampaign(t, dir, s, planOpts("all", 1, 0, 1), spy).Execute(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -228,7 +228,7 @@ func TestCampaignStopsLeftovers(t *testing.T) {
 			}
 		}
 	}
-	if _, err := os.Stat(filepath.Join(dir, LiveFile)); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(dir, liveFile)); !os.IsNotExist(err) {
 		t.Errorf("live file after the campaign: %v, want none", err)
 	}
 }
@@ -245,7 +245,7 @@ func TestCampaignStopsMarkedProcesses(t *testing.T) {
 	abs, _ := filepath.Abs(dir)
 	mark := func(value string) *exec.Cmd {
 		cmd := exec.Command("sleep", "60")
-		cmd.Env = append(os.Environ(), CampaignEnv+"="+value)
+		cmd.Env = append(os.Environ(), campaignEnv+"="+value)
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
@@ -311,7 +311,7 @@ func TestHelperStartsAWorkload(t *testing.T) {
 	if os.Getenv("PROFILE_HELPER_WORKLOAD") == "" {
 		t.Skip("helper process only")
 	}
-	m, err := start(Command{Label: "a", Argv: []string{"sleep", "300"}}, time.Now(), make(chan struct{}, 1))
+	m, err := start(command{Label: "a", Argv: []string{"sleep", "300"}}, time.Now(), make(chan struct{}, 1))
 	if err != nil {
 		fmt.Println(-1, err)
 		os.Exit(1)

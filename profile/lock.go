@@ -7,17 +7,17 @@ import (
 	"github.com/coloc-dev/coloc/internal/outlock"
 )
 
-// LockFile is the lock a running campaign holds on its directory: an
+// lockFile is the lock a running campaign holds on its directory: an
 // exclusive flock(2) (internal/outlock), so that two campaigns never write
 // one directory at once. The kernel drops the lock when its holder exits,
 // however it exits (kill -9 included), so a lock file left behind never
 // blocks. The file names the holder, for the message that refuses a second
 // campaign.
-const LockFile = ".coloc.lock"
+const lockFile = ".coloc.lock"
 
-// ErrLocked is wrapped by the error of a campaign refused because another
+// errLocked is wrapped by the error of a campaign refused because another
 // process holds its directory's lock.
-var ErrLocked = outlock.ErrLocked
+var errLocked = outlock.ErrLocked
 
 // lockSettle is how long lockDir waits for a lock whose recorded holder
 // has exited (outlock.DefaultSettle; tests shorten it).
@@ -25,7 +25,7 @@ var lockSettle = outlock.DefaultSettle
 
 // lockDir takes the lock of dir, which must exist. unlock releases it.
 func lockDir(dir string) (unlock func(), err error) {
-	l, err := outlock.File(filepath.Join(dir, LockFile), outlock.Options{
+	l, err := outlock.File(filepath.Join(dir, lockFile), outlock.Options{
 		What:   fmt.Sprintf("campaign directory %s", dir),
 		Fix:    "choose another --out",
 		Settle: lockSettle,

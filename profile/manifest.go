@@ -15,8 +15,8 @@ import (
 
 // Manifest format and version: manifest.json of a campaign directory.
 const (
-	ManifestFormat  = "coloc.campaign"
-	ManifestVersion = 1
+	manifestFormat  = "coloc.campaign"
+	manifestVersion = 1
 )
 
 // Hardware is what a campaign ran on.
@@ -28,9 +28,9 @@ type Hardware struct {
 	CUDA    string   `json:"cuda_version,omitempty"`
 }
 
-// Settings are the options that decide what a run measures. A campaign
+// settings are the options that decide what a run measures. A campaign
 // directory is resumed only with equal settings.
-type Settings struct {
+type settings struct {
 	Device     string  `json:"device"`      // cuda or cpu
 	DeviceType string  `json:"device_type"` // e.g. h200, cpu
 	DurationS  float64 `json:"duration_s"`
@@ -38,9 +38,9 @@ type Settings struct {
 	Share      string  `json:"share_mode"`
 }
 
-// Manifest describes a campaign directory: what was planned, on what, with
+// manifest describes a campaign directory: what was planned, on what, with
 // which tool. It is rewritten (atomically) after every run.
-type Manifest struct {
+type manifest struct {
 	Format    string           `json:"format"`
 	Version   int              `json:"version"`
 	Campaign  string           `json:"campaign"`
@@ -48,21 +48,21 @@ type Manifest struct {
 	Created   time.Time        `json:"created"`
 	Updated   time.Time        `json:"updated"`
 	Suite     ManifestSuite    `json:"suite"`
-	Settings  Settings         `json:"settings"`
+	Settings  settings         `json:"settings"`
 	Hardware  Hardware         `json:"hardware"`
 	Torch     string           `json:"torch_version,omitempty"`
-	Workloads map[string]*Meta `json:"workloads,omitempty"` // the meta line of each workload
-	Plan      ManifestPlan     `json:"plan"`
-	Progress  ManifestProgress `json:"progress"`
+	Workloads map[string]*meta `json:"workloads,omitempty"` // the meta line of each workload
+	Plan      manifestPlan     `json:"plan"`
+	Progress  manifestProgress `json:"progress"`
 	// Shards, in a campaign merged from the shards of a fleet (see
 	// MergeFleet), say where each shard ran; Hardware is then the first
-	// shard's and Settings.DeviceType lists every device type, sorted and
+	// shard's and settings.DeviceType lists every device type, sorted and
 	// comma-separated.
-	Shards []ManifestShard `json:"shards,omitempty"`
+	Shards []manifestShard `json:"shards,omitempty"`
 }
 
-// ManifestShard is one shard of a merged campaign.
-type ManifestShard struct {
+// manifestShard is one shard of a merged campaign.
+type manifestShard struct {
 	Shard      string    `json:"shard"` // i/n
 	Dir        string    `json:"dir"`   // relative to the campaign directory
 	DeviceType string    `json:"device_type,omitempty"`
@@ -77,9 +77,9 @@ type ManifestSuite struct {
 	Hash string `json:"hash"`
 }
 
-// ManifestPlan is the whole plan of a campaign and the shard this
+// manifestPlan is the whole plan of a campaign and the shard this
 // directory runs ("" for all of it).
-type ManifestPlan struct {
+type manifestPlan struct {
 	Hash  string       `json:"hash"`
 	Shard string       `json:"shard,omitempty"`
 	EstS  float64      `json:"estimated_s"`
@@ -87,8 +87,8 @@ type ManifestPlan struct {
 	Runs  []PlannedRun `json:"runs"`
 }
 
-// ManifestProgress counts the finished runs by status.
-type ManifestProgress struct {
+// manifestProgress counts the finished runs by status.
+type manifestProgress struct {
 	Finished   int `json:"finished"`
 	OK         int `json:"ok"`
 	Failed     int `json:"failed"`
@@ -96,26 +96,26 @@ type ManifestProgress struct {
 }
 
 // ReadManifest reads and checks a campaign's manifest.json.
-func ReadManifest(path string) (*Manifest, error) {
+func ReadManifest(path string) (*manifest, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	var m Manifest
+	var m manifest
 	if err := json.Unmarshal(data, &m); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if m.Format != ManifestFormat {
-		return nil, fmt.Errorf("%s: not a coloc campaign manifest (format %q, want %q)", path, m.Format, ManifestFormat)
+	if m.Format != manifestFormat {
+		return nil, fmt.Errorf("%s: not a coloc campaign manifest (format %q, want %q)", path, m.Format, manifestFormat)
 	}
-	if m.Version != ManifestVersion {
-		return nil, fmt.Errorf("%s: campaign manifest version %d is not known to this coloc (it reads version %d)", path, m.Version, ManifestVersion)
+	if m.Version != manifestVersion {
+		return nil, fmt.Errorf("%s: campaign manifest version %d is not known to this coloc (it reads version %d)", path, m.Version, manifestVersion)
 	}
 	return &m, nil
 }
 
 // writeManifest writes m to path atomically.
-func writeManifest(path string, m *Manifest) error {
+func writeManifest(path string, m *manifest) error {
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return err
@@ -131,7 +131,7 @@ func writeFileAtomic(path string, data []byte) error { return atomicfile.WriteBy
 // (resuming on a replaced node, with a newer build, or merging the journals
 // of the shards of one plan). extended says m's plan extends old's
 // (extendPlan): a plan change allowed.
-func (m *Manifest) differences(old *Manifest, extended bool) []string {
+func (m *manifest) differences(old *manifest, extended bool) []string {
 	var d []string
 	if old.Suite.Hash != m.Suite.Hash {
 		d = append(d, fmt.Sprintf("suite %s changed (hash %s, now %s)", m.Suite.Name, short(old.Suite.Hash), short(m.Suite.Hash)))
@@ -150,7 +150,7 @@ func (m *Manifest) differences(old *Manifest, extended bool) []string {
 // and m: the driver, and the power limit of a GPU (matched by UUID, else
 // by index). A resumed campaign is allowed on changed hardware, but its
 // runs from before and after are then not measured alike.
-func (m *Manifest) hardwareChanges(old *Manifest) []string {
+func (m *manifest) hardwareChanges(old *manifest) []string {
 	var out []string
 	if o, n := old.Hardware.Driver, m.Hardware.Driver; o != "" && n != "" && o != n {
 		out = append(out, fmt.Sprintf("the GPU driver was %s in the campaign's earlier runs and is %s now", o, n))
@@ -169,7 +169,7 @@ func (m *Manifest) hardwareChanges(old *Manifest) []string {
 	return out
 }
 
-func (s Settings) String() string {
+func (s settings) String() string {
 	return fmt.Sprintf("device %s (%s), duration %gs, warmup %gs, share %s", s.Device, s.DeviceType, s.DurationS, s.WarmupS, s.Share)
 }
 

@@ -7,7 +7,7 @@ import (
 	"github.com/coloc-dev/coloc/datasets"
 )
 
-// evaluate turns the exits of a run's processes into one SideRecord per
+// evaluate turns the exits of a run's processes into one sideRecord per
 // workload: status, throughput over the steady window (for a pair, the
 // window where both are steady), peak memory and error text. warns gathers
 // what did not stop the measurement.
@@ -18,10 +18,10 @@ import (
 // measured over the best window it has (from the end of its warm-up, else
 // its whole stream of steps) and marked unsettled with a wider uncertainty
 // (see unsettledSpread).
-func evaluate(wls []Workload, exits []*Exit, pair bool, o WindowOptions, warns []string) ([]SideRecord, []string) {
-	sides := make([]SideRecord, len(exits))
-	spans := make([]Span, len(exits))
-	whole := make([]Span, len(exits))
+func evaluate(wls []workload, exits []*exit, pair bool, o WindowOptions, warns []string) ([]sideRecord, []string) {
+	sides := make([]sideRecord, len(exits))
+	spans := make([]span, len(exits))
+	whole := make([]span, len(exits))
 	for i, e := range exits {
 		s, w := &sides[i], wls[i]
 		s.Workload, s.Label, s.Meta, s.WallS = w.Name, e.Label, e.Stream.Meta, e.Wall
@@ -38,15 +38,15 @@ func evaluate(wls []Workload, exits []*Exit, pair bool, o WindowOptions, warns [
 			s.fail(msg)
 			continue
 		}
-		if w.Protocol == ProtocolNone {
+		if w.Protocol == protocolNone {
 			s.Steps = int64(w.Steps)
-			spans[i] = Span{From: 0, To: e.Wall, Settled: true}
+			spans[i] = span{From: 0, To: e.Wall, Settled: true}
 			whole[i] = spans[i]
 			continue
 		}
-		spans[i], _ = SteadySpan(e.Stream, o)
+		spans[i], _ = steadySpan(e.Stream, o)
 		off := e.Stream.Offset()
-		whole[i] = Span{From: e.Stream.Steps[0].Time + off, To: e.Stream.Steps[len(e.Stream.Steps)-1].Time + off}
+		whole[i] = span{From: e.Stream.Steps[0].Time + off, To: e.Stream.Steps[len(e.Stream.Steps)-1].Time + off}
 	}
 	if failPartners(sides) {
 		return sides, warns
@@ -56,20 +56,20 @@ func evaluate(wls []Workload, exits []*Exit, pair bool, o WindowOptions, warns [
 	steady := true
 	if pair {
 		var ok bool
-		if wholeFrom, wholeTo, ok = Overlap(whole...); !ok {
+		if wholeFrom, wholeTo, ok = overlap(whole...); !ok {
 			for i := range sides {
 				sides[i].fail("the two workloads never ran at the same time (one ended before the other's first step; raise --duration)")
 			}
 			return sides, warns
 		}
-		if from, to, ok = Overlap(spans...); !ok {
+		if from, to, ok = overlap(spans...); !ok {
 			steady = false
 		}
 	}
 	for i, e := range exits {
 		s, w := &sides[i], wls[i]
-		if w.Protocol == ProtocolNone {
-			s.set(Measurement{
+		if w.Protocol == protocolNone {
+			s.set(measurement{
 				Throughput: float64(w.Steps*w.BatchSize) / e.Wall,
 				Steps:      int64(w.Steps),
 				Samples:    int64(w.Steps * w.BatchSize),
@@ -84,14 +84,14 @@ func evaluate(wls []Workload, exits []*Exit, pair bool, o WindowOptions, warns [
 			continue
 		}
 		settled := steady && spans[i].Settled
-		var m Measurement
-		err := ErrShortWindow
+		var m measurement
+		err := errShortWindow
 		if steady {
-			m, err = Measure(e.Stream.Steps, e.Stream.Offset(), from, to, o.MinSteps)
+			m, err = measure(e.Stream.Steps, e.Stream.Offset(), from, to, o.MinSteps)
 		}
 		if err != nil {
 			settled = false
-			m, err = Measure(e.Stream.Steps, e.Stream.Offset(), wholeFrom, wholeTo, 1)
+			m, err = measure(e.Stream.Steps, e.Stream.Offset(), wholeFrom, wholeTo, 1)
 		}
 		if err != nil && pair {
 			s.fail("the two workloads did not run together for two of its steps (one ended first; raise --duration): " + err.Error())
@@ -116,10 +116,10 @@ func evaluate(wls []Workload, exits []*Exit, pair bool, o WindowOptions, warns [
 // two halves of its window (how far the rate still moved), and never less
 // than the tolerance it failed to meet. A window whose halves cannot both
 // be measured is fully uncertain (1).
-func unsettledSpread(steps []Step, offset float64, m Measurement, tol float64) float64 {
+func unsettledSpread(steps []step, offset float64, m measurement, tol float64) float64 {
 	mid := (m.From + m.To) / 2
-	a, errA := Measure(steps, offset, m.From, mid, 1)
-	b, errB := Measure(steps, offset, mid, m.To, 1)
+	a, errA := measure(steps, offset, m.From, mid, 1)
+	b, errB := measure(steps, offset, mid, m.To, 1)
 	if errA != nil || errB != nil {
 		return 1
 	}
@@ -129,8 +129,8 @@ func unsettledSpread(steps []Step, offset float64, m Measurement, tol float64) f
 
 // failPartners marks every side failed when one is: a pair's value means
 // nothing once one of its workloads stopped. It reports whether any failed.
-func failPartners(sides []SideRecord) bool {
-	var bad *SideRecord
+func failPartners(sides []sideRecord) bool {
+	var bad *sideRecord
 	for i := range sides {
 		if sides[i].Status == datasets.StatusFailed {
 			bad = &sides[i]
@@ -155,7 +155,7 @@ const (
 )
 
 // failure says why a process's run cannot give a value, "" when it can.
-func failure(w Workload, e *Exit) string {
+func failure(w workload, e *exit) string {
 	tail := ""
 	if e.StderrTail != "" {
 		tail = "; stderr:\n" + e.StderrTail
@@ -171,19 +171,19 @@ func failure(w Workload, e *Exit) string {
 		return fmt.Sprintf("%v%s", e.Err, tail)
 	case e.Stream.Err != nil:
 		return e.Stream.Err.Error()
-	case w.Protocol == ProtocolColoc && len(e.Stream.Steps) == 0:
+	case w.Protocol == protocolColoc && len(e.Stream.Steps) == 0:
 		msg := "exited without a protocol step line on stdout"
 		if e.Stream.Ignored > 0 {
 			msg += fmt.Sprintf(" (%d other lines; a command that does not speak the protocol needs protocol: none and steps)", e.Stream.Ignored)
 		}
 		return msg + tail
-	case w.Protocol == ProtocolColoc && len(e.Stream.Steps) == 1:
+	case w.Protocol == protocolColoc && len(e.Stream.Steps) == 1:
 		return "exited after one protocol step line: no step time to measure (raise --duration)"
 	}
 	return ""
 }
 
-func (s *SideRecord) fail(msg string) {
+func (s *sideRecord) fail(msg string) {
 	s.Status = datasets.StatusFailed
 	s.Error = strings.TrimSpace(msg)
 	s.Throughput, s.WindowS, s.StepTime = nil, nil, nil
@@ -192,7 +192,7 @@ func (s *SideRecord) fail(msg string) {
 
 // set records a measurement; an unsettled one carries its relative
 // uncertainty spread.
-func (s *SideRecord) set(m Measurement, settled bool, spread float64) {
+func (s *sideRecord) set(m measurement, settled bool, spread float64) {
 	s.Status = datasets.StatusOK
 	s.Throughput, s.WindowS, s.StepTime = &m.Throughput, &m.WindowS, &m.StepTime
 	s.WindowFrom, s.WindowTo = &m.From, &m.To

@@ -9,8 +9,8 @@ import (
 	"github.com/coloc-dev/coloc/datasets"
 )
 
-// GiB is the unit of a suite's memory_gb.
-const GiB = 1 << 30
+// bytesPerGiB is the unit of a suite's memory_gb.
+const bytesPerGiB = 1 << 30
 
 // memoryCheck records a pair run infeasible, without running it, when the
 // solo peak memories of its workloads plus a per-process overhead exceed
@@ -32,13 +32,13 @@ func (c *Campaign) memoryCheck(pr PlannedRun, recs map[string]*RunRecord) *RunRe
 			return nil
 		}
 		need += peak + o.ProcessOverhead
-		parts = append(parts, fmt.Sprintf("%s %.1f GiB %s", name, peak/GiB, from))
+		parts = append(parts, fmt.Sprintf("%s %.1f GiB %s", name, peak/bytesPerGiB, from))
 	}
 	if need <= float64(dev.MemoryBytes) {
 		return nil
 	}
 	msg := fmt.Sprintf("does not fit: %s, plus %.1f GiB per process, need %.1f GiB; device %d has %.1f GiB",
-		strings.Join(parts, " + "), o.ProcessOverhead/GiB, need/GiB, dev.Index, float64(dev.MemoryBytes)/GiB)
+		strings.Join(parts, " + "), o.ProcessOverhead/bytesPerGiB, need/bytesPerGiB, dev.Index, float64(dev.MemoryBytes)/bytesPerGiB)
 	now := time.Now().UTC()
 	rec := &RunRecord{
 		RunID: pr.ID, Mode: pr.Mode, Degree: pr.Degree, Repeat: pr.Repeat,
@@ -46,7 +46,7 @@ func (c *Campaign) memoryCheck(pr PlannedRun, recs map[string]*RunRecord) *RunRe
 		Start: now, End: now,
 	}
 	for i, name := range pr.Workloads {
-		rec.Sides = append(rec.Sides, SideRecord{
+		rec.Sides = append(rec.Sides, sideRecord{
 			Workload: name, Label: label(pr.Workloads, i), Status: datasets.StatusInfeasible, Error: msg,
 		})
 	}
@@ -71,7 +71,7 @@ func soloPeak(s *Suite, name string, recs map[string]*RunRecord) (float64, strin
 		return peak, "measured", true
 	}
 	if w, ok := s.Workload(name); ok && w.MemoryGB > 0 {
-		return w.MemoryGB * GiB, "from the suite's memory_gb", true
+		return w.MemoryGB * bytesPerGiB, "from the suite's memory_gb", true
 	}
 	return 0, "", false
 }

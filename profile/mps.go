@@ -12,16 +12,16 @@ import (
 	"strings"
 )
 
-// MPSControl is the binary that starts and stops the CUDA Multi-Process
+// mpsControl is the binary that starts and stops the CUDA Multi-Process
 // Service daemon; it ships with the NVIDIA driver utilities.
-const MPSControl = "nvidia-cuda-mps-control"
+const mpsControl = "nvidia-cuda-mps-control"
 
 // MPS runs a private CUDA MPS daemon for a campaign: its pipe and log
 // directories are fresh temporary directories, so it neither needs root nor
 // touches a daemon someone else runs. Workloads find it through the
 // environment that Start returns.
 type MPS struct {
-	// Control is the control binary, looked up in PATH; default MPSControl.
+	// Control is the control binary, looked up in PATH; default mpsControl.
 	Control string
 	// Devices is CUDA_VISIBLE_DEVICES for the daemon (the campaign's GPUs).
 	Devices string
@@ -49,7 +49,7 @@ type mpsRecord struct {
 // absent.
 func NewMPS(control, devices string) (*MPS, error) {
 	if control == "" {
-		control = MPSControl
+		control = mpsControl
 	}
 	path, err := exec.LookPath(control)
 	if err != nil {
@@ -116,7 +116,7 @@ func (m *MPS) Stop() error {
 // answered.
 func stopLeftoverMPS(path string) (string, error) {
 	var rec mpsRecord
-	ok, err := readStateFile(path, mpsVersion, &rec, "the MPS daemon a killed campaign may have left running; quit it with "+MPSControl)
+	ok, err := readStateFile(path, mpsVersion, &rec, "the MPS daemon a killed campaign may have left running; quit it with "+mpsControl)
 	if err != nil || !ok {
 		return "", err
 	}

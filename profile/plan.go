@@ -94,10 +94,10 @@ func NewPlan(s *Suite, o PlanOptions) (*Plan, error) {
 	for _, w := range s.Workloads {
 		switch {
 		case len(degrees) == 0:
-		case w.Protocol != ProtocolColoc:
+		case w.Protocol != protocolColoc:
 			notes = append(notes, fmt.Sprintf("no scale runs for %s: protocol none", w.Name))
-		case len(w.Command) < 2 || w.Command[0] != PlaceholderPython:
-			notes = append(notes, fmt.Sprintf("no scale runs for %s: torchrun needs a command starting with %s and the script", w.Name, PlaceholderPython))
+		case len(w.Command) < 2 || w.Command[0] != placeholderPython:
+			notes = append(notes, fmt.Sprintf("no scale runs for %s: torchrun needs a command starting with %s and the script", w.Name, placeholderPython))
 		default:
 			scalable[w.Name] = true
 		}
@@ -135,9 +135,9 @@ func NewPlan(s *Suite, o PlanOptions) (*Plan, error) {
 }
 
 // estimate is the expected wall time of one run of w at degree d.
-func estimate(w Workload, o PlanOptions, d int) time.Duration {
+func estimate(w workload, o PlanOptions, d int) time.Duration {
 	train := o.Duration
-	if w.Protocol == ProtocolNone && w.EstStepS > 0 {
+	if w.Protocol == protocolNone && w.EstStepS > 0 {
 		train = time.Duration(float64(w.Steps) * w.EstStepS * float64(time.Second))
 	}
 	if d > 1 {

@@ -15,9 +15,9 @@ import (
 func nSuite(n int) *Suite {
 	s := &Suite{Name: "n", Dir: "."}
 	for i := 0; i < n; i++ {
-		s.Workloads = append(s.Workloads, Workload{
+		s.Workloads = append(s.Workloads, workload{
 			Name: fmt.Sprintf("w%d", i), Class: "other", Command: []string{"{python}", "x.py"},
-			BatchSize: 1, Precision: "fp32", Protocol: ProtocolColoc,
+			BatchSize: 1, Precision: "fp32", Protocol: protocolColoc,
 		})
 	}
 	return s
@@ -169,7 +169,7 @@ func TestPlanScaleNeedsPython(t *testing.T) {
 
 func TestPlanEstimates(t *testing.T) {
 	s := nSuite(2)
-	s.Workloads[1].Protocol, s.Workloads[1].Steps, s.Workloads[1].EstStepS = ProtocolNone, 100, 0.5
+	s.Workloads[1].Protocol, s.Workloads[1].Steps, s.Workloads[1].EstStepS = protocolNone, 100, 0.5
 	o := planOpts("all", 1, 2, 1, 2)
 	o.Duration, o.Overhead = 10*time.Second, 2*time.Second
 	p, err := NewPlan(s, o)
@@ -196,7 +196,7 @@ func TestPlanEstimates(t *testing.T) {
 func TestShard(t *testing.T) {
 	s := nSuite(5)
 	for i := range s.Workloads {
-		s.Workloads[i].Protocol, s.Workloads[i].Steps, s.Workloads[i].EstStepS = ProtocolNone, 10*(i+1), 1
+		s.Workloads[i].Protocol, s.Workloads[i].Steps, s.Workloads[i].EstStepS = protocolNone, 10*(i+1), 1
 	}
 	p, err := NewPlan(s, planOpts("all", 2, 0, 1))
 	if err != nil {

@@ -12,9 +12,9 @@ import (
 	"github.com/coloc-dev/coloc/datasets"
 )
 
-// PreflightTimeout bounds each check of Preflight (importing torch takes a
+// preflightTimeout bounds each check of Preflight (importing torch takes a
 // few seconds on a cold cache).
-const PreflightTimeout = 2 * time.Minute
+const preflightTimeout = 2 * time.Minute
 
 // Preflight checks, once per distinct command, that the runs can start:
 // every workload's program exists and is executable, a script given to the
@@ -44,13 +44,13 @@ func (r *Runner) Preflight(runs []PlannedRun) error {
 			}
 			if _, err := exec.LookPath(argv[0]); err != nil {
 				what := "command"
-				if len(w.Command) > 0 && w.Command[0] == PlaceholderPython {
+				if len(w.Command) > 0 && w.Command[0] == placeholderPython {
 					what = "Python interpreter (--python)"
 				}
 				return fmt.Errorf("workload %s: the %s %q cannot be run: %v; install it, put it on PATH or fix the command in %s",
 					name, what, argv[0], errors.Unwrap(err), r.Suite.Path)
 			}
-			if len(w.Command) < 2 || w.Command[0] != PlaceholderPython || strings.HasPrefix(argv[1], "-") {
+			if len(w.Command) < 2 || w.Command[0] != placeholderPython || strings.HasPrefix(argv[1], "-") {
 				continue
 			}
 			if _, err := os.Stat(argv[1]); err != nil {
@@ -71,7 +71,7 @@ func (r *Runner) Preflight(runs []PlannedRun) error {
 
 // importsTorch checks that python can import torch.
 func importsTorch(python string) error {
-	ctx, cancel := context.WithTimeout(context.Background(), PreflightTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), preflightTimeout)
 	defer cancel()
 	out, err := exec.CommandContext(ctx, python, "-c", "import torch").CombinedOutput()
 	if err == nil {

@@ -9,9 +9,9 @@ import (
 
 func TestPreflight(t *testing.T) {
 	py := fake("py", "ok")
-	py.Command = []string{PlaceholderPython, "{suite_dir}/needs_torch.py"}
+	py.Command = []string{placeholderPython, "{suite_dir}/needs_torch.py"}
 	noScript := fake("noscript", "ok")
-	noScript.Command = []string{PlaceholderPython, "{suite_dir}/missing.sh"}
+	noScript.Command = []string{placeholderPython, "{suite_dir}/missing.sh"}
 	noCmd := fake("nocmd", "ok")
 	noCmd.Command = []string{"coloc-no-such-command", "--x"}
 	s := fakeSuite(t, fake("ok", "ok"), py, noScript, noCmd)

@@ -15,8 +15,8 @@ import (
 	"time"
 )
 
-// Command is one process of a run.
-type Command struct {
+// command is one process of a run.
+type command struct {
 	// Label names the process in results and in per-process samples: the
 	// workload name, "<name>#2" for the second copy in a pair of a workload
 	// with itself.
@@ -28,10 +28,10 @@ type Command struct {
 	Log io.Writer
 }
 
-// Exit is what became of one process.
-type Exit struct {
+// exit is what became of one process.
+type exit struct {
 	Label  string
-	Stream *Stream
+	Stream *lineStream
 	// Err is nil for exit status 0, else why the process ended.
 	Err      error
 	Code     int  // exit status; -1 when killed by a signal
@@ -51,7 +51,7 @@ type group struct {
 	KillGrace time.Duration
 	FailFast  bool
 	// Started is called once every process has started, with their PIDs
-	// (which are also their process group IDs) in Command order.
+	// (which are also their process group IDs) in command order.
 	Started func(pids []int)
 }
 
@@ -68,7 +68,7 @@ const oomMarker = "out of memory"
 
 type member struct {
 	cmd  *exec.Cmd
-	exit *Exit
+	exit *exit
 	// exited closes when the process has been waited for, before its
 	// output is drained; done closes when that output is read too.
 	exited, done chan struct{}
@@ -76,8 +76,8 @@ type member struct {
 
 // run starts every command and waits for all of them. It returns ctx.Err()
 // (with the exits so far) when ctx was cancelled; a process that fails is
-// not an error of run but an Exit with Err set.
-func (g group) run(ctx context.Context, cmds []Command) ([]*Exit, error) {
+// not an error of run but an exit with Err set.
+func (g group) run(ctx context.Context, cmds []command) ([]*exit, error) {
 	t0 := time.Now()
 	var members []*member
 	failed := make(chan struct{}, len(cmds))
@@ -136,7 +136,7 @@ func (g group) run(ctx context.Context, cmds []Command) ([]*Exit, error) {
 			m.exit.Stopped = why == "partner"
 		}
 	}
-	exits := make([]*Exit, len(members))
+	exits := make([]*exit, len(members))
 	for i, m := range members {
 		exits[i] = m.exit
 	}
@@ -150,7 +150,7 @@ func (g group) run(ctx context.Context, cmds []Command) ([]*Exit, error) {
 		// run was interrupted, not failed: it is left out, to be redone
 		// when the campaign resumes, instead of being recorded as a
 		// failure that a resume would keep.
-		wait := time.NewTimer(StopGrace)
+		wait := time.NewTimer(stopGrace)
 		defer wait.Stop()
 		select {
 		case <-ctx.Done():
@@ -161,12 +161,12 @@ func (g group) run(ctx context.Context, cmds []Command) ([]*Exit, error) {
 	return exits, nil
 }
 
-// StopGrace is how long a run whose workload was ended by a SIGTERM,
+// stopGrace is how long a run whose workload was ended by a SIGTERM,
 // SIGINT or SIGHUP that coloc did not send waits for coloc's own stop
 // before it is recorded as failed: the time for one signal, delivered to
 // a whole job or process group, to be handled by coloc as well. Far
 // longer than that (milliseconds) and far shorter than a run.
-const StopGrace = 2 * time.Second
+const stopGrace = 2 * time.Second
 
 // stoppedFromOutside reports whether a member not among those the group
 // killed (killed) ended by a signal that stops a job: SIGTERM, SIGINT or
@@ -224,7 +224,7 @@ func (g group) kill(members []*member) []*member {
 // start launches one command in a new process group and reads its output
 // in the background; m.done closes when it has exited and its output is
 // read. A failed process signals on failed.
-func start(c Command, t0 time.Time, failed chan<- struct{}) (*member, error) {
+func start(c command, t0 time.Time, failed chan<- struct{}) (*member, error) {
 	if len(c.Argv) == 0 {
 		return nil, fmt.Errorf("%s: empty command", c.Label)
 	}
@@ -251,12 +251,12 @@ func start(c Command, t0 time.Time, failed chan<- struct{}) (*member, error) {
 	}
 	outW.Close()
 	errW.Close()
-	m := &member{cmd: cmd, exit: &Exit{Label: c.Label, Stream: &Stream{}}, exited: make(chan struct{}), done: make(chan struct{})}
+	m := &member{cmd: cmd, exit: &exit{Label: c.Label, Stream: &lineStream{}}, exited: make(chan struct{}), done: make(chan struct{})}
 	var readers sync.WaitGroup
 	readers.Add(2)
 	go func() {
 		defer readers.Done()
-		br := bufio.NewReaderSize(outR, MaxLineBytes)
+		br := bufio.NewReaderSize(outR, maxLineBytes)
 		long := false // inside a line past MaxLineBytes: skip to its end
 		for {
 			line, err := br.ReadSlice('\n')

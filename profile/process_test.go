@@ -40,12 +40,12 @@ func TestTailBuffer(t *testing.T) {
 
 // TestStoppedFromOutside: a run whose workload ends by a SIGTERM that coloc
 // did not send, while coloc is not being stopped, is recorded as failed
-// (after StopGrace), and the signal is told apart from an exit status and
+// (after stopGrace), and the signal is told apart from an exit status and
 // from the group's own kill at the timeout.
 func TestStoppedFromOutside(t *testing.T) {
 	ctx := context.Background()
 	g := group{KillGrace: time.Second}
-	exits, err := g.run(ctx, []Command{{Label: "self-term", Argv: []string{"sh", "-c", "kill -TERM $$"}}})
+	exits, err := g.run(ctx, []command{{Label: "self-term", Argv: []string{"sh", "-c", "kill -TERM $$"}}})
 	if err != nil {
 		t.Fatalf("run: %v, want the exit recorded (coloc was not stopped)", err)
 	}
@@ -69,7 +69,7 @@ func TestStoppedFromOutside(t *testing.T) {
 		g := group{KillGrace: time.Second}
 		var members []*member
 		failed := make(chan struct{}, 1)
-		m, err := start(Command{Label: c.name, Argv: c.argv}, time.Now(), failed)
+		m, err := start(command{Label: c.name, Argv: c.argv}, time.Now(), failed)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -95,7 +95,7 @@ func TestFailFastStopsOnlyThePartner(t *testing.T) {
 	testHookFailed = func() { time.Sleep(200 * time.Millisecond) }
 	t.Cleanup(func() { testHookFailed = nil })
 	g := group{FailFast: true, KillGrace: time.Second, Timeout: time.Minute}
-	exits, err := g.run(context.Background(), []Command{
+	exits, err := g.run(context.Background(), []command{
 		{Label: "oom", Argv: []string{"sh", "-c", "echo 'RuntimeError: CUDA out of memory' >&2; exit 3"}},
 		{Label: "partner", Argv: []string{"sleep", "30"}},
 	})

@@ -16,8 +16,8 @@ import (
 
 func TestProgress(t *testing.T) {
 	tput := 123.4
-	ok := &RunRecord{Status: datasets.StatusOK, Sides: []SideRecord{{Label: "a", Status: datasets.StatusOK, Throughput: &tput}}}
-	bad := &RunRecord{Status: datasets.StatusFailed, Sides: []SideRecord{
+	ok := &RunRecord{Status: datasets.StatusOK, Sides: []sideRecord{{Label: "a", Status: datasets.StatusOK, Throughput: &tput}}}
+	bad := &RunRecord{Status: datasets.StatusFailed, Sides: []sideRecord{
 		{Label: "b", Status: datasets.StatusFailed, Error: "partner a failed"},
 		{Label: "a", Status: datasets.StatusFailed, Log: "camp/logs/solo.b.r0.a.stderr",
 			Error: "exit status 1; stderr:\nTraceback (most recent call last):\n  File \"x.py\", line 1\nModuleNotFoundError: No module named 'torch'\n\n"}}}
@@ -100,7 +100,7 @@ func TestCampaignMPS(t *testing.T) {
 	}
 }
 
-// A campaign sharing by MPS names its daemon in MPSFile while it runs, and
+// A campaign sharing by MPS names its daemon in mpsFile while it runs, and
 // first quits the daemon a killed predecessor named there.
 func TestCampaignMPSStateFile(t *testing.T) {
 	log := filepath.Join(t.TempDir(), "mps.log")
@@ -108,13 +108,13 @@ func TestCampaignMPSStateFile(t *testing.T) {
 	control := filepath.Join(testdata(t), "fake-mps-control.sh")
 	dir := t.TempDir()
 	old := t.TempDir() // the killed campaign's daemon directory
-	state := filepath.Join(dir, MPSFile)
+	state := filepath.Join(dir, mpsFile)
 	rec := fmt.Sprintf(`{"version":1,"host":"","control":%q,"devices":"0","dir":%q}`, control, old)
 	if err := os.WriteFile(state, []byte(rec), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	s := fakeSuite(t, fake("a", "ok"))
-	spy := &liveSpy{path: filepath.Join(dir, LiveFile)}
+	spy := &liveSpy{path: filepath.Join(dir, liveFile)}
 	c := newCampaign(t, dir, s, planOpts("all", 1, 0, 1), spy)
 	m, err := NewMPS(control, "0")
 	if err != nil {
@@ -179,7 +179,7 @@ func TestMPSControl(t *testing.T) {
 	// was killed (no Stop) is quit by stopLeftoverMPS, which removes its
 	// directory and the file.
 	os.Remove(log)
-	state := filepath.Join(t.TempDir(), MPSFile)
+	state := filepath.Join(t.TempDir(), mpsFile)
 	m.StateFile = state
 	if _, err := m.Start(); err != nil {
 		t.Fatal(err)

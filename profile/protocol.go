@@ -7,8 +7,8 @@ import (
 	"regexp"
 )
 
-// Meta is the first protocol line of a workload: what it trains.
-type Meta struct {
+// meta is the first protocol line of a workload: what it trains.
+type meta struct {
 	Model          string         `json:"model"`
 	Class          string         `json:"class"`
 	Params         int64          `json:"params"`
@@ -21,18 +21,18 @@ type Meta struct {
 	Torch          string         `json:"torch"`
 }
 
-// Step is one step line. Time is the workload's clock (time.monotonic()
+// step is one step line. Time is the workload's clock (time.monotonic()
 // seconds); Recv is when the harness read the line, in seconds since the run
 // started. Samples is cumulative over all ranks.
-type Step struct {
+type step struct {
 	Step    int64
 	Samples int64
 	Time    float64
 	Recv    float64
 }
 
-// End is the last protocol line of a normal exit.
-type End struct {
+// end is the last protocol line of a normal exit.
+type end struct {
 	Steps           int64    `json:"steps"`
 	Samples         int64    `json:"samples"`
 	Time            float64  `json:"time"`
@@ -42,13 +42,13 @@ type End struct {
 // maxKeptIgnored bounds the ignored lines quoted in warnings.
 const maxKeptIgnored = 3
 
-// Stream collects the protocol lines of one workload process as they
+// lineStream collects the protocol lines of one workload process as they
 // arrive. It is not safe for concurrent use: one goroutine feeds it, and it
 // is read after that goroutine is done.
-type Stream struct {
-	Meta  *Meta
-	Steps []Step
-	End   *End
+type lineStream struct {
+	Meta  *meta
+	Steps []step
+	End   *end
 	// Ignored counts lines that were not protocol lines (not JSON, unknown
 	// type, malformed or out of order); the first few are kept for warnings.
 	Ignored     int
@@ -60,21 +60,21 @@ type Stream struct {
 	lines int
 }
 
-// MaxLineBytes bounds one stdout line of a workload; a longer line fails
+// maxLineBytes bounds one stdout line of a workload; a longer line fails
 // the run (a protocol line is a few hundred bytes).
-const MaxLineBytes = 1 << 20
+const maxLineBytes = 1 << 20
 
 // nonFinite finds the NaN and infinity tokens Python's json module writes
 // for non-finite floats, which are not JSON.
 var nonFinite = regexp.MustCompile(`[:\[,]\s*-?(NaN|Infinity)\s*[,}\]]`)
 
-// TooLong records that stdout line n+1 exceeded MaxLineBytes.
-func (s *Stream) TooLong() {
+// TooLong records that stdout line n+1 exceeded maxLineBytes.
+func (s *lineStream) TooLong() {
 	s.lines++
-	s.bad(fmt.Errorf("stdout line %d is longer than %d bytes: not a protocol line (a workload must print one JSON object per line)", s.lines, MaxLineBytes))
+	s.bad(fmt.Errorf("stdout line %d is longer than %d bytes: not a protocol line (a workload must print one JSON object per line)", s.lines, maxLineBytes))
 }
 
-func (s *Stream) bad(err error) {
+func (s *lineStream) bad(err error) {
 	if s.Err == nil {
 		s.Err = err
 	}
@@ -84,7 +84,7 @@ func (s *Stream) bad(err error) {
 // Lines that are not protocol lines are counted, never fatal.
 //
 // A protocol line that reports an impossible value sets Err.
-func (s *Stream) Line(line []byte, recv float64) {
+func (s *lineStream) Line(line []byte, recv float64) {
 	s.lines++
 	line = bytes.TrimSpace(line)
 	if len(line) == 0 {
@@ -103,7 +103,7 @@ func (s *Stream) Line(line []byte, recv float64) {
 	}
 	switch head.Type {
 	case "meta":
-		var m Meta
+		var m meta
 		if err := json.Unmarshal(line, &m); err != nil {
 			s.ignore(line, err.Error())
 			return
@@ -129,7 +129,7 @@ func (s *Stream) Line(line []byte, recv float64) {
 			s.bad(fmt.Errorf("stdout line %d: step line with a negative step (%d) or samples (%d)", s.lines, *v.Step, *v.Samples))
 			return
 		}
-		st := Step{Step: *v.Step, Samples: *v.Samples, Time: *v.Time, Recv: recv}
+		st := step{Step: *v.Step, Samples: *v.Samples, Time: *v.Time, Recv: recv}
 		if n := len(s.Steps); n > 0 {
 			prev := s.Steps[n-1]
 			if st.Time < prev.Time || st.Samples < prev.Samples || st.Step <= prev.Step {
@@ -139,7 +139,7 @@ func (s *Stream) Line(line []byte, recv float64) {
 		}
 		s.Steps = append(s.Steps, st)
 	case "end":
-		var e End
+		var e end
 		if err := json.Unmarshal(line, &e); err != nil {
 			s.ignore(line, err.Error())
 			return
@@ -159,7 +159,7 @@ func (s *Stream) Line(line []byte, recv float64) {
 }
 
 // check says what is impossible in a meta line, "" when nothing.
-func (m *Meta) check() string {
+func (m *meta) check() string {
 	switch {
 	case m.Params < 0:
 		return fmt.Sprintf("has negative params (%d)", m.Params)
@@ -178,7 +178,7 @@ func (m *Meta) check() string {
 	return ""
 }
 
-func (s *Stream) ignore(line []byte, why string) {
+func (s *lineStream) ignore(line []byte, why string) {
 	s.Ignored++
 	if len(s.ignoredText) < maxKeptIgnored {
 		s.ignoredText = append(s.ignoredText, fmt.Sprintf("%q (%s)", clip(line), why))
@@ -194,7 +194,7 @@ func clip(line []byte) []byte {
 }
 
 // Warnings describes the ignored lines and a missing end line.
-func (s *Stream) Warnings() []string {
+func (s *lineStream) Warnings() []string {
 	var out []string
 	if s.Ignored > 0 {
 		w := fmt.Sprintf("%d stdout lines ignored (not protocol lines), e.g. ", s.Ignored)
@@ -213,7 +213,7 @@ func (s *Stream) Warnings() []string {
 }
 
 // PeakMemory returns the end line's peak device memory in bytes, or false.
-func (s *Stream) PeakMemory() (float64, bool) {
+func (s *lineStream) PeakMemory() (float64, bool) {
 	if s.End == nil || s.End.PeakMemoryBytes == nil {
 		return 0, false
 	}
@@ -224,7 +224,7 @@ func (s *Stream) PeakMemory() (float64, bool) {
 // It is the smallest Recv - Time over the steps, the reading least delayed
 // by pipes and scheduling, so two workloads on one host (whose clocks may
 // have different origins) can be compared. It is 0 without steps.
-func (s *Stream) Offset() float64 {
+func (s *lineStream) Offset() float64 {
 	if len(s.Steps) == 0 {
 		return 0
 	}

@@ -18,7 +18,7 @@ func TestStreamLines(t *testing.T) {
 		`{"type":"step","step":3,"samples":96,"time":11.0}`,
 		`{"type":"end","steps":3,"samples":96,"time":11.1,"peak_memory_bytes":1234567890}`,
 	}
-	var s Stream
+	var s lineStream
 	for i, l := range lines {
 		s.Line([]byte(l+"\n"), float64(i))
 	}
@@ -43,7 +43,7 @@ func TestStreamLines(t *testing.T) {
 }
 
 func TestStreamCPUEnd(t *testing.T) {
-	var s Stream
+	var s lineStream
 	s.Line([]byte(`{"type":"end","steps":3,"samples":96,"time":11.1,"peak_memory_bytes":null}`), 0)
 	if _, ok := s.PeakMemory(); ok {
 		t.Error("null peak memory read as known")

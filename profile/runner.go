@@ -40,14 +40,14 @@ type Monitor interface {
 	Stop() (*datasets.Table, sampler.Notes)
 }
 
-// NopMonitor samples nothing: the monitor of a machine without a GPU.
-type NopMonitor struct{}
+// nopMonitor samples nothing: the monitor of a machine without a GPU.
+type nopMonitor struct{}
 
 // Start does nothing.
-func (NopMonitor) Start(string, sampler.Target) {}
+func (nopMonitor) Start(string, sampler.Target) {}
 
 // Stop returns no samples.
-func (NopMonitor) Stop() (*datasets.Table, sampler.Notes) { return nil, sampler.Notes{} }
+func (nopMonitor) Stop() (*datasets.Table, sampler.Notes) { return nil, sampler.Notes{} }
 
 // RunOptions control how runs execute.
 type RunOptions struct {
@@ -81,9 +81,9 @@ type RunOptions struct {
 	ProcessOverhead float64
 }
 
-// DefaultGrace is how long past --duration a run may take before it is
+// defaultGrace is how long past --duration a run may take before it is
 // killed when no timeout is given.
-const DefaultGrace = 2 * time.Minute
+const defaultGrace = 2 * time.Minute
 
 // DefaultRunOptions are the defaults of `coloc profile run`.
 var DefaultRunOptions = RunOptions{
@@ -106,7 +106,7 @@ type Runner struct {
 	// LogDir, when set, receives each process's stderr as
 	// <run>.<label>.stderr.
 	LogDir string
-	// LiveFile, when set, names the processes of the run in progress
+	// liveFile, when set, names the processes of the run in progress
 	// while it runs (leftover.go), so that a campaign resumed after this
 	// one was killed can stop them.
 	LiveFile string
@@ -132,8 +132,8 @@ func (r *Runner) Run(ctx context.Context, pr PlannedRun) (*RunRecord, *datasets.
 		RunID: pr.ID, Mode: pr.Mode, Degree: pr.Degree, Repeat: pr.Repeat,
 		DeviceType: devs[0].Type, DeviceIDs: DeviceIndices(devs), Share: shareMode(pr, o.Share),
 	}
-	var wls []Workload
-	var cmds []Command
+	var wls []workload
+	var cmds []command
 	var logs []*os.File
 	var logPaths []string
 	defer func() {
@@ -152,7 +152,7 @@ func (r *Runner) Run(ctx context.Context, pr PlannedRun) (*RunRecord, *datasets.
 		if err != nil {
 			return nil, nil, fmt.Errorf("run %s: %w", pr.ID, err)
 		}
-		c := Command{Label: label(pr.Workloads, i), Argv: argv, Env: env}
+		c := command{Label: label(pr.Workloads, i), Argv: argv, Env: env}
 		logPaths = append(logPaths, "")
 		if r.LogDir != "" {
 			path := filepath.Join(r.LogDir, pr.ID+"."+c.Label+".stderr")
@@ -169,7 +169,7 @@ func (r *Runner) Run(ctx context.Context, pr PlannedRun) (*RunRecord, *datasets.
 	}
 	mon := r.Monitor
 	if mon == nil {
-		mon = NopMonitor{}
+		mon = nopMonitor{}
 	}
 	started := false
 	g := group{
@@ -215,7 +215,7 @@ func (r *Runner) Run(ctx context.Context, pr PlannedRun) (*RunRecord, *datasets.
 	}
 	if err != nil { // a command that could not start: this run fails, the campaign goes on
 		for i, w := range wls {
-			rec.Sides = append(rec.Sides, SideRecord{Workload: w.Name, Label: cmds[i].Label, Log: logPaths[i]})
+			rec.Sides = append(rec.Sides, sideRecord{Workload: w.Name, Label: cmds[i].Label, Log: logPaths[i]})
 			rec.Sides[i].fail(err.Error())
 		}
 		rec.settle()
@@ -230,32 +230,32 @@ func (r *Runner) Run(ctx context.Context, pr PlannedRun) (*RunRecord, *datasets.
 }
 
 // timeout is the run's time limit.
-func (r *Runner) timeout(wls []Workload) time.Duration {
+func (r *Runner) timeout(wls []workload) time.Duration {
 	if r.Options.Timeout > 0 {
 		return r.Options.Timeout
 	}
 	d := r.Options.Duration
 	for _, w := range wls {
-		if w.Protocol == ProtocolNone && w.EstStepS > 0 {
+		if w.Protocol == protocolNone && w.EstStepS > 0 {
 			d = max(d, 2*time.Duration(float64(w.Steps)*w.EstStepS*float64(time.Second)))
 		}
 	}
-	return d + DefaultGrace
+	return d + defaultGrace
 }
 
 // argv builds the command line of w: placeholders substituted, the standard
 // arguments appended (protocol workloads only), under torchrun at degree > 1.
-func (r *Runner) argv(w Workload, degree, repeat int) ([]string, error) {
+func (r *Runner) argv(w workload, degree, repeat int) ([]string, error) {
 	dir, err := filepath.Abs(r.Suite.Dir)
 	if err != nil {
 		return nil, err
 	}
-	rep := strings.NewReplacer(PlaceholderPython, r.Options.Python, PlaceholderSuiteDir, dir)
+	rep := strings.NewReplacer(placeholderPython, r.Options.Python, placeholderSuiteDir, dir)
 	argv := make([]string, len(w.Command))
 	for i, a := range w.Command {
 		argv[i] = rep.Replace(a)
 	}
-	if w.Protocol == ProtocolColoc {
+	if w.Protocol == protocolColoc {
 		argv = append(argv,
 			"--device", r.Options.DeviceKind,
 			"--batch-size", strconv.Itoa(w.BatchSize),
@@ -264,8 +264,8 @@ func (r *Runner) argv(w Workload, degree, repeat int) ([]string, error) {
 			"--seed", strconv.Itoa(repeat))
 	}
 	if degree > 1 {
-		if len(w.Command) < 2 || w.Command[0] != PlaceholderPython {
-			return nil, fmt.Errorf("workload %s: degree %d runs under torchrun, which needs a command starting with %s and the script", w.Name, degree, PlaceholderPython)
+		if len(w.Command) < 2 || w.Command[0] != placeholderPython {
+			return nil, fmt.Errorf("workload %s: degree %d runs under torchrun, which needs a command starting with %s and the script", w.Name, degree, placeholderPython)
 		}
 		launch := []string{r.Options.Python, "-m", "torch.distributed.run"}
 		if r.Options.Launcher != "" {

@@ -39,7 +39,7 @@ func pairRun(a, b string) PlannedRun {
 
 func TestRunOutcomes(t *testing.T) {
 	none := fake("plain", "silent")
-	none.Protocol, none.Steps = ProtocolNone, 100
+	none.Protocol, none.Steps = protocolNone, 100
 	s := fakeSuite(t,
 		fake("ok", "ok", "--warm", "4", "--peak", "1000"),
 		fake("crash", "crash"),
@@ -144,7 +144,7 @@ func TestRunThroughputOfFake(t *testing.T) {
 
 func TestRunProtocolNoneByWallTime(t *testing.T) {
 	w := fake("plain", "silent")
-	w.Protocol, w.Steps = ProtocolNone, 1000
+	w.Protocol, w.Steps = protocolNone, 1000
 	rec, _ := runOnce(t, fakeSuite(t, w), fakeOptions(t), soloRun("plain"))
 	side := rec.Sides[0]
 	if rec.Status != datasets.StatusOK || side.WallS <= 0 {

@@ -91,7 +91,7 @@ func SlurmScript(dir string, f *Fleet) (string, error) {
 	directive("--array=1-%d", n)
 	directive("--nodes=1")
 	directive("--ntasks=1")
-	logDir := sbatchValue(filepath.Join(dir, ShardsDir))
+	logDir := sbatchValue(filepath.Join(dir, shardsDir))
 	directive("--output=%s/%%a/slurm-%%A_%%a.out", logDir)
 	if o.Partition != "" {
 		directive("--partition=%s", o.Partition)
@@ -126,7 +126,7 @@ shard=${SLURM_ARRAY_TASK_ID:?run this script with sbatch, as a task of its job a
 		fmtSeconds(f.Plan.EstS), fmtSeconds(f.longestShard()), n, FleetFile, n,
 		shellQuote(filepath.Join(dir, SlurmScriptName)), shellQuote(filepath.Join(dir, SlurmScriptName)), shellQuote(dir))
 	cmd := shellQuoteAll(shardCommand(o.Coloc, o.Suite, o.Python, f.Args))
-	cmd = append(cmd, "--out", shellQuote(filepath.Join(dir, ShardsDir)+"/")+`"$shard"`, "--shard", fmt.Sprintf(`"$shard/%d"`, n))
+	cmd = append(cmd, "--out", shellQuote(filepath.Join(dir, shardsDir)+"/")+`"$shard"`, "--shard", fmt.Sprintf(`"$shard/%d"`, n))
 	b.WriteString(wrapCommand("exec", cmd[:3], cmd[3:]))
 	return b.String(), nil
 }

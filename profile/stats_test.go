@@ -29,14 +29,14 @@ func TestMeanCI(t *testing.T) {
 }
 
 func TestRatio(t *testing.T) {
-	num := Estimate{Mean: 50, Low: 47, High: 53, N: 3}   // ±6%
-	den := Estimate{Mean: 100, Low: 92, High: 108, N: 3} // ±8%
-	r := Ratio(num, den)
+	num := meanCI{Mean: 50, Low: 47, High: 53, N: 3}   // ±6%
+	den := meanCI{Mean: 100, Low: 92, High: 108, N: 3} // ±8%
+	r := ratio(num, den)
 	// ±10% of 0.5 (6% and 8% in quadrature).
 	if !approx(r.Mean, 0.5) || !approx(r.Low, 0.45) || !approx(r.High, 0.55) {
 		t.Errorf("Ratio = %+v, want 0.5 [0.45, 0.55]", r)
 	}
-	r = Ratio(num, Estimate{Mean: 100, Low: math.NaN(), High: math.NaN(), N: 1})
+	r = ratio(num, meanCI{Mean: 100, Low: math.NaN(), High: math.NaN(), N: 1})
 	if !approx(r.Mean, 0.5) || !math.IsNaN(r.Low) || !math.IsNaN(r.High) {
 		t.Errorf("Ratio with an unknown CI = %+v, want 0.5 and no interval", r)
 	}

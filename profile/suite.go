@@ -10,28 +10,28 @@ import (
 	"unicode/utf8"
 )
 
-// SuiteVersion is the only suite file version this build reads.
-const SuiteVersion = 1
+// suiteVersion is the only suite file version this build reads.
+const suiteVersion = 1
 
 // Workload classes, precisions and protocols a suite may name.
 var (
-	Classes    = []string{"cnn", "rnn", "recommender", "other"}
-	Precisions = []string{"fp32", "amp"}
-	Protocols  = []string{ProtocolColoc, ProtocolNone}
+	classes    = []string{"cnn", "rnn", "recommender", "other"}
+	precisions = []string{"fp32", "amp"}
+	protocols  = []string{protocolColoc, protocolNone}
 )
 
 // Protocols of a workload command.
 const (
-	// ProtocolColoc commands print the JSON lines of the coloc protocol.
-	ProtocolColoc = "coloc"
-	// ProtocolNone commands are measured by wall time over Steps steps.
-	ProtocolNone = "none"
+	// protocolColoc commands print the JSON lines of the coloc protocol.
+	protocolColoc = "coloc"
+	// protocolNone commands are measured by wall time over Steps steps.
+	protocolNone = "none"
 )
 
 // Placeholders a command may use; the harness substitutes them.
 const (
-	PlaceholderPython   = "{python}"
-	PlaceholderSuiteDir = "{suite_dir}"
+	placeholderPython   = "{python}"
+	placeholderSuiteDir = "{suite_dir}"
 )
 
 // Suite is a validated suite file: the workloads a campaign runs.
@@ -43,11 +43,11 @@ type Suite struct {
 	Path string
 	Dir  string
 	// Workloads are in file order, every default applied.
-	Workloads []Workload
+	Workloads []workload
 }
 
-// Workload is one training command of a suite.
-type Workload struct {
+// workload is one training command of a suite.
+type workload struct {
 	Name      string   `json:"name"`
 	Class     string   `json:"class"`
 	Command   []string `json:"command"`
@@ -60,13 +60,13 @@ type Workload struct {
 }
 
 // Workload returns the named workload, or false.
-func (s *Suite) Workload(name string) (Workload, bool) {
+func (s *Suite) Workload(name string) (workload, bool) {
 	for _, w := range s.Workloads {
 		if w.Name == name {
 			return w, true
 		}
 	}
-	return Workload{}, false
+	return workload{}, false
 }
 
 // Limits of a suite's numbers and names. They are far above any real
@@ -74,63 +74,63 @@ func (s *Suite) Workload(name string) (Workload, bool) {
 // time.Durations (at most about 292 years), and names reach file names,
 // Slurm scripts and Kubernetes manifests.
 const (
-	MaxNameLen   = 100       // bytes of a suite or workload name
-	MaxBatchSize = 1 << 20   // batch_size
-	MaxSteps     = 1 << 31   // steps of a protocol none workload
-	MaxMemoryGB  = 1 << 16   // memory_gb (64 TB a GPU)
-	MaxEstStepS  = 24 * 3600 // est_step_s: one day a step
+	maxNameLen   = 100       // bytes of a suite or workload name
+	maxBatchSize = 1 << 20   // batch_size
+	maxSteps     = 1 << 31   // steps of a protocol none workload
+	maxMemoryGB  = 1 << 16   // memory_gb (64 TB a GPU)
+	maxEstStepS  = 24 * 3600 // est_step_s: one day a step
 )
 
-// CheckName reports whether s may name a suite or a workload: 1 to
-// MaxNameLen letters, digits, '.', '_' and '-', starting with a letter or a
+// checkName reports whether s may name a suite or a workload: 1 to
+// maxNameLen letters, digits, '.', '_' and '-', starting with a letter or a
 // digit. Such a name needs no quoting in a file name, a shell script or a
 // YAML manifest; what names it is used in messages.
-func CheckName(what, s string) error {
-	if !namePattern.MatchString(s) || len(s) > MaxNameLen {
-		return fmt.Errorf("%s %q: a name is letters, digits, '.', '_' and '-', starting with a letter or digit, at most %d bytes", what, s, MaxNameLen)
+func checkName(what, s string) error {
+	if !namePattern.MatchString(s) || len(s) > maxNameLen {
+		return fmt.Errorf("%s %q: a name is letters, digits, '.', '_' and '-', starting with a letter or digit, at most %d bytes", what, s, maxNameLen)
 	}
 	return nil
 }
 
-func (w Workload) check() error {
+func (w workload) check() error {
 	name := fmt.Sprintf("workload %q", w.Name)
 	finite := func(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
-	if err := CheckName("workload", w.Name); err != nil {
+	if err := checkName("workload", w.Name); err != nil {
 		return err
 	}
 	switch {
-	case !oneOf(w.Class, Classes):
-		return fmt.Errorf("%s: class %q (want one of %s)", name, w.Class, strings.Join(Classes, ", "))
-	case !oneOf(w.Precision, Precisions):
-		return fmt.Errorf("%s: precision %q (want one of %s)", name, w.Precision, strings.Join(Precisions, ", "))
-	case !oneOf(w.Protocol, Protocols):
-		return fmt.Errorf("%s: protocol %q (want one of %s)", name, w.Protocol, strings.Join(Protocols, ", "))
+	case !oneOf(w.Class, classes):
+		return fmt.Errorf("%s: class %q (want one of %s)", name, w.Class, strings.Join(classes, ", "))
+	case !oneOf(w.Precision, precisions):
+		return fmt.Errorf("%s: precision %q (want one of %s)", name, w.Precision, strings.Join(precisions, ", "))
+	case !oneOf(w.Protocol, protocols):
+		return fmt.Errorf("%s: protocol %q (want one of %s)", name, w.Protocol, strings.Join(protocols, ", "))
 	case len(w.Command) == 0:
 		return fmt.Errorf("%s: no command", name)
 	case w.BatchSize <= 0:
 		return fmt.Errorf("%s: batch_size must be positive, got %d", name, w.BatchSize)
-	case w.BatchSize > MaxBatchSize:
-		return fmt.Errorf("%s: batch_size %d is above the limit of %d", name, w.BatchSize, MaxBatchSize)
+	case w.BatchSize > maxBatchSize:
+		return fmt.Errorf("%s: batch_size %d is above the limit of %d", name, w.BatchSize, maxBatchSize)
 	case w.Steps < 0:
 		return fmt.Errorf("%s: steps must not be negative, got %d", name, w.Steps)
-	case w.Steps > MaxSteps:
-		return fmt.Errorf("%s: steps %d is above the limit of %d", name, w.Steps, MaxSteps)
-	case w.Protocol == ProtocolNone && w.Steps == 0:
+	case w.Steps > maxSteps:
+		return fmt.Errorf("%s: steps %d is above the limit of %d", name, w.Steps, maxSteps)
+	case w.Protocol == protocolNone && w.Steps == 0:
 		return fmt.Errorf("%s: protocol none needs steps (the number of steps the command runs)", name)
-	case w.Protocol == ProtocolColoc && w.Steps != 0:
+	case w.Protocol == protocolColoc && w.Steps != 0:
 		return fmt.Errorf("%s: steps is for protocol none only (a coloc workload reports its steps)", name)
-	case !finite(w.MemoryGB) || w.MemoryGB < 0 || w.MemoryGB > MaxMemoryGB:
-		return fmt.Errorf("%s: memory_gb %v: want a number from 0 to %d", name, w.MemoryGB, MaxMemoryGB)
-	case !finite(w.EstStepS) || w.EstStepS < 0 || w.EstStepS > MaxEstStepS:
-		return fmt.Errorf("%s: est_step_s %v: want a number of seconds from 0 to %d", name, w.EstStepS, MaxEstStepS)
+	case !finite(w.MemoryGB) || w.MemoryGB < 0 || w.MemoryGB > maxMemoryGB:
+		return fmt.Errorf("%s: memory_gb %v: want a number from 0 to %d", name, w.MemoryGB, maxMemoryGB)
+	case !finite(w.EstStepS) || w.EstStepS < 0 || w.EstStepS > maxEstStepS:
+		return fmt.Errorf("%s: est_step_s %v: want a number of seconds from 0 to %d", name, w.EstStepS, maxEstStepS)
 	}
 	for i, arg := range w.Command {
 		if !utf8.ValidString(arg) || strings.ContainsRune(arg, 0) {
 			return fmt.Errorf("%s: command word %d %q: want UTF-8 text without NUL bytes", name, i+1, arg)
 		}
 		for _, ph := range placeholderPattern.FindAllString(arg, -1) {
-			if ph != PlaceholderPython && ph != PlaceholderSuiteDir {
-				return fmt.Errorf("%s: unknown placeholder %s in command (known: %s, %s)", name, ph, PlaceholderPython, PlaceholderSuiteDir)
+			if ph != placeholderPython && ph != placeholderSuiteDir {
+				return fmt.Errorf("%s: unknown placeholder %s in command (known: %s, %s)", name, ph, placeholderPython, placeholderSuiteDir)
 			}
 		}
 	}
@@ -154,8 +154,8 @@ func (s *Suite) Hash() string {
 	canon := struct {
 		Version   int        `json:"version"`
 		Name      string     `json:"name"`
-		Workloads []Workload `json:"workloads"`
-	}{SuiteVersion, s.Name, s.Workloads}
+		Workloads []workload `json:"workloads"`
+	}{suiteVersion, s.Name, s.Workloads}
 	b, err := json.Marshal(canon)
 	if err != nil {
 		// Only a non-finite number fails to marshal; LoadSuite refuses

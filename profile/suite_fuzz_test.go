@@ -21,12 +21,12 @@ func FuzzParseSuite(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if err := CheckName("suite", s.Name); err != nil {
+		if err := checkName("suite", s.Name); err != nil {
 			t.Fatal(err)
 		}
 		names := map[string]bool{}
 		for _, w := range s.Workloads {
-			if err := CheckName("workload", w.Name); err != nil || names[w.Name] {
+			if err := checkName("workload", w.Name); err != nil || names[w.Name] {
 				t.Fatalf("workload name %q (%v, twice %v)", w.Name, err, names[w.Name])
 			}
 			names[w.Name] = true
@@ -35,7 +35,7 @@ func FuzzParseSuite(f *testing.F) {
 					t.Fatalf("workload %s: a number %v", w.Name, x)
 				}
 			}
-			if w.BatchSize < 1 || w.BatchSize > MaxBatchSize || w.Steps > MaxSteps || w.MemoryGB > MaxMemoryGB || w.EstStepS > MaxEstStepS {
+			if w.BatchSize < 1 || w.BatchSize > maxBatchSize || w.Steps > maxSteps || w.MemoryGB > maxMemoryGB || w.EstStepS > maxEstStepS {
 				t.Fatalf("workload %s above a limit: %+v", w.Name, w)
 			}
 		}

@@ -41,9 +41,9 @@ func TestParseSuite(t *testing.T) {
 		name, precision, protocol string
 		batch                     int
 	}{
-		{"cnn-a", "amp", ProtocolColoc, 32},
-		{"rnn-b", "fp32", ProtocolColoc, 8},
-		{"plain", "amp", ProtocolNone, 8},
+		{"cnn-a", "amp", protocolColoc, 32},
+		{"rnn-b", "fp32", protocolColoc, 8},
+		{"plain", "amp", protocolNone, 8},
 	}
 	for i, w := range want {
 		g := s.Workloads[i]
@@ -77,7 +77,7 @@ func TestParseSuiteErrors(t *testing.T) {
 		{"class", replace("class: rnn", "class: transformer"), `class "transformer" (want one of cnn, rnn, recommender, other)`},
 		{"precision", replace("precision: fp32", "precision: bf16"), `precision "bf16"`},
 		{"bad name", replace("name: plain", "name: a+b"), `workload "a+b": a name is letters`},
-		{"long name", replace("name: plain", "name: "+strings.Repeat("x", MaxNameLen+1)), "at most 100 bytes"},
+		{"long name", replace("name: plain", "name: "+strings.Repeat("x", maxNameLen+1)), "at most 100 bytes"},
 		{"suite name newline", replace("name: tiny", `name: "tiny\ntouch /tmp/x"`), `tiny.yaml: suite name "tiny\ntouch /tmp/x": a name is letters`},
 		{"suite name subshell", replace("name: tiny", `name: "t$(id)"`), `suite name "t$(id)"`},
 		{"suite name quote", replace("name: tiny", `name: "t'; id; '"`), `suite name "t'; id; '"`},
@@ -116,8 +116,8 @@ func TestParseSuiteErrors(t *testing.T) {
 func TestSuiteHashOfNonFiniteNumbers(t *testing.T) {
 	// LoadSuite refuses these; a suite built in code still hashes, and
 	// the hash tells NaN from a number.
-	nan := &Suite{Name: "s", Workloads: []Workload{{Name: "w", MemoryGB: math.NaN()}}}
-	one := &Suite{Name: "s", Workloads: []Workload{{Name: "w", MemoryGB: 1}}}
+	nan := &Suite{Name: "s", Workloads: []workload{{Name: "w", MemoryGB: math.NaN()}}}
+	one := &Suite{Name: "s", Workloads: []workload{{Name: "w", MemoryGB: 1}}}
 	if h := nan.Hash(); !strings.HasPrefix(h, "sha256:") || h == one.Hash() {
 		t.Errorf("hash of a NaN suite %q, of a finite one %q", h, one.Hash())
 	}

@@ -37,13 +37,13 @@ type suiteFile struct {
 	Workloads   []fields `yaml:"workloads"`
 }
 
-// MaxSuiteBytes is the largest suite file read: a suite of thousands of
+// maxSuiteBytes is the largest suite file read: a suite of thousands of
 // workloads is far smaller.
-const MaxSuiteBytes = 16 << 20
+const maxSuiteBytes = 16 << 20
 
 // LoadSuite reads and validates a suite file.
 func LoadSuite(path string) (*Suite, error) {
-	data, err := inputfile.ReadAll(path, "a suite file", MaxSuiteBytes)
+	data, err := inputfile.ReadAll(path, "a suite file", maxSuiteBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -69,13 +69,13 @@ func ParseSuite(data []byte, path string) (*Suite, error) {
 	}
 	switch v := head.Version.(type) {
 	case nil:
-		return nil, fmt.Errorf("%s: no version (want \"version: %d\")", path, SuiteVersion)
+		return nil, fmt.Errorf("%s: no version (want \"version: %d\")", path, suiteVersion)
 	case int:
-		if v != SuiteVersion {
-			return nil, fmt.Errorf("%s: suite version %d is not known to this coloc (it reads version %d)", path, v, SuiteVersion)
+		if v != suiteVersion {
+			return nil, fmt.Errorf("%s: suite version %d is not known to this coloc (it reads version %d)", path, v, suiteVersion)
 		}
 	default:
-		return nil, fmt.Errorf("%s: suite version %v is not known to this coloc (it reads version %d)", path, v, SuiteVersion)
+		return nil, fmt.Errorf("%s: suite version %v is not known to this coloc (it reads version %d)", path, v, suiteVersion)
 	}
 
 	var f suiteFile
@@ -97,7 +97,7 @@ func ParseSuite(data []byte, path string) (*Suite, error) {
 	if f.Name == "" {
 		return nil, fmt.Errorf("%s: no suite name (want \"name: ...\")", path)
 	}
-	if err := CheckName("suite name", f.Name); err != nil {
+	if err := checkName("suite name", f.Name); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if !utf8.ValidString(f.Description) {
@@ -126,8 +126,8 @@ func ParseSuite(data []byte, path string) (*Suite, error) {
 }
 
 // resolve applies the defaults to one workload and checks it.
-func resolve(w, d fields) (Workload, error) {
-	out := Workload{Precision: "fp32", Protocol: ProtocolColoc, Class: "other"}
+func resolve(w, d fields) (workload, error) {
+	out := workload{Precision: "fp32", Protocol: protocolColoc, Class: "other"}
 	pick := func(v, def *string, dst *string) {
 		if v != nil {
 			*dst = *v

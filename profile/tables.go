@@ -29,14 +29,14 @@ func (t *Tables) List() []*datasets.Table {
 	return out
 }
 
-// BuildTables tabulates the records of a campaign, in plan order. Records
+// buildTables tabulates the records of a campaign, in plan order. Records
 // of runs not in the plan are ignored. source is "coloc:<campaign>".
 //
 // Values are kept apart by the device type each run recorded, so the
 // records of shards that ran on different GPU types (a heterogeneous fleet)
 // give one solo, pairs and scaling row per device type; a pair is
 // normalized by the solo value of the same device type only.
-func BuildTables(campaign string, s *Suite, plan *Plan, recs map[string]*RunRecord) *Tables {
+func buildTables(campaign string, s *Suite, plan *Plan, recs map[string]*RunRecord) *Tables {
 	source := "coloc:" + campaign
 	t := &Tables{
 		Runs:  &datasets.RunsTable{ThroughputUnit: datasets.UnitSamplesPerS},
@@ -136,7 +136,7 @@ func BuildTables(campaign string, s *Suite, plan *Plan, recs map[string]*RunReco
 // soloValue is a degree-1 solo value, the unsettled runs behind it and
 // those measured beside another tenant.
 type soloValue struct {
-	Estimate
+	meanCI
 	unsettled, shared []string
 }
 
@@ -161,7 +161,7 @@ func alone(recs []*RunRecord) (used []*RunRecord, shared []string) {
 
 // widen widens e's interval to at least ±u·mean, the uncertainty of its
 // unsettled runs (u = 0: none). The low end is clamped at 0.
-func widen(e Estimate, u float64) Estimate {
+func widen(e meanCI, u float64) meanCI {
 	if u <= 0 {
 		return e
 	}
@@ -273,7 +273,7 @@ func pairRows(pk pairKey, recs []*RunRecord, solo map[string]soloValue, source s
 			return nil, []string{fmt.Sprintf("pair %s+%s: left out of pairs: no solo value of %s on %s to normalize by", k[0], k[1], w, devType)}
 		default:
 			ce := widen(MeanCI(co[o[0]]), coSpread[o[0]])
-			n := Ratio(ce, se.Estimate)
+			n := ratio(ce, se.meanCI)
 			row.Colocated, row.Normalized = ce.Mean, ce.Mean/se.Mean
 			row.NormLow, row.NormHigh, row.Repeats = n.Low, n.High, ce.N
 			row.Status = datasets.StatusOK

@@ -9,11 +9,11 @@ import (
 
 // okSide is an ok side of a run with throughput v; spread > 0 makes it
 // unsettled.
-func okSide(w string, v, spread float64) SideRecord {
+func okSide(w string, v, spread float64) sideRecord {
 	settled := spread == 0
 	from, to := 1.0, 3.0
 	st := 1 / v
-	s := SideRecord{Workload: w, Label: w, Status: datasets.StatusOK, Throughput: &v, StepTime: &st, Settled: &settled,
+	s := sideRecord{Workload: w, Label: w, Status: datasets.StatusOK, Throughput: &v, StepTime: &st, Settled: &settled,
 		WindowFrom: &from, WindowTo: &to}
 	if !settled {
 		s.Spread = &spread
@@ -31,12 +31,12 @@ func TestTablesUnsettled(t *testing.T) {
 	}}
 	solo := func(w string, v, spread float64) *RunRecord {
 		return &RunRecord{RunID: "solo." + w + ".r0", Mode: datasets.ModeSolo, Degree: 1, DeviceType: "cpu",
-			DeviceIDs: "0", Share: datasets.ShareExclusive, Status: datasets.StatusOK, Sides: []SideRecord{okSide(w, v, spread)}}
+			DeviceIDs: "0", Share: datasets.ShareExclusive, Status: datasets.StatusOK, Sides: []sideRecord{okSide(w, v, spread)}}
 	}
 	pair := func(a, b string, va, vb, spread float64) *RunRecord {
 		return &RunRecord{RunID: "pair." + a + "+" + b + ".r0", Mode: datasets.ModePair, Degree: 1, DeviceType: "cpu",
 			DeviceIDs: "0", Share: datasets.ShareTimeSlice, Status: datasets.StatusOK,
-			Sides: []SideRecord{okSide(a, va, spread), okSide(b, vb, 0)}}
+			Sides: []sideRecord{okSide(a, va, spread), okSide(b, vb, 0)}}
 	}
 	recs := map[string]*RunRecord{}
 	for _, r := range []*RunRecord{
@@ -46,7 +46,7 @@ func TestTablesUnsettled(t *testing.T) {
 	} {
 		recs[r.RunID] = r
 	}
-	tb := BuildTables("camp", s, plan, recs)
+	tb := buildTables("camp", s, plan, recs)
 	if err := datasets.Validate(tb.Pairs.Table(), "pairs"); err != nil {
 		t.Fatal(err)
 	}

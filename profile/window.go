@@ -30,14 +30,14 @@ var DefaultWindowOptions = WindowOptions{
 	MinSteps:  5,
 }
 
-// Warmup finds where the steady state of a step stream starts: the index of
+// warmup finds where the steady state of a step stream starts: the index of
 // the first step at which at least MinWarmup has passed since the first step
 // and the median of the last Span step times is within Tolerance of the
 // median of the Span step times before them. settled is false when no step
 // qualifies; the start is then the first step past both MinWarmup and half
 // the stream's time span, and the caller says so in a warning. It returns -1
 // when the stream has fewer than two steps.
-func Warmup(steps []Step, o WindowOptions) (start int, settled bool) {
+func warmup(steps []step, o WindowOptions) (start int, settled bool) {
 	if len(steps) < 2 {
 		return -1, false
 	}
@@ -85,8 +85,8 @@ func abs(x float64) float64 {
 	return x
 }
 
-// Measurement is the throughput of one workload over a window.
-type Measurement struct {
+// measurement is the throughput of one workload over a window.
+type measurement struct {
 	Throughput float64 // samples/s
 	Steps      int64   // steps inside the window
 	Samples    int64
@@ -97,15 +97,15 @@ type Measurement struct {
 	From, To float64
 }
 
-// ErrShortWindow is wrapped by Measure's error when a window holds too few
+// errShortWindow is wrapped by measure's error when a window holds too few
 // steps.
-var ErrShortWindow = errors.New("steady window too short")
+var errShortWindow = errors.New("steady window too short")
 
-// Measure computes the throughput over the steps whose time, shifted by
+// measure computes the throughput over the steps whose time, shifted by
 // offset, lies in [from, to]: samples between the window's first and last
 // step over the time between them. The window must hold at least minSteps
 // steps.
-func Measure(steps []Step, offset, from, to float64, minSteps int) (Measurement, error) {
+func measure(steps []step, offset, from, to float64, minSteps int) (measurement, error) {
 	a, b := -1, -1
 	for i, st := range steps {
 		t := st.Time + offset
@@ -125,10 +125,10 @@ func Measure(steps []Step, offset, from, to float64, minSteps int) (Measurement,
 		n = steps[b].Step - steps[a].Step
 	}
 	if a < 0 || n < int64(max(minSteps, 1)) || steps[b].Time <= steps[a].Time {
-		return Measurement{}, fmt.Errorf("%w: %d steps in %.3gs (want at least %d; raise --duration or lower --warmup)",
-			ErrShortWindow, n, max(to-from, 0), max(minSteps, 1))
+		return measurement{}, fmt.Errorf("%w: %d steps in %.3gs (want at least %d; raise --duration or lower --warmup)",
+			errShortWindow, n, max(to-from, 0), max(minSteps, 1))
 	}
-	m := Measurement{
+	m := measurement{
 		Steps:   n,
 		Samples: steps[b].Samples - steps[a].Samples,
 		WindowS: steps[b].Time - steps[a].Time,
@@ -140,27 +140,27 @@ func Measure(steps []Step, offset, from, to float64, minSteps int) (Measurement,
 	return m, nil
 }
 
-// Span is the part of a workload's run, on the run's clock, over which it
+// span is the part of a workload's run, on the run's clock, over which it
 // can be measured: from the end of its warm-up to its last step. A command
 // measured by wall time spans its whole life.
-type Span struct {
+type span struct {
 	From, To float64
 	Settled  bool
 }
 
-// SteadySpan returns the steady span of a stream on the run's clock.
-func SteadySpan(s *Stream, o WindowOptions) (Span, bool) {
-	k, settled := Warmup(s.Steps, o)
+// steadySpan returns the steady span of a stream on the run's clock.
+func steadySpan(s *lineStream, o WindowOptions) (span, bool) {
+	k, settled := warmup(s.Steps, o)
 	if k < 0 {
-		return Span{}, false
+		return span{}, false
 	}
 	off := s.Offset()
-	return Span{From: s.Steps[k].Time + off, To: s.Steps[len(s.Steps)-1].Time + off, Settled: settled}, true
+	return span{From: s.Steps[k].Time + off, To: s.Steps[len(s.Steps)-1].Time + off, Settled: settled}, true
 }
 
-// Overlap is the window where every span runs: the latest start to the
+// overlap is the window where every span runs: the latest start to the
 // earliest end. ok is false when they do not overlap.
-func Overlap(spans ...Span) (from, to float64, ok bool) {
+func overlap(spans ...span) (from, to float64, ok bool) {
 	if len(spans) == 0 {
 		return 0, 0, false
 	}

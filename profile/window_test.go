@@ -10,12 +10,12 @@ import (
 
 // stream builds steps from step durations, starting at t0, with a batch of
 // bs; Recv is Time + lag.
-func stream(t0, lag float64, bs int64, durs ...float64) []Step {
-	var out []Step
+func stream(t0, lag float64, bs int64, durs ...float64) []step {
+	var out []step
 	t := t0
 	for i, d := range durs {
 		t += d
-		out = append(out, Step{Step: int64(i + 1), Samples: int64(i+1) * bs, Time: t, Recv: t + lag})
+		out = append(out, step{Step: int64(i + 1), Samples: int64(i+1) * bs, Time: t, Recv: t + lag})
 	}
 	return out
 }
@@ -75,13 +75,13 @@ func TestWarmup(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			o.MinWarmup = tc.warmup
 			steps := stream(0, 0, 1, tc.durs...)
-			start, settled := Warmup(steps, o)
+			start, settled := warmup(steps, o)
 			if start != tc.start || settled != tc.settled {
 				t.Errorf("Warmup = %d, %v; want %d, %v", start, settled, tc.start, tc.settled)
 			}
 		})
 	}
-	if k, _ := Warmup(stream(0, 0, 1, 1), o); k != -1 {
+	if k, _ := warmup(stream(0, 0, 1, 1), o); k != -1 {
 		t.Errorf("one step: Warmup = %d, want -1", k)
 	}
 }
@@ -107,9 +107,9 @@ func TestMeasure(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			m, err := Measure(steps, tc.offset, tc.from, tc.to, tc.minSteps)
+			m, err := measure(steps, tc.offset, tc.from, tc.to, tc.minSteps)
 			if tc.shortFail {
-				if !errors.Is(err, ErrShortWindow) {
+				if !errors.Is(err, errShortWindow) {
 					t.Fatalf("error %v, want ErrShortWindow", err)
 				}
 				return
@@ -128,7 +128,7 @@ func TestMeasure(t *testing.T) {
 }
 
 func TestOffsetTakesLeastDelayedLine(t *testing.T) {
-	s := &Stream{Steps: stream(1000, 0, 1, repeat(0.1, 5)...)}
+	s := &lineStream{Steps: stream(1000, 0, 1, repeat(0.1, 5)...)}
 	lags := []float64{-990.3, -990.1, -990.4, -990.2, -990.25} // Recv - Time
 	for i := range s.Steps {
 		s.Steps[i].Recv = s.Steps[i].Time + lags[i]
@@ -142,16 +142,16 @@ func TestPairWindowOverlap(t *testing.T) {
 	o := WindowOptions{Span: 3, Tolerance: 0.1, MinSteps: 3}
 	// A: clock origin 5000, started at run time 0, warm-up 2 slow steps,
 	// steady 0.2 s steps until run time ~8.4.
-	a := &Stream{Steps: stream(5000, -5000, 10, cat(repeat(1, 2), repeat(0.2, 32))...)}
+	a := &lineStream{Steps: stream(5000, -5000, 10, cat(repeat(1, 2), repeat(0.2, 32))...)}
 	// B: another clock origin, starts 3 s into the run, 0.5 s steps for
 	// 10 s, with lines read 0.1 s late.
-	b := &Stream{Steps: stream(-20, 23.1, 4, repeat(0.5, 20)...)}
-	sa, ok1 := SteadySpan(a, o)
-	sb, ok2 := SteadySpan(b, o)
+	b := &lineStream{Steps: stream(-20, 23.1, 4, repeat(0.5, 20)...)}
+	sa, ok1 := steadySpan(a, o)
+	sb, ok2 := steadySpan(b, o)
 	if !ok1 || !ok2 || !sa.Settled || !sb.Settled {
 		t.Fatalf("spans %+v %+v", sa, sb)
 	}
-	from, to, ok := Overlap(sa, sb)
+	from, to, ok := overlap(sa, sb)
 	if !ok {
 		t.Fatal("no overlap")
 	}
@@ -168,14 +168,14 @@ func TestPairWindowOverlap(t *testing.T) {
 	if !near(from, 6.6) || !near(to, 8.4) {
 		t.Errorf("overlap %v..%v, want 6.6..8.4", from, to)
 	}
-	ma, err := Measure(a.Steps, a.Offset(), from, to, o.MinSteps)
+	ma, err := measure(a.Steps, a.Offset(), from, to, o.MinSteps)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if math.Abs(ma.Throughput-50) > 1e-6 { // 10 samples / 0.2 s
 		t.Errorf("A throughput in the overlap %v, want 50", ma.Throughput)
 	}
-	if _, _, ok := Overlap(Span{0, 1, true}, Span{2, 3, true}); ok {
+	if _, _, ok := overlap(span{0, 1, true}, span{2, 3, true}); ok {
 		t.Error("disjoint spans overlap")
 	}
 }

@@ -73,14 +73,14 @@ func (c Config) validateActive() error {
 // activeSection simulates active selection on the first dataset with
 // pairs (or reads it from the cache) and draws one learning curve per
 // device.
-func (b *builder) activeSection() ([]Section, error) {
+func (b *builder) activeSection() ([]section, error) {
 	md, err := b.pairsData()
 	if err != nil || md == nil {
 		return nil, err
 	}
 	const title = "Choosing the pairs to profile: learning curves"
 	if md.data == nil {
-		return []Section{{Title: title, Text: "Not computed: " + md.why + "."}}, nil
+		return []section{{Title: title, Text: "Not computed: " + md.why + "."}}, nil
 	}
 	o := b.cfg.activeOptions(md)
 	if b.progress != nil {
@@ -103,7 +103,7 @@ func (b *builder) activeSection() ([]Section, error) {
 		b.warn("learning curves", res.Warnings[len(md.data.Warnings):]...)
 	}
 	from := fmt.Sprintf("coloc eval --protocol active on %s (model %s, seeds 1 to %d)", b.show(md.dir), res.Model, o.Seeds)
-	sec := Section{
+	sec := section{
 		Title: title,
 		Text: fmt.Sprintf("How well %s predicts the pairs not yet profiled when the pairs to profile are chosen by each strategy "+
 			"(coloc profile next --strategy): from a random %g of a device's measured unordered pairs (the same for every "+
@@ -116,10 +116,10 @@ func (b *builder) activeSection() ([]Section, error) {
 	devices := curveDevices(res)
 	if len(devices) == 0 {
 		sec.Text += "\n\nNo device had enough measured pairs to simulate (see the warnings)."
-		return []Section{sec}, nil
+		return []section{sec}, nil
 	}
 	fracs := curveFractions(res)
-	tab := Table{
+	tab := table{
 		Caption: "Median MAE of normalized throughput on the pairs not yet profiled, by share of the pairs profiled; " +
 			"the last column is the all-pairs reference",
 		Header: []string{"device", "strategy"},
@@ -168,17 +168,17 @@ func (b *builder) activeSection() ([]Section, error) {
 		}
 		sec.Figures = append(sec.Figures, f)
 	}
-	sec.Tables = []Table{tab, activeChecks(res, devices, o.Strategies)}
-	return []Section{sec}, nil
+	sec.Tables = []table{tab, activeChecks(res, devices, o.Strategies)}
+	return []section{sec}, nil
 }
 
 // activeChecks tabulates, per device, the two questions the curves answer
 // for the first strategy (coloc profile next's choice): from which share
 // of the pairs its MAE is within 1.1x the all-pairs reference, and its MAE
 // at 0.2 of the pairs over random's.
-func activeChecks(res *eval.ActiveResult, devices, strategies []string) Table {
+func activeChecks(res *eval.ActiveResult, devices, strategies []string) table {
 	chosen := strategies[0]
-	t := Table{
+	t := table{
 		Caption: fmt.Sprintf("Strategy %s: the smallest share of pairs profiled at which its median MAE is within 1.1x the all-pairs "+
 			"reference (empty: not within the shares simulated), and its median MAE at 0.2 of the pairs over random's", chosen),
 		Header: []string{"device", "within 1.1x of all pairs from", "MAE at 0.20 / random's"},

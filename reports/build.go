@@ -68,7 +68,7 @@ type builder struct {
 	cfg      Config
 	dir      string
 	progress io.Writer
-	page     Page
+	page     indexPage
 	figures  int
 	made     []string // section titles, for the summary line
 	inputs   map[string]bool
@@ -86,7 +86,7 @@ func (b *builder) build() error {
 	steps := []struct {
 		name string
 		on   bool
-		run  func() ([]Section, error)
+		run  func() ([]section, error)
 	}{
 		{"interference", len(b.cfg.Data) > 0, b.interference},
 		{"scaling", len(b.cfg.Data) > 0, b.scaling},
@@ -111,16 +111,16 @@ func (b *builder) build() error {
 		b.logf("%-12s %3d figures %6.1fs", st.name, b.figures-n0, time.Since(t0).Seconds())
 	}
 	if sec, ok := b.summary(); ok {
-		b.page.Sections = append([]Section{sec}, b.page.Sections...)
+		b.page.Sections = append([]section{sec}, b.page.Sections...)
 	}
 	if len(b.page.Sections) == 0 {
 		return fmt.Errorf("nothing to report: the inputs hold no pairs, scaling, evaluation, trace or campaign")
 	}
 	b.page.Sections = append(b.page.Sections, b.warningsSection())
 	b.page.Footer = fmt.Sprintf("Written by coloc %s (coloc report). The same inputs give the same files. Inputs:", version.String())
-	b.page.FooterTable = &Table{Header: []string{"input", "bytes", "SHA-256"}, Rows: b.sums}
+	b.page.FooterTable = &table{Header: []string{"input", "bytes", "SHA-256"}, Rows: b.sums}
 	b.page.Generator = generator
-	return WriteIndex(b.dir, b.page)
+	return writeIndex(b.dir, b.page)
 }
 
 func (b *builder) logf(format string, args ...any) {

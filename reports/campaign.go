@@ -97,7 +97,7 @@ func (tr *trace) dropExited() {
 	}
 }
 
-func (b *builder) campaign() ([]Section, error) {
+func (b *builder) campaign() ([]section, error) {
 	dir := b.cfg.Campaign
 	ds, err := datasets.Open(dir)
 	if err != nil {
@@ -130,7 +130,7 @@ func (b *builder) campaign() ([]Section, error) {
 		return nil, err
 	}
 	src := b.show(dir) + "/samples.arrow"
-	sec := Section{
+	sec := section{
 		Title: "Counters of a campaign: " + label(dir),
 		Text: fmt.Sprintf("Counter time series of two runs of the campaign in %s, on the first device each used: "+
 			"device-wide samples, and per-process samples (NVML's per-process utilisation, /proc) where the "+
@@ -138,12 +138,12 @@ func (b *builder) campaign() ([]Section, error) {
 			"last window_s seconds (the steady window). A per-process line ends with the last sample its processes "+
 			"were alive for: the zeros read after they exit are not drawn.", b.show(dir)),
 	}
-	tab := Table{Caption: "Runs drawn", Header: []string{"role", "run", "workload", "partner", "device", "degree", "share", "duration (s)", "window (s)", "throughput (" + ds.Runs.ThroughputUnit + ")"}}
+	tab := table{Caption: "Runs drawn", Header: []string{"role", "run", "workload", "partner", "device", "degree", "share", "duration (s)", "window (s)", "throughput (" + ds.Runs.ThroughputUnit + ")"}}
 	for _, r := range runs {
 		tab.Rows = append(tab.Rows, []string{roles[sampleRun(r)], r.RunID, r.Workload, r.Partner, fmt.Sprintf("%s %d", r.DeviceType, firstDevice(r)),
 			fmt.Sprint(r.Degree), r.ShareMode, f2(r.End.Sub(r.Start).Seconds()), f2(r.WindowS), sig(r.Throughput)})
 	}
-	sec.Tables = []Table{tab}
+	sec.Tables = []table{tab}
 	for _, c := range counters {
 		ts := &plot.TimeSeries{Title: c.Name, YLabel: fmt.Sprintf("%s (%s)", c.Name, c.Unit)}
 		for _, tr := range traces {
@@ -166,7 +166,7 @@ func (b *builder) campaign() ([]Section, error) {
 	if len(sec.Figures) == 0 {
 		sec.Text += "\n\nThe samples of these runs hold no counter values."
 	}
-	return []Section{sec}, nil
+	return []section{sec}, nil
 }
 
 // scanTraces streams the samples file and keeps the rows of the runs on

@@ -15,42 +15,42 @@ import (
 	"github.com/coloc-dev/coloc/reports/plot"
 )
 
-// Page is an HTML report: a title, an introduction and sections of
+// indexPage is an HTML report: a title, an introduction and sections of
 // figures and tables. Nothing varies between runs unless the caller puts
 // it in (a time, a version) through the text fields.
-type Page struct {
+type indexPage struct {
 	Title    string
 	Intro    string // paragraphs separated by blank lines
-	Sections []Section
+	Sections []section
 	Footer   string // e.g. provenance: tool version, data hashes
 	// FooterTable, when set, is shown in the footer after Footer: e.g.
 	// each input file with its SHA-256.
-	FooterTable *Table
+	FooterTable *table
 	// Generator, when set, is the page's <meta name="generator"> content:
 	// the tool that wrote it.
 	Generator string
 }
 
-// Section is a titled part of a page: text, a bulleted list, figures,
+// section is a titled part of a page: text, a bulleted list, figures,
 // then tables.
-type Section struct {
+type section struct {
 	Title   string
 	Text    string   // paragraphs separated by blank lines
 	Items   []string // a bulleted list after the text, e.g. warnings
 	Figures []plot.Figure
-	Tables  []Table
+	Tables  []table
 }
 
-// Table is a captioned table of text cells.
-type Table struct {
+// table is a captioned table of text cells.
+type table struct {
 	Caption string
 	Header  []string
 	Rows    [][]string
 }
 
-// WriteIndex writes dir/index.html for the page. Every figure's SVG, PNG
+// writeIndex writes dir/index.html for the page. Every figure's SVG, PNG
 // and CSV must be in dir already.
-func WriteIndex(dir string, p Page) error {
+func writeIndex(dir string, p indexPage) error {
 	for _, s := range p.Sections {
 		for _, f := range s.Figures {
 			if !nameRE.MatchString(f.Name) {
@@ -64,7 +64,7 @@ func WriteIndex(dir string, p Page) error {
 		}
 	}
 	var buf bytes.Buffer
-	if err := RenderIndex(&buf, p); err != nil {
+	if err := renderIndex(&buf, p); err != nil {
 		return err
 	}
 	return atomicfile.WriteBytes(filepath.Join(dir, "index.html"), buf.Bytes())
@@ -73,8 +73,8 @@ func WriteIndex(dir string, p Page) error {
 // nameRE is what a figure name may hold: a plain file name.
 var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 
-// RenderIndex writes the page's HTML to w. Every string is escaped.
-func RenderIndex(w io.Writer, p Page) error {
+// renderIndex writes the page's HTML to w. Every string is escaped.
+func renderIndex(w io.Writer, p indexPage) error {
 	if t := p.FooterTable; t != nil {
 		for j, r := range t.Rows {
 			if len(r) != len(t.Header) {

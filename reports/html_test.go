@@ -35,20 +35,20 @@ func golden(t *testing.T, name string, got []byte) {
 	}
 }
 
-func testPage(figs []plot.Figure) Page {
+func testPage(figs []plot.Figure) indexPage {
 	figs[0].Caption = `JCT of each policy; "greedy" packs <b>two</b> jobs & more.`
-	return Page{
+	return indexPage{
 		Title: "coloc report <test>",
 		Intro: "First paragraph.\n\nSecond & last paragraph.",
-		Sections: []Section{
+		Sections: []section{
 			{Title: "Policies", Text: "Replayed on the example cluster.", Figures: figs,
-				Tables: []Table{{Caption: "Summary", Header: []string{"policy", "avg JCT (h)"}, Rows: [][]string{{"fifo", "1.50"}, {"<script>alert(1)</script>", "2"}}}}},
+				Tables: []table{{Caption: "Summary", Header: []string{"policy", "avg JCT (h)"}, Rows: [][]string{{"fifo", "1.50"}, {"<script>alert(1)</script>", "2"}}}}},
 			{Title: "Empty section"},
 			{Title: "Warnings", Text: "2 problems that did not stop the report.",
 				Items: []string{"data gavel: 3 suspect <pairs>", "simulator: fifo, msr/a on c: 1 job(s) not simulated"}},
 		},
 		Footer:      "coloc devel.\n\nInputs:",
-		FooterTable: &Table{Header: []string{"file", "SHA-256"}, Rows: [][]string{{"pairs.arrow", "0123"}}},
+		FooterTable: &table{Header: []string{"file", "SHA-256"}, Rows: [][]string{{"pairs.arrow", "0123"}}},
 		Generator:   "coloc <report>",
 	}
 }
@@ -74,7 +74,7 @@ func TestIndexGolden(t *testing.T) {
 		}
 		figs = append(figs, f)
 	}
-	if err := WriteIndex(dir, testPage(figs)); err != nil {
+	if err := writeIndex(dir, testPage(figs)); err != nil {
 		t.Fatal(err)
 	}
 	got, err := os.ReadFile(filepath.Join(dir, "index.html"))
@@ -89,15 +89,15 @@ func TestIndexGolden(t *testing.T) {
 
 func TestIndexErrors(t *testing.T) {
 	dir := t.TempDir()
-	err := WriteIndex(dir, Page{Sections: []Section{{Title: "s", Figures: []plot.Figure{{Name: "missing"}}}}})
+	err := writeIndex(dir, indexPage{Sections: []section{{Title: "s", Figures: []plot.Figure{{Name: "missing"}}}}})
 	if err == nil || !strings.Contains(err.Error(), "figure missing") {
 		t.Errorf("missing figure files: %v", err)
 	}
-	err = WriteIndex(dir, Page{Sections: []Section{{Title: "s", Tables: []Table{{Header: []string{"a"}, Rows: [][]string{{"1", "2"}}}}}}})
+	err = writeIndex(dir, indexPage{Sections: []section{{Title: "s", Tables: []table{{Header: []string{"a"}, Rows: [][]string{{"1", "2"}}}}}}})
 	if err == nil || !strings.Contains(err.Error(), "row 1 has 2 cells for 1 columns") {
 		t.Errorf("ragged table: %v", err)
 	}
-	err = WriteIndex(dir, Page{FooterTable: &Table{Header: []string{"a", "b"}, Rows: [][]string{{"1"}}}})
+	err = writeIndex(dir, indexPage{FooterTable: &table{Header: []string{"a", "b"}, Rows: [][]string{{"1"}}}})
 	if err == nil || !strings.Contains(err.Error(), "footer table: row 1 has 1 cells for 2 columns") {
 		t.Errorf("ragged footer table: %v", err)
 	}

@@ -34,8 +34,8 @@ func (b *builder) openData(dir string) (*datasets.Dataset, error) {
 // degree) of measured pairs. A slot whose matrix repeats one already drawn
 // (Gavel's spread single-GPU pairs repeat the base type's) is
 // named in the text instead.
-func (b *builder) interference() ([]Section, error) {
-	var secs []Section
+func (b *builder) interference() ([]section, error) {
+	var secs []section
 	for _, dir := range b.cfg.Data {
 		ds, err := b.openData(dir)
 		if err != nil {
@@ -44,7 +44,7 @@ func (b *builder) interference() ([]Section, error) {
 		if ds.Pairs == nil {
 			continue
 		}
-		sec := Section{
+		sec := section{
 			Title: "Pairwise interference: " + label(dir),
 			Text: fmt.Sprintf("Normalized throughput of each ordered pair of %s: the throughput of the workload (row) "+
 				"while it shares its GPUs with the partner (column), over its solo throughput. Below 1 (red) the "+
@@ -53,7 +53,7 @@ func (b *builder) interference() ([]Section, error) {
 				"could not run (infeasible) or look like placeholders (suspect). Every heat map of the dataset has the same colour "+
 				"scale, so a colour means the same value on every device.", b.show(dir)+"/pairs.arrow"),
 		}
-		tab := Table{
+		tab := table{
 			Caption: "Pairs per device type (" + label(dir) + ")",
 			Header:  []string{"device", "workloads", "ok", "suspect", "infeasible", "min", "median", "max", "ok > 1"},
 		}

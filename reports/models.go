@@ -56,14 +56,14 @@ func (b *builder) pairsData() (*modelData, error) {
 // accuracy is the model section: the evaluation table and MAE against the
 // fraction of observed pairs, the held-out predictions of one split, and
 // the predictions of a given model directory.
-func (b *builder) accuracy() ([]Section, error) {
+func (b *builder) accuracy() ([]section, error) {
 	md, err := b.pairsData()
 	if err != nil {
 		return nil, err
 	}
-	var secs []Section
+	var secs []section
 	if md != nil && md.data == nil {
-		secs = append(secs, Section{Title: "Model accuracy", Text: "Not computed: " + md.why + "."})
+		secs = append(secs, section{Title: "Model accuracy", Text: "Not computed: " + md.why + "."})
 		md = nil
 	}
 	res, from, err := b.evaluation(md)
@@ -139,8 +139,8 @@ func (b *builder) evaluation(md *modelData) (*eval.Result, string, error) {
 		b.show(md.dir), strings.Join(fr, ", "), o.Seeds), nil
 }
 
-func (b *builder) evalSection(res *eval.Result, from string) (Section, error) {
-	sec := Section{
+func (b *builder) evalSection(res *eval.Result, from string) (section, error) {
+	sec := section{
 		Title: "Model accuracy against observed pairs",
 		Text: "Median absolute error (MAE) of the predicted normalized throughput over seeds, on the pairs held out, " +
 			"against the fraction of a device's measured pairs the models observe (protocol pairs: matrix completion; " +
@@ -187,7 +187,7 @@ func (b *builder) evalSection(res *eval.Result, from string) (Section, error) {
 // protocol, one row per model and one column per (device, fraction) in the
 // order of the summaries, and a last row naming the best model (lowest
 // MAE) of each column.
-func evalTables(res *eval.Result) []Table {
+func evalTables(res *eval.Result) []table {
 	type col struct {
 		dev  string
 		frac float64
@@ -213,9 +213,9 @@ func evalTables(res *eval.Result) []Table {
 		}
 		val[cell{s.Protocol, s.Model, c}] = s.MAEMedian
 	}
-	var out []Table
+	var out []table
 	for _, p := range protos {
-		t := Table{
+		t := table{
 			Caption: fmt.Sprintf("Protocol %s: median MAE of normalized throughput over seeds, per device and fraction observed (the lowest of each column in the last row)", p),
 			Header:  []string{"model"},
 		}
@@ -253,7 +253,7 @@ func evalTables(res *eval.Result) []Table {
 // heldOutSection draws the predicted against measured values of the pairs
 // held out by one split of protocol pairs, per model, and the CDF of
 // absolute errors per device.
-func (b *builder) heldOutSection(md *modelData) (Section, error) {
+func (b *builder) heldOutSection(md *modelData) (section, error) {
 	devices := b.cfg.EvalDevices
 	if len(devices) == 0 {
 		devices = eval.DefaultDevices(md.data)
@@ -269,14 +269,14 @@ func (b *builder) heldOutSection(md *modelData) (Section, error) {
 		return err
 	})
 	if err != nil {
-		return Section{}, err
+		return section{}, err
 	}
 	var preds []eval.Prediction
 	for _, ps := range parts {
 		preds = append(preds, ps...)
 	}
 	split := fmt.Sprintf("protocol pairs, %g of each device's measured pairs observed, seed %d", b.cfg.ScatterFraction, b.cfg.ScatterSeed)
-	sec := Section{
+	sec := section{
 		Title: "Predicted against measured, held-out pairs",
 		Text: fmt.Sprintf("Each model is fit on the observed pairs of one split (%s) of %s and predicts the others; "+
 			"the figures show those held-out pairs only, so they measure prediction, not fit. One scatter per model "+
@@ -288,13 +288,13 @@ func (b *builder) heldOutSection(md *modelData) (Section, error) {
 		return sec, err
 	}
 	sec.Figures = figs
-	sec.Tables = []Table{tab}
+	sec.Tables = []table{tab}
 	return sec, nil
 }
 
 // predictionFigures draws a scatter per model and an absolute-error CDF
 // per device, and tabulates MAE per model and device.
-func (b *builder) predictionFigures(preds []eval.Prediction, devices []string, prefix, what string) ([]plot.Figure, Table, error) {
+func (b *builder) predictionFigures(preds []eval.Prediction, devices []string, prefix, what string) ([]plot.Figure, table, error) {
 	var models []string
 	byModel := map[string]map[string]*plot.Series{}
 	errs := map[string]map[string][]float64{} // device -> model -> |error|
@@ -315,7 +315,7 @@ func (b *builder) predictionFigures(preds []eval.Prediction, devices []string, p
 		}
 		errs[p.Device][p.Model] = append(errs[p.Device][p.Model], math.Abs(p.Predicted-p.Measured))
 	}
-	tab := Table{Caption: "MAE of the pairs drawn (" + what + ")", Header: append([]string{"model"}, devices...)}
+	tab := table{Caption: "MAE of the pairs drawn (" + what + ")", Header: append([]string{"model"}, devices...)}
 	var figs []plot.Figure
 	for _, m := range models {
 		sc := &plot.Scatter{
@@ -369,16 +369,16 @@ func mean(xs []float64) float64 {
 // every measured pair of the data they know. When the models were fit on
 // these very files (their provenance says so), the figures show the fit,
 // not prediction, and the text says so.
-func (b *builder) fittedSection(md *modelData) (Section, error) {
+func (b *builder) fittedSection(md *modelData) (section, error) {
 	if err := place.CheckModelDir(b.cfg.Models); err != nil {
-		return Section{}, err
+		return section{}, err
 	}
 	ms, err := model.LoadDir(b.cfg.Models, nil)
 	if err != nil {
-		return Section{}, err
+		return section{}, err
 	}
 	if err := b.input(filepath.Join(b.cfg.Models, model.IndexFile)); err != nil {
-		return Section{}, err
+		return section{}, err
 	}
 	same := true
 	var preds []eval.Prediction
@@ -394,7 +394,7 @@ func (b *builder) fittedSection(md *modelData) (Section, error) {
 	sp := md.data.Space
 	for _, l := range ms {
 		if err := b.input(filepath.Join(b.cfg.Models, l.File.Model+".json")); err != nil {
-			return Section{}, err
+			return section{}, err
 		}
 		b.warn("model "+l.File.Model+" of "+b.show(b.cfg.Models), l.File.Warnings...)
 		same = same && sameFiles(l.File.Provenance.Data, md.data)
@@ -418,7 +418,7 @@ func (b *builder) fittedSection(md *modelData) (Section, error) {
 	if same {
 		kind = "in-sample: the models were fit on these very pairs, so the figures show how well they fit, not how well they predict"
 	}
-	sec := Section{
+	sec := section{
 		Title: "Fitted models on the measured pairs",
 		Text: fmt.Sprintf("The models of %s (written by coloc fit) predict every measured pair of %s they know on %s: %s.",
 			b.show(b.cfg.Models), b.show(md.dir), strings.Join(devices, ", "), kind),
@@ -430,7 +430,7 @@ func (b *builder) fittedSection(md *modelData) (Section, error) {
 	if err != nil {
 		return sec, err
 	}
-	sec.Figures, sec.Tables = figs, []Table{tab}
+	sec.Figures, sec.Tables = figs, []table{tab}
 	return sec, nil
 }
 

@@ -26,7 +26,7 @@ type replay struct {
 // policies replays every scenario under every chosen policy and draws
 // the JCT CDF of each scenario and, per cluster, average JCT, GPU
 // utilisation and makespan per policy.
-func (b *builder) policies() ([]Section, error) {
+func (b *builder) policies() ([]section, error) {
 	md, err := b.pairsData()
 	if err != nil {
 		return nil, err
@@ -74,7 +74,7 @@ func (b *builder) policies() ([]Section, error) {
 		b.simWarnings(rp)
 		b.logf("simulated %s on %s: %d policies", b.show(rp.sc.Trace), rp.topo.Name, len(rp.results))
 	}
-	sec := Section{
+	sec := section{
 		Title: "Simulated policies",
 		Text: fmt.Sprintf("Each trace is replayed on its cluster with the rates measured in %s: a job runs at its solo "+
 			"rate on its GPU type and number of GPUs, or at the measured co-located rate while it shares its GPUs; "+
@@ -114,14 +114,14 @@ func (b *builder) policies() ([]Section, error) {
 			"GPUs than the cluster has of one type) are not simulated and left out of every metric; the last table counts them."
 		sec.Tables = append(sec.Tables, t)
 	}
-	return []Section{sec}, nil
+	return []section{sec}, nil
 }
 
 // unrunTable counts the jobs of each replay that were not simulated, by
 // reason (the same for every policy: it depends on the cluster and the
 // data only).
-func unrunTable(rps []*replay) Table {
-	t := Table{Caption: "Jobs not simulated", Header: []string{"trace", "cluster", "jobs", "reason"}}
+func unrunTable(rps []*replay) table {
+	t := table{Caption: "Jobs not simulated", Header: []string{"trace", "cluster", "jobs", "reason"}}
 	for _, rp := range rps {
 		if len(rp.results) == 0 {
 			continue
@@ -348,13 +348,13 @@ func (b *builder) policyBars(rps []*replay, ran []string, ref string) ([]plot.Fi
 // right after the policy, so that the comparison is in view at a normal
 // window width; the hours, the utilisation per GPU type and the job
 // counts follow.
-func policyTable(rps []*replay, clusterFile, ref string) Table {
+func policyTable(rps []*replay, clusterFile, ref string) table {
 	topo := rps[0].topo
 	var gpus []string
 	for _, t := range topo.Types() {
 		gpus = append(gpus, fmt.Sprintf("%d %s", topo.Count(t), t))
 	}
-	t := Table{
+	t := table{
 		Caption: fmt.Sprintf("Policies on %s (%s: %s GPUs): the change against %s, then hours, GPU utilisation (overall and per type) and jobs", topo.Name, clusterFile, strings.Join(gpus, ", "), ref),
 		Header:  []string{"trace", "policy", "avg JCT vs " + ref, "GPU util vs " + ref, "avg JCT (h)", "p95 JCT (h)", "makespan (h)", "GPU util"},
 	}

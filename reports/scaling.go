@@ -108,8 +108,8 @@ func groups(cs []curve) [][]curve {
 	return out
 }
 
-func (b *builder) scaling() ([]Section, error) {
-	var secs []Section
+func (b *builder) scaling() ([]section, error) {
+	var secs []section
 	want := map[string]bool{}
 	for _, d := range b.cfg.ScalingDevices {
 		want[d] = true
@@ -125,7 +125,7 @@ func (b *builder) scaling() ([]Section, error) {
 		}
 		unit := ds.Scaling.ThroughputUnit
 		src := b.show(dir) + "/scaling.arrow"
-		sec := Section{
+		sec := section{
 			Title: "Scaling: " + label(dir),
 			Text: fmt.Sprintf("Throughput (%s) against the number of GPUs of data-parallel training, from %s. "+
 				"One curve per workload and device type: at each degree the highest throughput measured at one per-GPU "+
@@ -134,7 +134,7 @@ func (b *builder) scaling() ([]Section, error) {
 				"the degrees that keep a scaling efficiency of at least %.2f, efficiency being throughput per GPU over "+
 				"throughput per GPU at the smallest degree measured.", unit, src, eff),
 		}
-		tab := Table{
+		tab := table{
 			Caption: "Chosen degree per workload (" + label(dir) + ")",
 			Header:  []string{"workload", "device", "batch/GPU", "degrees", "chosen", "throughput (" + unit + ")", "efficiency", "efficiency at max"},
 		}

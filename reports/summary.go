@@ -94,18 +94,18 @@ func (b *builder) summarizeModels(res *eval.Result) {
 }
 
 // summary is the opening section, or false when no step added a row.
-func (b *builder) summary() (Section, bool) {
-	sec := Section{Title: "Summary", Text: "What the sections below find, in one place. Policies: coloc's average JCT and makespan " +
+func (b *builder) summary() (section, bool) {
+	sec := section{Title: "Summary", Text: "What the sections below find, in one place. Policies: coloc's average JCT and makespan " +
 		"over those of the strongest of the published peers (" + strings.Join(peers, ", ") + ") in each case, below 1 when coloc is better. " +
 		"Models: the best of coloc's interference models against the best tree baseline given the same inputs, by median " +
 		"absolute error of the normalized throughput on held-out pairs (below 1 when coloc's is better), with the coverage " +
 		"of its intervals."}
 	if len(b.sumPolicies) > 0 {
-		sec.Tables = append(sec.Tables, Table{Caption: "coloc against the strongest peer",
+		sec.Tables = append(sec.Tables, table{Caption: "coloc against the strongest peer",
 			Header: []string{"trace", "cluster", "strongest peer", "avg JCT ratio", "makespan ratio"}, Rows: b.sumPolicies})
 	}
 	if len(b.sumModels) > 0 {
-		sec.Tables = append(sec.Tables, Table{Caption: "coloc's best model against the best tree baseline",
+		sec.Tables = append(sec.Tables, table{Caption: "coloc's best model against the best tree baseline",
 			Header: []string{"protocol", "device", "fraction", "coloc (MAE)", "tree (MAE)", "ratio", "coverage"}, Rows: b.sumModels})
 	}
 	return sec, len(sec.Tables) > 0

@@ -31,8 +31,8 @@ func (b *builder) warn(from string, texts ...string) {
 
 // warningsSection lists every warning of the data, each model and the
 // simulator, in the order the steps met them.
-func (b *builder) warningsSection() Section {
-	sec := Section{Title: "Warnings"}
+func (b *builder) warningsSection() section {
+	sec := section{Title: "Warnings"}
 	if len(b.warnings) == 0 {
 		sec.Text = "None: the data, the models and the simulator raised no warning."
 		return sec

@@ -12,7 +12,7 @@ import (
 // but not all of their GPUs, or a pair without a status-ok measurement.
 func (s *simulation) check(p *Plan) error {
 	bad := func(id int, format string, args ...any) error {
-		e := &PlacementError{Policy: s.pol.Name(), Time: s.now, Job: id, Msg: fmt.Sprintf(format, args...)}
+		e := &placementError{Policy: s.pol.Name(), Time: s.now, Job: id, Msg: fmt.Sprintf(format, args...)}
 		if id >= 0 && id < len(s.jobs) {
 			e.Workload = s.jobs[id].Workload
 		}

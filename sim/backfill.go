@@ -1,24 +1,24 @@
 package sim
 
-// Backfill runs one job per GPU, first come first served, and skips a job
+// backfill runs one job per GPU, first come first served, and skips a job
 // that does not fit: waiting jobs are tried in arrival order and each takes
-// free GPUs when some fit it (BestFree: the GPU type with the best
+// free GPUs when some fit it (bestFree: the GPU type with the best
 // estimated solo rate), so a later, smaller job may start before an
 // earlier, larger one. It never shares, stops or moves a job. It is the
 // fair reference for what co-location adds: fifo's head-of-line blocking
 // is gone, no GPU is shared.
-type Backfill struct {
+type backfill struct {
 	Est Rates // solo rates are all it uses
 }
 
 // NewBackfill returns the backfill policy deciding with est.
-func NewBackfill(est Rates) *Backfill { return &Backfill{Est: est} }
+func NewBackfill(est Rates) *backfill { return &backfill{Est: est} }
 
 // Name returns "backfill".
-func (*Backfill) Name() string { return "backfill" }
+func (*backfill) Name() string { return "backfill" }
 
 // Schedule places every waiting job that fits on free GPUs.
-func (b *Backfill) Schedule(v *View) (*Plan, error) {
+func (b *backfill) Schedule(v *View) (*Plan, error) {
 	if v.Events&(Arrived|Finished) == 0 || len(v.Waiting) == 0 {
 		return nil, nil
 	}
@@ -31,7 +31,7 @@ func (b *Backfill) Schedule(v *View) (*Plan, error) {
 			p.Miss(j) // free GPUs only went since its class found none
 			continue
 		}
-		if gpus, _, ok := BestFree(p, j, b.Est); ok {
+		if gpus, _, ok := bestFree(p, j, b.Est); ok {
 			p.Place(j.ID, gpus...)
 		} else {
 			p.Miss(j)

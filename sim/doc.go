@@ -26,7 +26,7 @@
 //     they have the same scale factor, as in the data) and both orders of
 //     the pair were measured with status ok. A suspect, infeasible or
 //     missing pair never shares: the simulator refuses such a plan with a
-//     *PlacementError, which stops the run; it is a policy bug, since a
+//     *placementError, which stops the run; it is a policy bug, since a
 //     policy can ask View.CanShare first. At most two jobs share a GPU.
 //     A ground truth built with Measured.AssumedPairs also lets two jobs
 //     of the same degree k > 1 share where the pair was measured on one

@@ -2,13 +2,13 @@ package sim
 
 import "math"
 
-// MaxExtrapolated is the largest degree Extrapolated fills in: the
+// maxExtrapolated is the largest degree Extrapolated fills in: the
 // largest scale factor of Gavel's traces.
-const MaxExtrapolated = 64
+const maxExtrapolated = 64
 
 // Extrapolated returns a copy of m in which every workload and device
 // type measured at two or more degrees also has a solo rate at each
-// larger degree up to MaxExtrapolated, extrapolated from its largest
+// larger degree up to maxExtrapolated, extrapolated from its largest
 // measured degree M with the efficiency of its last measured step:
 // rate(d) = rate(M) x (d/M) x e^log2(d/M), e = (rate(M)/rate(M')) x (M'/M)
 // for the next smaller measured degree M'. The added rates are labelled:
@@ -40,7 +40,7 @@ func (m *Measured) Extrapolated() *Measured {
 			continue
 		}
 		e := math.Min(1, (rt/rn)*float64(next)/float64(top))
-		for d := top + 1; d <= MaxExtrapolated; d++ {
+		for d := top + 1; d <= maxExtrapolated; d++ {
 			ratio := float64(d) / float64(top)
 			k := rateKey{key[0], key[1], d}
 			out.solo[k] = rt * ratio * math.Pow(e, math.Log2(ratio))

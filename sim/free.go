@@ -71,14 +71,14 @@ func FreeSpread(p *Plan, t string, n int) (gpus []int, ok bool) {
 	return gpus, true
 }
 
-// BestFree returns free GPUs for job j on the GPU type where est gives it
+// bestFree returns free GPUs for job j on the GPU type where est gives it
 // the highest solo rate. On each type it takes one node when a node has
 // room, and spreads over nodes only when none has: consolidation first,
 // as schedulers usually do, even where the data report a higher rate
 // spread (Gavel's K80 measurements often do). Only placements the job can
 // run on (View.CanRun) and est has a rate for count; the first type in
 // sorted order wins ties. ok is false when no such placement is free.
-func BestFree(p *Plan, j *Job, est Rates) (gpus []int, rate float64, ok bool) {
+func bestFree(p *Plan, j *Job, est Rates) (gpus []int, rate float64, ok bool) {
 	s := p.view.sim
 	for ti, t := range p.view.Topology.Types() {
 		if p.free[ti] < j.Scale {
@@ -108,10 +108,10 @@ func BestFree(p *Plan, j *Job, est Rates) (gpus []int, rate float64, ok bool) {
 // Partners returns, for job j, the jobs the plan runs alone on a set of
 // j.Scale GPUs that j may share (View.CanShare), each by the first GPU of
 // its set, in GPU order. Empty when the cluster allows one job per GPU.
-func Partners(p *Plan, j *Job) []int { return PartnersAt(p, j, j.Scale) }
+func Partners(p *Plan, j *Job) []int { return partnersAt(p, j, j.Scale) }
 
-// PartnersAt is Partners for sets of n GPUs.
-func PartnersAt(p *Plan, j *Job, n int) []int {
+// partnersAt is Partners for sets of n GPUs.
+func partnersAt(p *Plan, j *Job, n int) []int {
 	var out []int
 	s := p.view.sim
 	for _, l := range p.loneOf(n) {

@@ -69,7 +69,7 @@ func Generate(o GenOptions) ([]TraceJob, error) {
 	return jobs, nil
 }
 
-// WriteTrace writes jobs in Gavel's msr layout (FormatMSR), which
+// WriteTrace writes jobs in Gavel's msr layout (formatMSR), which
 // ReadTrace reads back.
 func WriteTrace(w io.Writer, jobs []TraceJob) error {
 	bw := bufio.NewWriter(w)

@@ -21,7 +21,7 @@ func IsJobList(path string) bool {
 	return false
 }
 
-// LoadJobs reads a job list, or a Gavel trace as one (FromTrace), by the
+// LoadJobs reads a job list, or a Gavel trace as one (fromTrace), by the
 // file's name (IsJobList). Either is held to a job list's limits: a trace
 // of more than jobs.MaxJobs jobs is refused (a trace replays many more
 // jobs than a list places at once).
@@ -33,18 +33,18 @@ func LoadJobs(path string) (*jobs.List, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := FromTrace(tr)
+	l := fromTrace(tr)
 	if err := l.Validate(); err != nil {
 		return nil, fmt.Errorf("%s: as a job list: %w", path, err)
 	}
 	return l, nil
 }
 
-// FromTrace turns a Gavel trace into a job list: each trace job becomes a
+// fromTrace turns a Gavel trace into a job list: each trace job becomes a
 // job whose id is its index in the trace ("0", "1", ..., as the simulator
 // numbers them), its workload the job type, its only degree the scale
 // factor, with its steps and arrival time.
-func FromTrace(tr *Trace) *jobs.List {
+func fromTrace(tr *Trace) *jobs.List {
 	l := &jobs.List{Version: jobs.Version, Name: tr.Name, File: tr.Name}
 	for i, tj := range tr.Jobs {
 		l.Jobs = append(l.Jobs, jobs.Job{ID: strconv.Itoa(i), Workload: tj.Workload, Degrees: []int{tj.Scale},

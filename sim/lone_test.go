@@ -69,7 +69,7 @@ func TestLoneRevisedMatchesScan(t *testing.T) {
 		t.Fatal(err)
 	}
 	tp := topo(t, "v v100 4 4", "k k80 4 4")
-	for _, p := range []Policy{NewGreedyPack(truth), NewRandomPack(5)} {
+	for _, p := range []Policy{NewGreedyPack(truth), newRandomPack(5)} {
 		t.Run(p.Name(), func(t *testing.T) {
 			c := &loneChecked{Policy: p, t: t}
 			r := run(t, tp, jobs, truth, c, DefaultOptions)

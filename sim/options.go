@@ -29,7 +29,7 @@ type Options struct {
 	Degree string
 	// MaxDegree caps the degrees of DegreePolicy; 0: the trace's request.
 	MaxDegree int
-	// Schedule says when the policy is asked: ScheduleEvents (at every
+	// Schedule says when the policy is asked: scheduleEvents (at every
 	// arrival, completion and round tick; the default when "") or
 	// ScheduleRounds (only at round boundaries, as in Gavel's simulator:
 	// see Run).
@@ -51,7 +51,7 @@ const (
 
 // Schedule modes.
 const (
-	ScheduleEvents = "events"
+	scheduleEvents = "events"
 	ScheduleRounds = "rounds"
 )
 
@@ -72,8 +72,8 @@ func (o Options) validate() error {
 		return fmt.Errorf("max events %d: want >= 1", o.MaxEvents)
 	case o.Degree != "" && o.Degree != DegreeTrace && o.Degree != DegreePolicy:
 		return fmt.Errorf("degree %q: want %s or %s", o.Degree, DegreeTrace, DegreePolicy)
-	case o.Schedule != "" && o.Schedule != ScheduleEvents && o.Schedule != ScheduleRounds:
-		return fmt.Errorf("schedule %q: want %s or %s", o.Schedule, ScheduleEvents, ScheduleRounds)
+	case o.Schedule != "" && o.Schedule != scheduleEvents && o.Schedule != ScheduleRounds:
+		return fmt.Errorf("schedule %q: want %s or %s", o.Schedule, scheduleEvents, ScheduleRounds)
 	case o.Schedule == ScheduleRounds && o.Round <= 0:
 		return fmt.Errorf("schedule %s needs a round length > 0", ScheduleRounds)
 	case o.MaxDegree < 0:
@@ -82,8 +82,8 @@ func (o Options) validate() error {
 	return nil
 }
 
-// PlacementError is a plan the simulator refused: a policy bug.
-type PlacementError struct {
+// placementError is a plan the simulator refused: a policy bug.
+type placementError struct {
 	Policy   string
 	Time     float64
 	Job      int
@@ -91,10 +91,10 @@ type PlacementError struct {
 	Msg      string
 }
 
-func (e *PlacementError) Error() string {
+func (e *placementError) Error() string {
 	return fmt.Sprintf("policy %s at t=%g s: job %d (%s): %s", e.Policy, e.Time, e.Job, e.Workload, e.Msg)
 }
 
-// ErrStalled is wrapped by the error of a run in which jobs wait on an idle
+// errStalled is wrapped by the error of a run in which jobs wait on an idle
 // cluster with nothing left to happen.
-var ErrStalled = errors.New("stalled")
+var errStalled = errors.New("stalled")

@@ -4,9 +4,9 @@ import (
 	"math/rand/v2"
 )
 
-// GreedyPack packs jobs Gandiva-style, ignoring interference. Waiting jobs
+// greedyPack packs jobs Gandiva-style, ignoring interference. Waiting jobs
 // are tried in arrival order, and one that does not fit does not block
-// the others. A job takes free GPUs when some are (BestFree: the GPU type
+// the others. A job takes free GPUs when some are (bestFree: the GPU type
 // with the best estimated solo rate); when none are, it shares the GPUs
 // of a job running alone there that it may share with (View.CanShare),
 // choosing the GPU type where its estimated solo rate is highest, the
@@ -14,19 +14,19 @@ import (
 //
 // With PackFirst it packs first and takes free GPUs only when it cannot
 // pack: the densest reading of "packs when a GPU has room".
-type GreedyPack struct {
+type greedyPack struct {
 	Est       Rates // solo rates are all it uses
 	PackFirst bool
 }
 
 // NewGreedyPack returns the greedy-pack policy deciding with est.
-func NewGreedyPack(est Rates) *GreedyPack { return &GreedyPack{Est: est} }
+func NewGreedyPack(est Rates) *greedyPack { return &greedyPack{Est: est} }
 
 // Name returns "greedy-pack".
-func (*GreedyPack) Name() string { return "greedy-pack" }
+func (*greedyPack) Name() string { return "greedy-pack" }
 
 // Schedule places every waiting job that fits.
-func (g *GreedyPack) Schedule(v *View) (*Plan, error) {
+func (g *greedyPack) Schedule(v *View) (*Plan, error) {
 	if v.Events&(Arrived|Finished) == 0 || len(v.Waiting) == 0 {
 		return nil, nil
 	}
@@ -56,19 +56,19 @@ func (g *GreedyPack) Schedule(v *View) (*Plan, error) {
 	return p, nil
 }
 
-func (g *GreedyPack) free(p *Plan, j *Job) bool {
-	gpus, _, ok := BestFree(p, j, g.Est)
+func (g *greedyPack) free(p *Plan, j *Job) bool {
+	gpus, _, ok := bestFree(p, j, g.Est)
 	if ok {
 		p.Place(j.ID, gpus...)
 	}
 	return ok
 }
 
-func (g *GreedyPack) pack(p *Plan, j *Job) bool { return g.packAmong(p, j, Partners(p, j)) }
+func (g *greedyPack) pack(p *Plan, j *Job) bool { return g.packAmong(p, j, Partners(p, j)) }
 
 // packAmong places j next to the partner of ps, as Partners orders them,
 // where est gives j the highest solo rate, the first on ties.
-func (g *GreedyPack) packAmong(p *Plan, j *Job, ps []int) bool {
+func (g *greedyPack) packAmong(p *Plan, j *Job, ps []int) bool {
 	best, bestRate := -1, 0.0
 	for _, r := range ps {
 		sh := p.view.sim.shapeOf(p.GPUsOf(r))
@@ -83,27 +83,27 @@ func (g *GreedyPack) packAmong(p *Plan, j *Job, ps []int) bool {
 	return true
 }
 
-// RandomPack places each waiting job, in arrival order, on a placement
+// randomPack places each waiting job, in arrival order, on a placement
 // drawn uniformly from those with room: for a one-GPU job every free GPU
 // of a type that can run it and every GPU holding one job it may share
 // with; for a larger job one free placement per GPU type (on one node
 // when one has room, else spread) and every same-size set of GPUs held by
 // one job it may share with. It ignores rates and interference, never
 // stops or moves a job, and draws from its own seeded generator.
-type RandomPack struct {
+type randomPack struct {
 	rng *rand.Rand
 }
 
-// NewRandomPack returns the random-pack policy seeded with seed.
-func NewRandomPack(seed uint64) *RandomPack {
-	return &RandomPack{rng: rand.New(rand.NewPCG(seed, 0x636f6c6f63))}
+// newRandomPack returns the random-pack policy seeded with seed.
+func newRandomPack(seed uint64) *randomPack {
+	return &randomPack{rng: rand.New(rand.NewPCG(seed, 0x636f6c6f63))}
 }
 
 // Name returns "random-pack".
-func (*RandomPack) Name() string { return "random-pack" }
+func (*randomPack) Name() string { return "random-pack" }
 
 // Schedule places every waiting job that fits somewhere, at random.
-func (rp *RandomPack) Schedule(v *View) (*Plan, error) {
+func (rp *randomPack) Schedule(v *View) (*Plan, error) {
 	if v.Events&(Arrived|Finished) == 0 || len(v.Waiting) == 0 {
 		return nil, nil
 	}
@@ -125,7 +125,7 @@ func (rp *RandomPack) Schedule(v *View) (*Plan, error) {
 	return p, nil
 }
 
-func (rp *RandomPack) candidates(p *Plan, j *Job) [][]int {
+func (rp *randomPack) candidates(p *Plan, j *Job) [][]int {
 	v, s := p.view, p.view.sim
 	var out [][]int
 	for ti, t := range v.Topology.Types() {

@@ -82,7 +82,7 @@ func (r *recorder) Schedule(v *View) (*Plan, error) {
 	return p, err
 }
 
-// BestFree weighs one node against spread by estimated rate, and
+// bestFree weighs one node against spread by estimated rate, and
 // FreeOnNode fills the fullest node that fits.
 func TestBestFree(t *testing.T) {
 	tp := topo(t, "big g 1 4", "small g 2 2", "other h 1 4")
@@ -92,7 +92,7 @@ func TestBestFree(t *testing.T) {
 	v := &View{Topology: tp, sim: s}
 	p := v.Plan()
 	// Nodes: big (GPUs 0-3), small-0 (4-5), small-1 (6-7), other (8-11).
-	gpus, rate, ok := BestFree(p, s.jobs[0], truth)
+	gpus, rate, ok := bestFree(p, s.jobs[0], truth)
 	if !ok || rate != 10 || !reflect.DeepEqual(gpus, []int{4, 5}) {
 		t.Errorf("best fit: %v at %v (%v), want GPUs [4 5] at 10", gpus, rate, ok)
 	}
@@ -107,7 +107,7 @@ func TestBestFree(t *testing.T) {
 	if p.FreeOf("g") != 2 || p.FreeOf("h") != 4 || p.lone != 6 || !p.Room() {
 		t.Errorf("free g %d, h %d, lone %d; want 2, 4, 6", p.FreeOf("g"), p.FreeOf("h"), p.lone)
 	}
-	gpus, rate, ok = BestFree(p, s.jobs[0], truth)
+	gpus, rate, ok = bestFree(p, s.jobs[0], truth)
 	if !ok || rate != 5 || !reflect.DeepEqual(gpus, []int{8, 9}) {
 		t.Errorf("spread vs other type: %v at %v (%v), want [8 9] at 5", gpus, rate, ok)
 	}
@@ -115,7 +115,7 @@ func TestBestFree(t *testing.T) {
 		t.Errorf("FreeSpread: %v %v, want [5 7]", g, ok)
 	}
 	// K has no rate on h and needs 4 g GPUs: none.
-	if _, _, ok := BestFree(p, s.jobs[1], truth); ok {
+	if _, _, ok := bestFree(p, s.jobs[1], truth); ok {
 		t.Error("K placed without room")
 	}
 }

@@ -18,11 +18,11 @@ type Policy interface {
 	Schedule(v *View) (*Plan, error)
 }
 
-// A Warner is a Policy with something to say about a run that its results
+// A warner is a Policy with something to say about a run that its results
 // cannot show, such as jobs it had no information to decide on. Run adds
 // what Warnings returns after the run to Result.Warnings; each message
 // names the policy.
-type Warner interface {
+type warner interface {
 	Warnings() []string
 }
 

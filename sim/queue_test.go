@@ -91,7 +91,7 @@ func (c *queueChecked) tried(v *View, each func(*Plan, func(*Job) bool)) []int {
 			// The class found no room since the plan last freed GPUs:
 			// none is free now, and only jobs placed since may be
 			// partners.
-			if _, _, free := BestFree(p, j, c.est); free {
+			if _, _, free := bestFree(p, j, c.est); free {
 				c.t.Fatalf("t=%g job %d: free GPUs after its class found none", v.Now, j.ID)
 			}
 			// A class missed by the last committed plan claims what that
@@ -107,7 +107,7 @@ func (c *queueChecked) tried(v *View, each func(*Plan, func(*Job) bool)) []int {
 		switch {
 		case j.ID%7 == 0: // undecided: neither placed nor missed
 		default:
-			if gpus, _, ok := BestFree(p, j, c.est); ok {
+			if gpus, _, ok := bestFree(p, j, c.est); ok {
 				p.Place(j.ID, gpus...)
 			} else if ps := Partners(p, j); len(ps) > 0 {
 				p.Place(j.ID, p.GPUsOf(ps[0])...)
@@ -147,7 +147,7 @@ func TestUntriedMatchesWalk(t *testing.T) {
 	tp := topo(t, "v v100 4 4", "k k80 4 4")
 	o := DefaultOptions
 	o.Round = 600 // the round policy stops and restarts jobs: they wait again
-	for _, p := range []Policy{NewGreedyPack(truth), NewBackfill(truth), &stopper{GreedyPack: NewGreedyPack(truth)}} {
+	for _, p := range []Policy{NewGreedyPack(truth), NewBackfill(truth), &stopper{greedyPack: NewGreedyPack(truth)}} {
 		t.Run(p.Name(), func(t *testing.T) {
 			c := &queueChecked{Policy: p, t: t, est: truth, shares: p.Name() != "backfill"}
 			if r := run(t, tp, jobs, truth, c, o); c.checks < 5000 || c.since < 500 || r == nil {
@@ -160,13 +160,13 @@ func TestUntriedMatchesWalk(t *testing.T) {
 // stopper is greedy-pack that, at each round, stops the running job with
 // the lowest ID when another runs, so jobs go back to the waiting list,
 // and else places waiting jobs.
-type stopper struct{ *GreedyPack }
+type stopper struct{ *greedyPack }
 
 func (s *stopper) Name() string { return "stopper" }
 
 func (s *stopper) Schedule(v *View) (*Plan, error) {
 	if v.Events&Round == 0 {
-		return s.GreedyPack.Schedule(v)
+		return s.greedyPack.Schedule(v)
 	}
 	if len(v.Running) > 1 {
 		p := v.Plan()
@@ -175,5 +175,5 @@ func (s *stopper) Schedule(v *View) (*Plan, error) {
 	}
 	w := *v
 	w.Events |= Arrived
-	return s.GreedyPack.Schedule(&w)
+	return s.greedyPack.Schedule(&w)
 }

@@ -68,7 +68,7 @@ func Baselines() []PolicyInfo {
 		{Name: "backfill", Doc: "one job per GPU, first come first served, a job that does not fit is skipped",
 			New: func(e Env) (Policy, error) { return NewBackfill(e.Solo), nil }},
 		{Name: "random-pack", Doc: "each job on a random placement with room (free or one shareable job)",
-			New: func(e Env) (Policy, error) { return NewRandomPack(e.Seed), nil }},
+			New: func(e Env) (Policy, error) { return newRandomPack(e.Seed), nil }},
 		{Name: "greedy-pack", Doc: "free GPUs first, else share with a running job, ignoring interference (Gandiva-style)",
 			New: func(e Env) (Policy, error) { return NewGreedyPack(e.Solo), nil }},
 	}

@@ -49,8 +49,8 @@ type TypeUtil struct {
 	Effective float64
 }
 
-// Sample is the state of the cluster at one scheduling point.
-type Sample struct {
+// sample is the state of the cluster at one scheduling point.
+type sample struct {
 	Time     float64
 	BusyGPUs int
 	Running  int
@@ -90,7 +90,7 @@ type Result struct {
 	// Assumed counts the completed jobs that shared on an assumed
 	// multi-GPU pair rate.
 	Assumed  int
-	Timeline []Sample
+	Timeline []sample
 	Warnings []string
 }
 
@@ -135,7 +135,7 @@ func (s *simulation) finishResult(trace []TraceJob) {
 	r.Completed = len(jcts)
 	if len(jcts) > 0 {
 		r.AvgJCT = mean(jcts)
-		r.P95JCT = Percentile(jcts, 0.95)
+		r.P95JCT = percentile(jcts, 0.95)
 		r.Makespan = last - first
 	}
 	var busy, eff, avail float64
@@ -179,9 +179,9 @@ func mean(xs []float64) float64 {
 	return sum / float64(len(xs))
 }
 
-// Percentile returns the nearest-rank q-quantile of xs (0 < q <= 1): the
+// percentile returns the nearest-rank q-quantile of xs (0 < q <= 1): the
 // ceil(q n)-th smallest value. NaN for no values. xs is not changed.
-func Percentile(xs []float64, q float64) float64 {
+func percentile(xs []float64, q float64) float64 {
 	if len(xs) == 0 {
 		return math.NaN()
 	}

@@ -92,7 +92,7 @@ func TestRoundsIdleRetry(t *testing.T) {
 	checkJCT(t, r, map[int]float64{0: 100})
 	// One that never places anything stalls, after the Idle retry.
 	_, err := Run(tp, jobs, truth, &scripted{name: "idle"}, o)
-	if !errors.Is(err, ErrStalled) {
+	if !errors.Is(err, errStalled) {
 		t.Fatalf("err %v, want ErrStalled", err)
 	}
 }

@@ -113,7 +113,7 @@ func Run(topo *Topology, jobs []TraceJob, truth Rates, p Policy, opt Options) (*
 		return nil, err
 	}
 	s.finishResult(jobs)
-	if w, ok := p.(Warner); ok {
+	if w, ok := p.(warner); ok {
 		s.res.Warnings = append(s.res.Warnings, w.Warnings()...)
 	}
 	return s.res, nil
@@ -196,7 +196,7 @@ func (s *simulation) loop(jobs []TraceJob, order []int) error {
 				continue
 			}
 			return fmt.Errorf("policy %s at t=%g s: %w: %d job(s) wait (first: job %d, %s) on an idle cluster and no job is left to arrive",
-				s.pol.Name(), s.now, ErrStalled, len(s.waiting), s.waiting[0].ID, s.waiting[0].Workload)
+				s.pol.Name(), s.now, errStalled, len(s.waiting), s.waiting[0].ID, s.waiting[0].Workload)
 		}
 		if !rounds || ask {
 			ev = 0
@@ -506,10 +506,10 @@ func (s *simulation) capRound() float64 {
 	return end
 }
 
-func (s *simulation) sample() Sample {
+func (s *simulation) sample() sample {
 	busy := 0
 	for _, n := range s.busyOf {
 		busy += n
 	}
-	return Sample{Time: s.now, BusyGPUs: busy, Running: len(s.running), Waiting: len(s.waiting)}
+	return sample{Time: s.now, BusyGPUs: busy, Running: len(s.running), Waiting: len(s.waiting)}
 }

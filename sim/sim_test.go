@@ -154,12 +154,12 @@ func TestDeterministicForSeed(t *testing.T) {
 	o := opts()
 	o.Round = 60
 	o.Timeline = true
-	first := run(t, tp, jobs, truth, NewRandomPack(7), o)
-	again := run(t, tp, jobs, truth, NewRandomPack(7), o)
+	first := run(t, tp, jobs, truth, newRandomPack(7), o)
+	again := run(t, tp, jobs, truth, newRandomPack(7), o)
 	if !reflect.DeepEqual(first, again) {
 		t.Fatal("two runs with seed 7 differ")
 	}
-	other := run(t, tp, jobs, truth, NewRandomPack(8), o)
+	other := run(t, tp, jobs, truth, newRandomPack(8), o)
 	if reflect.DeepEqual(first.Jobs, other.Jobs) {
 		t.Error("seeds 7 and 8 gave the same placements; the seed is not used")
 	}
@@ -189,7 +189,7 @@ func TestUnknownJobTypeReported(t *testing.T) {
 	}
 }
 
-// Plans that break a placement rule stop the run with a PlacementError
+// Plans that break a placement rule stop the run with a placementError
 // that names the job.
 func TestPlacementRefused(t *testing.T) {
 	truth := fakeRates{
@@ -215,7 +215,7 @@ func TestPlacementRefused(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			pol := &scripted{name: "bad", steps: []func(*View) *Plan{c.plan}}
 			_, err := Run(topo(t, "n g 1 2", "m h 1 1"), jobs, truth, pol, opts())
-			var pe *PlacementError
+			var pe *placementError
 			if !errors.As(err, &pe) || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "policy bad at t=0 s: job ") {
 				t.Errorf("error %v, want a PlacementError containing %q", err, c.want)
 			}
@@ -229,7 +229,7 @@ func TestStallIsAnError(t *testing.T) {
 	o := opts()
 	o.Round = 60
 	_, err := Run(topo(t, "n g 1 1"), []TraceJob{{Workload: "A", Steps: 10, Scale: 1}}, truth, &scripted{name: "idle"}, o)
-	if !errors.Is(err, ErrStalled) {
+	if !errors.Is(err, errStalled) {
 		t.Errorf("error %v, want ErrStalled", err)
 	}
 }
@@ -260,11 +260,11 @@ func TestPercentile(t *testing.T) {
 		{[]float64{4, 1}, 0.01, 1},
 	}
 	for _, c := range cases {
-		if got := Percentile(c.xs, c.q); got != c.want {
+		if got := percentile(c.xs, c.q); got != c.want {
 			t.Errorf("Percentile(%v, %v) = %v, want %v", c.xs, c.q, got, c.want)
 		}
 	}
-	if !math.IsNaN(Percentile(nil, 0.5)) {
+	if !math.IsNaN(percentile(nil, 0.5)) {
 		t.Error("Percentile of nothing is not NaN")
 	}
 }

@@ -15,15 +15,15 @@ import (
 
 // Trace formats: Gavel's two job-trace layouts, tab-separated.
 const (
-	// FormatMSR is Gavel's traces/msr layout, 7 fields a line: job_type,
+	// formatMSR is Gavel's traces/msr layout, 7 fields a line: job_type,
 	// command, num_steps_arg, needs_data_dir, total_steps, arrival_time_s,
 	// scale_factor.
-	FormatMSR = "msr"
-	// FormatPhysical is Gavel's traces/physical_cluster layout, 10 fields a
+	formatMSR = "msr"
+	// formatPhysical is Gavel's traces/physical_cluster layout, 10 fields a
 	// line: job_type, command, working_directory, num_steps_arg,
 	// needs_data_dir, total_steps, scale_factor, priority_weight, SLO,
 	// arrival_time_s.
-	FormatPhysical = "physical_cluster"
+	formatPhysical = "physical_cluster"
 )
 
 // TraceJob is one job of a trace: a data-parallel training job of a known
@@ -41,13 +41,13 @@ type TraceJob struct {
 // Trace is a parsed job trace.
 type Trace struct {
 	Name   string // file name, for messages
-	Format string // FormatMSR or FormatPhysical
+	Format string // formatMSR or formatPhysical
 	Jobs   []TraceJob
 }
 
-// TraceError is a malformed trace line: File, Line and the 1-based Field
+// traceError is a malformed trace line: File, Line and the 1-based Field
 // (0 for the whole line) say where.
-type TraceError struct {
+type traceError struct {
 	File  string
 	Line  int
 	Field int
@@ -55,7 +55,7 @@ type TraceError struct {
 	Msg   string
 }
 
-func (e *TraceError) Error() string {
+func (e *traceError) Error() string {
 	if e.Field > 0 {
 		return fmt.Sprintf("%s:%d: field %d (%s): %s", e.File, e.Line, e.Field, e.Name, e.Msg)
 	}
@@ -71,12 +71,12 @@ type traceLayout struct {
 
 var traceLayouts = map[int]traceLayout{
 	7: {
-		format: FormatMSR,
+		format: formatMSR,
 		fields: []string{"job_type", "command", "num_steps_arg", "needs_data_dir", "total_steps", "arrival_time_s", "scale_factor"},
 		job:    0, steps: 4, arrival: 5, scale: 6, priority: -1, slo: -1,
 	},
 	10: {
-		format: FormatPhysical,
+		format: formatPhysical,
 		fields: []string{"job_type", "command", "working_directory", "num_steps_arg", "needs_data_dir", "total_steps", "scale_factor", "priority_weight", "SLO", "arrival_time_s"},
 		job:    0, steps: 5, arrival: 9, scale: 6, priority: 7, slo: 8,
 	},
@@ -85,11 +85,11 @@ var traceLayouts = map[int]traceLayout{
 // Limits of a trace, those of a job list (place/jobs) but the count: a
 // trace replays far more jobs than a list places at once.
 const (
-	// MaxTraceJobs is the most jobs of one trace: ten times the 100,000
+	// maxTraceJobs is the most jobs of one trace: ten times the 100,000
 	// of the largest generated traces the results use.
-	MaxTraceJobs = 1_000_000
-	// MaxTraceLine is the longest line of a trace.
-	MaxTraceLine = 1 << 20
+	maxTraceJobs = 1_000_000
+	// maxTraceLine is the longest line of a trace.
+	maxTraceLine = 1 << 20
 )
 
 // LoadTrace reads the trace at path, a regular file.
@@ -105,10 +105,10 @@ func LoadTrace(path string) (*Trace, error) {
 // ReadTrace parses a Gavel trace. The layout is chosen by the number of
 // tab-separated fields of the first line (7: msr, 10: physical_cluster);
 // every line must have the same layout. Blank lines are skipped. The first
-// malformed line stops the read with a *TraceError; name is used in it.
+// malformed line stops the read with a *traceError; name is used in it.
 func ReadTrace(r io.Reader, name string) (*Trace, error) {
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64*1024), MaxTraceLine)
+	sc.Buffer(make([]byte, 0, 64*1024), maxTraceLine)
 	tr := &Trace{Name: name}
 	var lay *traceLayout
 	line := 0
@@ -122,12 +122,12 @@ func ReadTrace(r io.Reader, name string) (*Trace, error) {
 		if lay == nil {
 			l, ok := traceLayouts[len(fields)]
 			if !ok {
-				return nil, &TraceError{File: name, Line: line, Msg: fmt.Sprintf("%d tab-separated fields; a Gavel trace line has 7 (msr) or 10 (physical_cluster)", len(fields))}
+				return nil, &traceError{File: name, Line: line, Msg: fmt.Sprintf("%d tab-separated fields; a Gavel trace line has 7 (msr) or 10 (physical_cluster)", len(fields))}
 			}
 			lay = &l
 			tr.Format = l.format
 		} else if len(fields) != len(lay.fields) {
-			return nil, &TraceError{File: name, Line: line, Msg: fmt.Sprintf("%d tab-separated fields, earlier lines have %d (%s layout)", len(fields), len(lay.fields), lay.format)}
+			return nil, &traceError{File: name, Line: line, Msg: fmt.Sprintf("%d tab-separated fields, earlier lines have %d (%s layout)", len(fields), len(lay.fields), lay.format)}
 		}
 		j, err := lay.parse(fields)
 		if err != nil {
@@ -135,8 +135,8 @@ func ReadTrace(r io.Reader, name string) (*Trace, error) {
 			return nil, err
 		}
 		j.Line = line
-		if len(tr.Jobs) == MaxTraceJobs {
-			return nil, &TraceError{File: name, Line: line, Msg: fmt.Sprintf("more than the %d jobs a trace may hold", MaxTraceJobs)}
+		if len(tr.Jobs) == maxTraceJobs {
+			return nil, &traceError{File: name, Line: line, Msg: fmt.Sprintf("more than the %d jobs a trace may hold", maxTraceJobs)}
 		}
 		tr.Jobs = append(tr.Jobs, j)
 	}
@@ -149,9 +149,9 @@ func ReadTrace(r io.Reader, name string) (*Trace, error) {
 	return tr, nil
 }
 
-func (l *traceLayout) parse(f []string) (TraceJob, *TraceError) {
-	bad := func(i int, format string, args ...any) *TraceError {
-		return &TraceError{Field: i + 1, Name: l.fields[i], Msg: fmt.Sprintf(format, args...)}
+func (l *traceLayout) parse(f []string) (TraceJob, *traceError) {
+	bad := func(i int, format string, args ...any) *traceError {
+		return &traceError{Field: i + 1, Name: l.fields[i], Msg: fmt.Sprintf(format, args...)}
 	}
 	j := TraceJob{Workload: strings.TrimSpace(f[l.job]), Priority: 1, SLO: -1}
 	if j.Workload == "" {

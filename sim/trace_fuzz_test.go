@@ -26,7 +26,7 @@ func FuzzReadTrace(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if len(tr.Jobs) == 0 || len(tr.Jobs) > MaxTraceJobs {
+		if len(tr.Jobs) == 0 || len(tr.Jobs) > maxTraceJobs {
 			t.Fatalf("%d jobs accepted", len(tr.Jobs))
 		}
 		for _, j := range tr.Jobs {

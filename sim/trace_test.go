@@ -19,7 +19,7 @@ func TestReadTraceLayouts(t *testing.T) {
 		{Workload: "Transformer (batch size 128)", Steps: 246378, Arrival: 0, Scale: 1, Priority: 1, SLO: -1, Line: 1},
 		{Workload: "LM (batch size 20)", Steps: 5000, Arrival: 12.5, Scale: 4, Priority: 1, SLO: -1, Line: 3},
 	}
-	if tr.Format != FormatMSR || len(tr.Jobs) != 2 || tr.Jobs[0] != want[0] || tr.Jobs[1] != want[1] {
+	if tr.Format != formatMSR || len(tr.Jobs) != 2 || tr.Jobs[0] != want[0] || tr.Jobs[1] != want[1] {
 		t.Errorf("msr: %s %+v, want %+v", tr.Format, tr.Jobs, want)
 	}
 
@@ -29,7 +29,7 @@ func TestReadTraceLayouts(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := TraceJob{Workload: "Transformer (batch size 128)", Steps: 346, Arrival: 30, Scale: 2, Priority: 1, SLO: -1, Line: 1}
-	if tr.Format != FormatPhysical || len(tr.Jobs) != 1 || tr.Jobs[0] != w {
+	if tr.Format != formatPhysical || len(tr.Jobs) != 1 || tr.Jobs[0] != w {
 		t.Errorf("physical: %s %+v, want %+v", tr.Format, tr.Jobs, w)
 	}
 }
@@ -63,7 +63,7 @@ func TestReadTraceErrorsNameFileAndLine(t *testing.T) {
 			if err == nil || err.Error() != c.want {
 				t.Fatalf("error %v, want %q", err, c.want)
 			}
-			var te *TraceError
+			var te *traceError
 			if !errors.As(err, &te) || te.File != "t.trace" {
 				t.Errorf("error %T is not a *TraceError naming the file", err)
 			}
@@ -74,16 +74,16 @@ func TestReadTraceErrorsNameFileAndLine(t *testing.T) {
 	}
 }
 
-// A trace of more than MaxTraceJobs jobs is refused at the first job past
+// A trace of more than maxTraceJobs jobs is refused at the first job past
 // the limit.
 func TestTraceJobLimit(t *testing.T) {
 	if testing.Short() {
 		t.Skip("reads a million lines")
 	}
 	line := "A\tcmd\t-n\t1\t5\t0\t1\n"
-	in := strings.Repeat(line, MaxTraceJobs+1)
+	in := strings.Repeat(line, maxTraceJobs+1)
 	_, err := ReadTrace(strings.NewReader(in), "t.trace")
-	want := fmt.Sprintf("t.trace:%d: more than the %d jobs a trace may hold", MaxTraceJobs+1, MaxTraceJobs)
+	want := fmt.Sprintf("t.trace:%d: more than the %d jobs a trace may hold", maxTraceJobs+1, maxTraceJobs)
 	if err == nil || err.Error() != want {
 		t.Fatalf("error %v, want %q", err, want)
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/coloc-dev/coloc/datasets"
 	"github.com/coloc-dev/coloc/features"
 	"github.com/coloc-dev/coloc/model/eval"
 )
@@ -125,8 +126,8 @@ func TestFitPredictSimilar(t *testing.T) {
 		t.Errorf("unknown job: %v", err)
 	}
 	// With --data, the data the models were fit on are checked: the same
-	// dataset passes, another (the same measurements imported again, into
-	// files of other bytes) is refused.
+	// dataset passes, another (the same measurements less one pair) is
+	// refused.
 	if _, stderr, err := runCmd(t, "predict", "--models", dir, "--data", gavelDir, "--device", "v100", "ResNet-50 (batch size 64)", "LM (batch size 20)"); err != nil || strings.Contains(stderr, "not checked") {
 		t.Errorf("predict --data with the fit's data: %v %s", err, stderr)
 	}
@@ -135,6 +136,7 @@ func TestFitPredictSimilar(t *testing.T) {
 	}
 	other := filepath.Join(t.TempDir(), "other")
 	mustRun(t, "datasets", "import", "gavel", gavelDir+"/upstream/simulation_throughputs.json", "-o", other)
+	dropLastPair(t, filepath.Join(other, "pairs.arrow"))
 	if _, _, err := runCmd(t, "predict", "--models", dir, "--data", other, "--device", "v100", "ResNet-50 (batch size 64)", "LM (batch size 20)"); err == nil || !strings.Contains(err.Error(), "not the data the models of "+dir+" were fit on") || !strings.Contains(err.Error(), "pairs.arrow has SHA-256") {
 		t.Errorf("predict --data with other data: %v", err)
 	}
@@ -168,5 +170,22 @@ func TestFeaturesBuild(t *testing.T) {
 	}
 	if !strings.Contains(out, "489 rows, 13 features") {
 		t.Errorf("output %q", out)
+	}
+}
+
+// dropLastPair rewrites the pairs table at path without its last row.
+func dropLastPair(t *testing.T, path string) {
+	t.Helper()
+	tab, err := datasets.Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pairs, err := datasets.PairsFrom(tab)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pairs.Rows = pairs.Rows[:len(pairs.Rows)-1]
+	if err := datasets.Write(path, pairs.Table()); err != nil {
+		t.Fatal(err)
 	}
 }

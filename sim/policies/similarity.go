@@ -135,7 +135,7 @@ func NewSimilarityFrom(m *model.Similarity, space *model.Space, solo sim.Rates, 
 // Name returns "similarity".
 func (*Similarity) Name() string { return "similarity" }
 
-// Warnings implements sim.Warner: the workloads met so far that the model
+// Warnings lets the simulator collect the workloads met so far that the model
 // could not describe, with why, in the order they were first met.
 func (p *Similarity) Warnings() []string {
 	var blind []string

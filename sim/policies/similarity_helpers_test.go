@@ -57,7 +57,8 @@ func tinyNorm(a, b string) float64 {
 	return 0.6
 }
 
-// tinyData returns the tiny data set: solo rows and every ordered pair
+// tinyData returns the tiny data set: solo rows (with the batch size the
+// name states, as the Gavel importer fills it) and every ordered pair
 // (self pairs too) on k80 and v100, all status ok.
 func tinyData() (*datasets.SoloTable, *datasets.Pairs) {
 	solo := &datasets.SoloTable{ThroughputUnit: datasets.UnitItersPerS}
@@ -65,7 +66,8 @@ func tinyData() (*datasets.SoloTable, *datasets.Pairs) {
 	nan := math.NaN()
 	for i, typ := range []string{"k80", "v100"} {
 		for _, w := range tinyOrder {
-			solo.Rows = append(solo.Rows, datasets.Solo{Workload: w, DeviceType: typ, Degree: 1,
+			_, batch := datasets.SplitJobName(w)
+			solo.Rows = append(solo.Rows, datasets.Solo{Workload: w, DeviceType: typ, Degree: 1, BatchSize: batch,
 				Throughput: tinySolo[w][i], CILow: nan, CIHigh: nan, PeakMemory: nan, Source: "test"})
 			for _, b := range tinyOrder {
 				y := tinyNorm(w, b)
