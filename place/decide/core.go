@@ -93,6 +93,39 @@ type Core struct {
 	// runs holds, per running job, when its current run began and the
 	// iterations it had done then.
 	runs map[int]run
+	// soloMemo remembers solo rates by workload, type, degree and spread
+	// (soloKey); it is cleared with the topology.
+	soloMemo map[uint64]soloVal
+	// scratch reused by every decision, so that a decision allocates
+	// little: the infos and their options, the candidates, the jobs by
+	// first GPU, the running jobs seen.
+	infoBuf []info
+	ptrBuf  []*info
+	optBuf  []option
+	candBuf []cand
+	byGPU   map[int][]int
+	seen    map[int]bool
+}
+
+type soloVal struct {
+	r  float64
+	ok bool
+}
+
+// solo returns the solo rate of workload w (numbered wid) on d GPUs of
+// type t (the topology's tid-th), spread or not, remembered: it depends
+// only on those.
+func (c *Core) solo(w string, wid int32, t string, tid, d int, spread bool) (float64, bool) {
+	key := uint64(wid)<<32 | uint64(tid)<<24 | uint64(d)<<1 | uint64(b2i(spread))
+	if v, ok := c.soloMemo[key]; ok {
+		return v.r, v.ok
+	}
+	r, ok := c.rates.Solo(w, t, d, spread)
+	if c.soloMemo == nil {
+		c.soloMemo = map[uint64]soloVal{}
+	}
+	c.soloMemo[key] = soloVal{r, ok}
+	return r, ok
 }
 
 // ref is a job's unit of size: its rate at its reference degree on its
@@ -148,7 +181,11 @@ func (c *Core) track(st *State) {
 	if c.runs == nil {
 		c.runs = map[int]run{}
 	}
-	seen := make(map[int]bool, len(st.Jobs))
+	if c.seen == nil {
+		c.seen = map[int]bool{}
+	}
+	seen := c.seen
+	clear(seen)
 	for _, j := range st.Jobs {
 		if len(j.GPUs) == 0 {
 			continue
@@ -257,6 +294,7 @@ func (c *Core) refOf(j *Job) ref {
 func (c *Core) Decide(st *State) map[int][]int {
 	if c.topo == nil || len(c.topo.gpus) != len(st.GPUs) {
 		c.topo = newTopology(st.GPUs)
+		clear(c.soloMemo)
 	}
 	c.track(st)
 	quiet := c.quiet(st)
@@ -359,8 +397,18 @@ func (c *Core) worthRevising(infos []*info) bool {
 // assess computes each job's index, expected remaining size, options and
 // whether it is critical for the makespan.
 func (c *Core) assess(st *State) []*info {
-	infos := make([]*info, 0, len(st.Jobs))
-	byGPU := map[int][]int{}
+	// The infos live in a buffer grown to hold every job first, so that
+	// the pointers to them stay valid; the options likewise (options).
+	c.infoBuf = slices.Grow(c.infoBuf[:0], len(st.Jobs))
+	c.optBuf = c.optBuf[:0]
+	infos := c.ptrBuf[:0]
+	if c.byGPU == nil {
+		c.byGPU = map[int][]int{}
+	}
+	byGPU := c.byGPU
+	for g, ids := range byGPU {
+		byGPU[g] = ids[:0]
+	}
 	for i := range st.Jobs {
 		for _, g := range st.Jobs[i].GPUs[:min(1, len(st.Jobs[i].GPUs))] {
 			byGPU[g] = append(byGPU[g], st.Jobs[i].ID)
@@ -396,7 +444,8 @@ func (c *Core) assess(st *State) []*info {
 		if !(r.rate > 0) {
 			continue
 		}
-		in := &info{j: j, ref: r, partner: -1, wid: c.widOf(j.Workload)}
+		c.infoBuf = append(c.infoBuf, info{j: j, ref: r, partner: -1, wid: c.widOf(j.Workload)})
+		in := &c.infoBuf[len(c.infoBuf)-1]
 		if len(j.GPUs) > 0 {
 			for _, o := range byGPU[j.GPUs[0]] {
 				if o != j.ID {
@@ -450,6 +499,7 @@ func (c *Core) assess(st *State) []*info {
 	if top != nil {
 		top.critical = true
 	}
+	c.ptrBuf = infos
 	return c.candidates(infos, len(st.GPUs))
 }
 
@@ -488,19 +538,23 @@ func (c *Core) candidates(infos []*info, gpus int) []*info {
 func (c *Core) options(in *info) {
 	j := in.j
 	prog := float64(in.ref.degree) / in.ref.rate // reference GPU-seconds per iteration
+	start := len(c.optBuf)
 	for ti, t := range c.topo.types {
 		for _, d := range j.Degrees {
 			if d > c.topo.count[t] {
 				continue
 			}
 			spread := c.topo.largest[t] < d
-			r, ok := c.rates.Solo(j.Workload, t, d, spread)
+			r, ok := c.solo(j.Workload, in.wid, t, ti, d, spread)
 			if !ok || !(r > 0) {
 				continue
 			}
-			in.opts = append(in.opts, option{typ: t, tid: ti, d: d, spread: spread, rate: r, value: in.index * r * prog / float64(d)})
+			c.optBuf = append(c.optBuf, option{typ: t, tid: ti, d: d, spread: spread, rate: r, value: in.index * r * prog / float64(d)})
 		}
 	}
+	// A slice of the buffer, capped: it is never appended to, and the
+	// buffer's growth leaves earlier slices on their own arrays.
+	in.opts = c.optBuf[start:len(c.optBuf):len(c.optBuf)]
 	if len(j.GPUs) == 0 {
 		return
 	}
@@ -511,11 +565,12 @@ func (c *Core) options(in *info) {
 			spread = true
 		}
 	}
-	r, ok := c.rates.Solo(j.Workload, t, len(j.GPUs), spread)
+	tid := slices.Index(c.topo.types, t)
+	r, ok := c.solo(j.Workload, in.wid, t, tid, len(j.GPUs), spread)
 	if !ok {
 		return
 	}
-	in.cur = &option{typ: t, tid: slices.Index(c.topo.types, t), d: len(j.GPUs), spread: spread, rate: r, value: in.index * r * prog / float64(len(j.GPUs))}
+	in.cur = &option{typ: t, tid: tid, d: len(j.GPUs), spread: spread, rate: r, value: in.index * r * prog / float64(len(j.GPUs))}
 }
 
 // keep is the factor by which a running job's current placement is
@@ -581,7 +636,7 @@ func (c *Core) choose(infos []*info) {
 		}
 	}
 	k := c.keep()
-	var cands []cand
+	cands := c.candBuf[:0]
 	for _, in := range infos {
 		if in.pick != nil {
 			continue
@@ -606,8 +661,9 @@ func (c *Core) choose(infos []*info) {
 		demand += in.j.Degrees[0]
 	}
 	if c.opt.MaxPerGPU >= 2 && demand > len(c.topo.gpus) {
-		cands = append(cands, c.pairs(infos, k)...)
+		cands = c.pairs(cands, infos, k)
 	}
+	c.candBuf = cands
 	slices.SortFunc(cands, compareCands)
 	for _, x := range cands {
 		if x.a.pick != nil || (x.b != nil && x.b.pick != nil) || left[x.o.typ] < x.o.d {
@@ -825,10 +881,10 @@ func sameOpt(a, b *option) bool { return a.typ == b.typ && a.d == b.d && a.sprea
 // weighed at one decision: pairs among them cost their square.
 const pairOpts = 64
 
-// pairs lists the options of two jobs sharing GPUs, among the jobs of
+// pairs appends to out the options of two jobs sharing GPUs, among the jobs of
 // highest index: for each GPU type and degree both may run at, the value
 // per GPU of both at their predicted normalized throughputs.
-func (c *Core) pairs(infos []*info, k float64) []cand {
+func (c *Core) pairs(out []cand, infos []*info, k float64) []cand {
 	var pool []*info
 	for _, in := range infos {
 		if in.pick == nil && !in.critical {
@@ -839,7 +895,6 @@ func (c *Core) pairs(infos []*info, k float64) []cand {
 	if n := pairOpts; len(pool) > n {
 		pool = pool[:n]
 	}
-	var out []cand
 	for i, a := range pool {
 		for _, b := range pool[i+1:] {
 			for _, oa := range a.opts {

@@ -35,10 +35,11 @@ import (
 // and ordered jobs worse on the shipped traces, so scales use completions
 // only.
 type history struct {
-	done  []sized
-	res   Sizes // size / scale
-	scale map[string]float64
-	all   float64 // the overall scale
+	done    []sized
+	res     Sizes // size / scale
+	scale   map[string]float64
+	all     float64   // the overall scale
+	scratch []float64 // the active jobs' service over scale, reused
 }
 
 // sized is a job's size (or an active job's attained service), in
@@ -80,15 +81,18 @@ func (h *history) completed(w string, size float64) {
 // jobs and the active ones (their attained service, censored).
 func (h *history) update(active []sized) {
 	h.scale, h.all = shrunkScales(h.done)
-	var res Sizes
+	// A fresh distribution on the last one's arrays (nothing else holds
+	// them): each update would otherwise allocate the whole history anew.
+	res := Sizes{done: h.res.done[:0], censored: h.res.censored[:0]}
 	u := resUnit
 	for _, x := range h.done {
 		res.Done(x.size / h.scaleOf(x.workload) * u)
 	}
-	censored := make([]float64, 0, len(active))
+	censored := h.scratch[:0]
 	for _, x := range active {
 		censored = append(censored, x.size/h.scaleOf(x.workload)*u)
 	}
+	h.scratch = censored
 	res.Censor(censored)
 	h.res = res
 }

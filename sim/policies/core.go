@@ -29,7 +29,8 @@ type corePolicy struct {
 	alone bool
 	// allow, when set, restricts a job's degrees to its list's (export).
 	allow map[int][]int
-	view  *sim.View // during Schedule
+	view  *sim.View    // during Schedule
+	jobs  []decide.Job // the last state's jobs, reused
 }
 
 // coreRates adapts the simulator's estimators to the core's Rates.
@@ -71,12 +72,15 @@ func (p *corePolicy) Schedule(v *sim.View) (*sim.Plan, error) {
 	for _, j := range v.Finished {
 		p.core.Observe(p.job(j), float64(j.Steps))
 	}
-	st := &decide.State{Now: v.Now, GPUs: p.gpus}
+	// The state's job list is reused from one decision to the next (the
+	// core keeps nothing of it).
+	st := &decide.State{Now: v.Now, GPUs: p.gpus, Jobs: p.jobs[:0]}
 	for _, set := range [][]*sim.Job{v.Running, v.Waiting} {
 		for _, j := range set {
 			st.Jobs = append(st.Jobs, p.job(j))
 		}
 	}
+	p.jobs = st.Jobs
 	out := p.core.Decide(st)
 	plan := v.Plan()
 	for _, j := range v.Running {
