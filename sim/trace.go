@@ -111,6 +111,7 @@ func ReadTrace(r io.Reader, name string) (*Trace, error) {
 	sc.Buffer(make([]byte, 0, 64*1024), maxTraceLine)
 	tr := &Trace{Name: name}
 	var lay *traceLayout
+	names := map[string]string{}
 	line := 0
 	for sc.Scan() {
 		line++
@@ -135,6 +136,14 @@ func ReadTrace(r io.Reader, name string) (*Trace, error) {
 			return nil, err
 		}
 		j.Line = line
+		// One copy of each job type's name: the line it was cut from is
+		// not kept alive by it (a long trace names a few dozen types).
+		if w, ok := names[j.Workload]; ok {
+			j.Workload = w
+		} else {
+			j.Workload = strings.Clone(j.Workload)
+			names[j.Workload] = j.Workload
+		}
 		if len(tr.Jobs) == maxTraceJobs {
 			return nil, &traceError{File: name, Line: line, Msg: fmt.Sprintf("more than the %d jobs a trace may hold", maxTraceJobs)}
 		}
