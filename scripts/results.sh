@@ -11,7 +11,9 @@
 # new-job 30, the counters new-job 8, cross-device 7); later that day, once
 # the committee chose its unseen seat's weights (five more fits of four
 # models whenever a job is unseen), 78 minutes (Gavel's new-job 41, the
-# counters new-job 14, cross-device 11).
+# counters new-job 14, cross-device 11). On 2026-12-05, with other work
+# beside it most of the time, 99 minutes (Gavel's new-job 55, the counters
+# new-job 16, cross-device 15).
 # To share the work between two checkouts of the same commit, pass flags to
 # the test: RESULTS_FLAGS="-results-only new-job" in one and
 # RESULTS_FLAGS="-results-skip new-job" in the other, then take each one's
