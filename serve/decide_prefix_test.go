@@ -3,7 +3,6 @@ package serve
 import (
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"os"
 	"strings"
 	"testing"
@@ -53,14 +52,7 @@ func TestDecideOnTheTracePrefix(t *testing.T) {
 	}
 	cj, _ := json.Marshal(cv)
 	body := `{"cluster": ` + string(cj) + `, "jobs": {"version": 1, "name": "prefix", "jobs": [` + strings.Join(items, ", ") + `]}}`
-	w := post(t, s.Handler(), "/v1/decide", body)
-	if w.Code != http.StatusOK {
-		t.Fatalf("status %d: %s", w.Code, w.Body)
-	}
-	var got DecideResponse
-	if err := json.Unmarshal(w.Body.Bytes(), &got); err != nil {
-		t.Fatal(err)
-	}
+	got := postDecide(t, s.Handler(), body)
 
 	spec, err := cluster.Load("../examples/cluster-gavel-16.yaml")
 	if err != nil {

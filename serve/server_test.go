@@ -96,6 +96,21 @@ func post(t *testing.T, h http.Handler, path, body string) *httptest.ResponseRec
 	return w
 }
 
+// postDecide posts body to /v1/decide and returns the decoded answer,
+// failing the test on any status but 200.
+func postDecide(t *testing.T, h http.Handler, body string) DecideResponse {
+	t.Helper()
+	w := post(t, h, "/v1/decide", body)
+	if w.Code != http.StatusOK {
+		t.Fatalf("status %d: %s", w.Code, w.Body)
+	}
+	var got DecideResponse
+	if err := json.Unmarshal(w.Body.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
 // /v1/predict answers what `coloc predict --json` prints: the rows of
 // place.PredictPair over every model of the directory.
 func TestPredictIsCololcPredict(t *testing.T) {
@@ -154,14 +169,7 @@ func TestDecideIsPolicyExport(t *testing.T) {
 	// (more GPUs asked than the cluster has: jobs share).
 	for _, jobsFile := range []string{"../examples/jobs.yaml", "../examples/jobs-busy.yaml"} {
 		body := `{"cluster": ` + asJSON("../examples/cluster.yaml") + `, "jobs": ` + asJSON(jobsFile) + `}`
-		w := post(t, s.Handler(), "/v1/decide", body)
-		if w.Code != http.StatusOK {
-			t.Fatalf("status %d: %s", w.Code, w.Body)
-		}
-		var got DecideResponse
-		if err := json.Unmarshal(w.Body.Bytes(), &got); err != nil {
-			t.Fatal(err)
-		}
+		got := postDecide(t, s.Handler(), body)
 		spec, err := cluster.Load("../examples/cluster.yaml")
 		if err != nil {
 			t.Fatal(err)

@@ -12,7 +12,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -68,7 +67,15 @@ func TestNoUnusedExports(t *testing.T) {
 	for _, pkg := range narrow {
 		watched[module+"/"+pkg] = true
 	}
-	used := map[types.Object]bool{}
+	// used holds "import/path.Name" of the top-level names in use: each
+	// package sees another's objects through export data, as objects of
+	// their own, so names are compared, not objects.
+	used := map[string]bool{}
+	use := func(o types.Object) {
+		if o.Pkg() != nil && o.Pkg().Scope().Lookup(o.Name()) == o {
+			used[o.Pkg().Path()+"."+o.Name()] = true
+		}
+	}
 	// markType marks the watched named types a type is built from: a type
 	// reached through a used function's signature, a used variable or a
 	// selected field or method is in use, even where no caller names it.
@@ -82,7 +89,7 @@ func TestNoUnusedExports(t *testing.T) {
 		switch x := typ.(type) {
 		case *types.Named:
 			if o := x.Origin().Obj(); o.Pkg() != nil && watched[o.Pkg().Path()] {
-				used[o] = true
+				use(o)
 			}
 		case *types.Pointer:
 			markType(x.Elem())
@@ -104,7 +111,6 @@ func TestNoUnusedExports(t *testing.T) {
 			}
 		}
 	}
-	exported := map[string]map[string]token.Position{}
 	scopes := map[string]*types.Scope{}
 	for _, p := range mine {
 		var files []*ast.File
@@ -122,18 +128,11 @@ func TestNoUnusedExports(t *testing.T) {
 			t.Fatalf("type-checking %s: %v", p.ImportPath, err)
 		}
 		if watched[p.ImportPath] {
-			m := map[string]token.Position{}
-			for _, name := range tp.Scope().Names() {
-				if o := tp.Scope().Lookup(name); o.Exported() {
-					m[name] = fset.Position(o.Pos())
-				}
-			}
-			exported[strings.TrimPrefix(p.ImportPath, module+"/")] = m
 			scopes[strings.TrimPrefix(p.ImportPath, module+"/")] = tp.Scope()
 		}
 		for _, o := range info.Uses {
 			if o.Pkg() != nil && watched[o.Pkg().Path()] && o.Pkg().Path() != p.ImportPath {
-				used[o] = true
+				use(o)
 				markType(o.Type())
 			}
 		}
@@ -145,35 +144,24 @@ func TestNoUnusedExports(t *testing.T) {
 		}
 	}
 	named := testUses(t, fset)
-	for use := range named {
-		pkg, name, _ := strings.Cut(use, ".")
+	for u := range named {
+		pkg, name, _ := strings.Cut(u, ".")
 		if o := scopes[pkg].Lookup(name); o != nil {
-			used[o] = true
+			use(o)
 			markType(o.Type())
 		}
 	}
 
 	for _, pkg := range narrow {
-		if len(exported[pkg]) == 0 {
-			t.Fatalf("package %s: no exported names found (moved?)", pkg)
+		scope := scopes[pkg]
+		if scope == nil {
+			t.Fatalf("package %s: not found (moved?)", pkg)
 		}
-		var unused []string
-		for name := range exported[pkg] {
-			found := false
-			for o := range used {
-				if o.Pkg().Path() == module+"/"+pkg && o.Name() == name && o.Parent() == o.Pkg().Scope() {
-					found = true
-					break
-				}
+		for _, name := range scope.Names() { // sorted
+			if o := scope.Lookup(name); o.Exported() && !used[module+"/"+pkg+"."+name] {
+				p := fset.Position(o.Pos())
+				t.Errorf("%s.%s (%s:%d) is exported but no other package's code uses it: unexport or delete it", pkg, name, filepath.Base(p.Filename), p.Line)
 			}
-			if !found {
-				unused = append(unused, name)
-			}
-		}
-		sort.Strings(unused)
-		for _, name := range unused {
-			p := exported[pkg][name]
-			t.Errorf("%s.%s (%s:%d) is exported but no other package's code uses it: unexport or delete it", pkg, name, filepath.Base(p.Filename), p.Line)
 		}
 	}
 }
@@ -184,23 +172,10 @@ func TestNoUnusedExports(t *testing.T) {
 func testUses(t *testing.T, fset *token.FileSet) map[string]bool {
 	root := filepath.Join("..", "..")
 	uses := map[string]bool{}
-	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			switch d.Name() {
-			case ".git", "node_modules", "testdata":
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(p, "_test.go") {
-			return nil
-		}
+	for _, p := range goFiles(t, true) {
 		f, err := parser.ParseFile(fset, p, nil, parser.SkipObjectResolution)
 		if err != nil {
-			return err
+			t.Fatal(err)
 		}
 		rel, _ := filepath.Rel(root, filepath.Dir(p))
 		rel = filepath.ToSlash(rel)
@@ -235,10 +210,6 @@ func testUses(t *testing.T, fset *token.FileSet) map[string]bool {
 				return true
 			})
 		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 	return uses
 }

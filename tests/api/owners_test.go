@@ -16,7 +16,29 @@ import (
 func TestOneOwnerOfNameConventions(t *testing.T) {
 	root := filepath.Join("..", "..")
 	conventions := []string{"_unconsolidated", "(batch size [", `\(batch size`}
-	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+	for _, p := range goFiles(t, false) {
+		rel, _ := filepath.Rel(root, p)
+		if filepath.Dir(filepath.ToSlash(rel)) == "datasets" {
+			continue
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range conventions {
+			if strings.Contains(string(b), c) {
+				t.Errorf("%s spells %q: call datasets.SpreadType, BaseType or SplitJobName instead", rel, c)
+			}
+		}
+	}
+}
+
+// goFiles returns the paths of the repository's Go files, its test files
+// when tests is true, else the others (testdata and node_modules left out).
+func goFiles(t *testing.T, tests bool) []string {
+	t.Helper()
+	var out []string
+	err := filepath.WalkDir(filepath.Join("..", ".."), func(p string, d os.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -27,25 +49,13 @@ func TestOneOwnerOfNameConventions(t *testing.T) {
 			}
 			return nil
 		}
-		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
-			return nil
-		}
-		rel, _ := filepath.Rel(root, p)
-		if filepath.Dir(filepath.ToSlash(rel)) == "datasets" {
-			return nil
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		for _, c := range conventions {
-			if strings.Contains(string(b), c) {
-				t.Errorf("%s spells %q: call datasets.SpreadType, BaseType or SplitJobName instead", rel, c)
-			}
+		if strings.HasSuffix(p, ".go") && strings.HasSuffix(p, "_test.go") == tests {
+			out = append(out, p)
 		}
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return out
 }
