@@ -75,7 +75,8 @@ type Options struct {
 
 // Core decides where jobs run. It learns the distribution of job sizes
 // from the completions it is told of (Observe), so one Core serves one
-// cluster's stream of jobs.
+// cluster's stream of jobs. It is not safe for concurrent use: a decision
+// reuses the buffers of the last.
 type Core struct {
 	opt   Options
 	rates Rates
@@ -94,7 +95,7 @@ type Core struct {
 	// iterations it had done then.
 	runs map[int]run
 	// soloMemo remembers solo rates by workload, type, degree and spread
-	// (soloKey); it is cleared with the topology.
+	// (keyed as solo packs them); it is cleared with the topology.
 	soloMemo map[uint64]soloVal
 	// scratch reused by every decision, so that a decision allocates
 	// little: the infos and their options, the candidates, the jobs by
