@@ -12,7 +12,9 @@ makespan at most 1.05x; coloc deciding on users' estimates
 sharing off (coloc-no-sharing: what the interference model is worth); and
 the oracle at least as good as coloc (coloc's average JCT over the
 oracle's at least 1, shown with its 95% interval over the cases,
-scripts/sweeppage.py's paired). results-sim.sh and heldout-sim.sh splice
+scripts/sweeppage.py's paired). Where the page has coloc-known (the same
+core with the true sizes) a reference row, not a goal, shows what the
+first goal reads with foresight. results-sim.sh and heldout-sim.sh splice
 it into docs/simulation.md (scripts/splice.py), so the numbers there are
 the page's, never typed. The page is read by scripts/sweeppage.py.
 """
@@ -60,6 +62,12 @@ goal("avg JCT <= 0.85x the strongest peer", "coloc", "avg JCT / best peer", lamb
 goal("makespan <= 1.05x the strongest peer's", "coloc", "makespan / best peer", lambda x: x <= 1.05)
 goal("with users' estimates (median 2x, log-normal): avg JCT <= 0.9x the strongest peer", "coloc-estimate", "avg JCT / best peer", lambda x: x <= 0.9)
 goal("avg JCT <= 0.93x coloc with sharing off", "coloc-no-sharing", "avg JCT", lambda x: x <= 0.93)
+if "coloc-known" in peer_pages["degree %s, all clusters" % modes[0]]:
+    # Not a goal: the same core deciding on the true sizes, what the first
+    # goal would read with foresight; how much of it is reachable at all.
+    rows.append(("reference: the same core with foresight (coloc-known), avg JCT / the strongest peer",
+                 ["%.3f" % ratio(mode, "coloc-known", "avg JCT / best peer")[0] for mode in modes],
+                 "not a goal"))
 if "oracle" in by_mode[modes[0]]:
     goal("oracle at least as good as coloc (coloc's avg JCT over the oracle's >= 1)", "oracle", "avg JCT", lambda x: x >= 1)
     # The oracle row also shows the ratio's 95% interval over the cases: when

@@ -62,7 +62,7 @@ sweep() {
         { tail -5 "$tmp/$name.log" >&2; return 1; }
 }
 sweep page --max-jobs "${MAX_JOBS:-200}" --parallel "${PARALLEL:-2}" \
-    --policy "${POLICIES:-fifo,backfill,gavel-las,gavel-las-packed,tiresias,srtf-known,coloc,coloc-no-sharing,coloc-estimate}" \
+    --policy "${POLICIES:-fifo,backfill,gavel-las,gavel-las-packed,tiresias,srtf-known,coloc,coloc-no-sharing,coloc-estimate,coloc-known}" \
     --title "Simulation results, held out" --markdown "$tmp/page.md"
 bands=()
 for seed in $([ -n "${BANDS:-}" ] && echo 1 3 5 7); do

@@ -24,7 +24,7 @@ traces=$(ls examples/traces/msr/*.trace examples/traces/physical_cluster/*.trace
 "$bin" simulate sweep --traces "$traces" \
     --clusters examples/cluster-gavel-16.yaml,examples/cluster-gavel-48.yaml,examples/cluster-gavel.yaml \
     --data datasets/reference/gavel --models "$models" --max-jobs "${MAX_JOBS:-200}" \
-    --policy "${POLICIES:-fifo,backfill,gavel-las,gavel-las-packed,tiresias,srtf-known,coloc,coloc-no-sharing,coloc-estimate}" \
+    --policy "${POLICIES:-fifo,backfill,gavel-las,gavel-las-packed,tiresias,srtf-known,coloc,coloc-no-sharing,coloc-estimate,coloc-known}" \
     --parallel "${PARALLEL:-2}" --title "Simulation results, shipped traces" --markdown "$out"
 if [ ${#docs[@]} -gt 0 ]; then
     scripts/goals.py "$out" >"$models/goals.md"

@@ -177,7 +177,7 @@ makespan ratio, then every case and the unrunnable jobs by reason.`,
 	fl.StringSliceVar(&clusters, "clusters", nil, "cluster specs, comma-separated")
 	fl.StringVar(&f.data, "data", "", "dataset directory with solo.arrow and pairs.arrow (iterations/s, or samples/s with batch sizes)")
 	fl.StringVar(&f.models, "models", "", "fitted models, for the policies that use them")
-	fl.StringSliceVar(&f.policies, "policy", []string{"fifo", "backfill", "gavel-las", "gavel-las-packed", "tiresias", "srtf-known", "coloc", "coloc-no-sharing", "coloc-estimate", "oracle"}, "policies; must include coloc (the page leads with each over the strongest of gavel-las, gavel-las-packed and tiresias)")
+	fl.StringSliceVar(&f.policies, "policy", []string{"fifo", "backfill", "gavel-las", "gavel-las-packed", "tiresias", "srtf-known", "coloc", "coloc-no-sharing", "coloc-estimate", "coloc-known", "oracle"}, "policies; must include coloc (the page leads with each over the strongest of gavel-las, gavel-las-packed and tiresias)")
 	fl.IntVar(&f.maxJobs, "max-jobs", 0, "replay the first N jobs of each trace (0: all)")
 	fl.IntVar(&parallel, "parallel", 1, "cases replayed at once")
 	fl.Uint64Var(&f.seed, "seed", 1, "seed of the randomised policies")

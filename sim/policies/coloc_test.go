@@ -43,7 +43,7 @@ func TestFactories(t *testing.T) {
 	for _, p := range infos {
 		names = append(names, p.Name)
 	}
-	if !reflect.DeepEqual(names, []string{"coloc", "similarity", "oracle", "coloc-no-sharing", "coloc-estimate", "coloc-rule", "oracle-rule"}) {
+	if !reflect.DeepEqual(names, []string{"coloc", "similarity", "oracle", "coloc-no-sharing", "coloc-estimate", "coloc-known", "coloc-rule", "oracle-rule"}) {
 		t.Errorf("policies %v", names)
 	}
 	coloc, _ := sim.Lookup(infos, "coloc")

@@ -173,6 +173,21 @@ func newColocEstimate(e sim.Env) (sim.Policy, error) {
 	return newCorePolicy("coloc-estimate", e, predictedPair(m))
 }
 
+// newColocKnown is coloc deciding on the true job sizes (--durations
+// known), whatever --durations says: a foresight reference beside coloc in
+// one run, not a peer and not a policy a cluster could run. It shows how
+// much of a goal over the peers is within reach of the core at all when
+// sizes are known, so that what is left to the priority with sizes unknown
+// reads off the page.
+func newColocKnown(e sim.Env) (sim.Policy, error) {
+	m, err := loadModels("coloc-known", e)
+	if err != nil {
+		return nil, err
+	}
+	e.Durations = decide.Known
+	return newCorePolicy("coloc-known", e, predictedPair(m))
+}
+
 // newOracle is the oracle: the decision core with the measured pair
 // rates (perfect predictions), each perturbed by --oracle-noise.
 func newOracle(e sim.Env) (sim.Policy, error) {

@@ -1,7 +1,7 @@
 // Package policies holds the simulator policies that decide with fitted
 // models: coloc (the decision core of package place/decide with the
-// models' predictions; core.go), its variants coloc-no-sharing and
-// coloc-estimate, oracle (the core with the measured pair rates),
+// models' predictions; core.go), its variants coloc-no-sharing,
+// coloc-estimate and coloc-known (foresight, a reference), oracle (the core with the measured pair rates),
 // similarity (GPU type by model similarity, revised every round, with
 // small-model packing, after Thanapol et al. 2023/2024), and coloc-rule
 // and oracle-rule, the former coloc: the completion-time rule below, which

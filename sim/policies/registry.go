@@ -12,6 +12,7 @@ func Policies() []sim.PolicyInfo {
 		{Name: "oracle", Doc: "coloc with measured instead of predicted pair rates (perfect predictions)", New: newOracle},
 		{Name: "coloc-no-sharing", Doc: "coloc with every job on GPUs of its own: what the interference predictions are worth", New: newColocNoSharing},
 		{Name: "coloc-estimate", Doc: "coloc deciding on users' estimates of job sizes (--estimate-median, --estimate-sigma), whatever --durations says", New: newColocEstimate},
+		{Name: "coloc-known", Doc: "reference, not a peer: coloc deciding on the true job sizes (foresight), whatever --durations says", New: newColocKnown},
 		{Name: "coloc-rule", Doc: "the former coloc: greedy completion-time rule that never preempts (--order, --durations known or attained)", New: newColocRule},
 		{Name: "oracle-rule", Doc: "coloc-rule with measured instead of predicted pair rates", New: newOracleRule},
 	}
