@@ -86,7 +86,12 @@ type Core struct {
 	// started: a decision was made.
 	observed, started bool
 	refs              map[int]ref
-	topo              *topology
+	arrivals          int // jobs seen so far (ref.seq)
+	// estDone are, with Durations Estimate, the completed jobs' true
+	// size over estimate, times resUnit, with their ref.seq (windowed as
+	// the history is).
+	estDone []sized
+	topo    *topology
 	// pairMemo remembers the predicted normalized throughputs of pairs.
 	pairMemo map[uint64]pairVal
 	wid      map[string]int32
@@ -104,6 +109,9 @@ type Core struct {
 	ptrBuf  []*info
 	optBuf  []option
 	candBuf []cand
+	keyBuf  []candKey
+	waitBuf []waitKey
+	topBuf  []*info
 	byGPU   map[int][]int
 	seen    map[int]bool
 }
@@ -134,6 +142,7 @@ func (c *Core) solo(w string, wid int32, t string, tid, d int, spread bool) (flo
 type ref struct {
 	degree int
 	rate   float64
+	seq    int // its place in the order of arrival (history's window)
 }
 
 // New returns a core deciding with rates.
@@ -164,10 +173,10 @@ func (c *Core) Observe(j Job, iterations float64) {
 	size := iterations / r.rate * float64(r.degree)
 	c.observed = true
 	if c.opt.Durations == Estimate && j.Work > 0 {
-		c.est.Done(resUnit * iterations / j.Work)
+		c.estDone = append(c.estDone, sized{size: resUnit * iterations / j.Work, seq: r.seq})
 		return
 	}
-	c.hist.completed(j.Workload, size/float64(r.degree))
+	c.hist.completed(j.Workload, size/float64(r.degree), r.seq)
 }
 
 // run is the start of a job's current run.
@@ -286,7 +295,8 @@ func (c *Core) refOf(j *Job) ref {
 			}
 		}
 	}
-	r := ref{degree: d, rate: best}
+	r := ref{degree: d, rate: best, seq: c.arrivals}
+	c.arrivals++
 	c.refs[j.ID] = r
 	return r
 }
@@ -429,13 +439,16 @@ func (c *Core) assess(st *State) []*info {
 			}
 			a := j.Done / r.rate * float64(r.degree)
 			if c.opt.Durations == Estimate && j.Work > 0 {
-				ratios = append(ratios, resUnit*j.Done/j.Work)
+				if r.seq >= c.arrivals-window {
+					ratios = append(ratios, resUnit*j.Done/j.Work)
+				}
 				continue
 			}
-			active = append(active, sized{j.Workload, a / float64(r.degree)})
+			active = append(active, sized{j.Workload, a / float64(r.degree), r.seq})
 		}
-		c.hist.update(active)
-		c.est.Censor(ratios)
+		since := c.arrivals - window
+		c.hist.update(active, since)
+		c.updateEstimates(ratios, since)
 		c.observed, c.started = false, true
 	}
 	total := 0.0
@@ -504,6 +517,25 @@ func (c *Core) assess(st *State) []*info {
 	return c.candidates(infos, len(st.GPUs))
 }
 
+// updateEstimates rebuilds the distribution of true size over estimate
+// from the completed jobs that arrived from the since-th on (history's
+// window), with the active ones' ratios censored.
+func (c *Core) updateEstimates(ratios []float64, since int) {
+	kept := c.estDone[:0]
+	for _, x := range c.estDone {
+		if x.seq >= since {
+			kept = append(kept, x)
+		}
+	}
+	c.estDone = kept
+	est := Sizes{done: c.est.done[:0], censored: c.est.censored[:0]}
+	for _, x := range kept {
+		est.Done(x.size)
+	}
+	est.Censor(ratios)
+	c.est = est
+}
+
 // candidates keeps the jobs that may get GPUs in this decision, with
 // their options: the running and critical ones, and the waiting ones of
 // highest index, as many as could take every GPU twice over (alone, or
@@ -520,13 +552,34 @@ func (c *Core) candidates(infos []*info, gpus int) []*info {
 		}
 	}
 	if n := 2*gpus + 16; len(wait) > n {
-		slices.SortStableFunc(wait, func(a, b *info) int {
-			if x := cmp.Compare(b.index, a.index); x != 0 {
-				return x
+		// Highest index first, then earliest arrival, then in the
+		// order given; sorted through small keys, as choose does.
+		keys := c.waitBuf[:0]
+		for i, in := range wait {
+			keys = append(keys, waitKey{in.index, in.j.Arrival, int32(i)})
+		}
+		c.waitBuf = keys
+		slices.SortFunc(keys, func(x, y waitKey) int {
+			if x.index != y.index && !math.IsNaN(x.index) && !math.IsNaN(y.index) {
+				if x.index > y.index {
+					return -1
+				}
+				return 1
 			}
-			return cmp.Compare(a.j.Arrival, b.j.Arrival)
+			if c := cmp.Compare(y.index, x.index); c != 0 {
+				return c
+			}
+			if c := cmp.Compare(x.arrival, y.arrival); c != 0 {
+				return c
+			}
+			return cmp.Compare(x.i, y.i)
 		})
-		wait = wait[:n]
+		top := c.topBuf[:0]
+		for _, k := range keys[:n] {
+			top = append(top, wait[k.i])
+		}
+		c.topBuf = top
+		wait = top
 	}
 	keep = append(keep, wait...)
 	for _, in := range keep {
@@ -665,8 +718,24 @@ func (c *Core) choose(infos []*info) {
 		cands = c.pairs(cands, infos, k)
 	}
 	c.candBuf = cands
-	slices.SortFunc(cands, compareCands)
-	for _, x := range cands {
+	// Sorted through small keys: the value decides almost every
+	// comparison, and moving keys costs less than moving candidates.
+	keys := c.keyBuf[:0]
+	for i := range cands {
+		keys = append(keys, candKey{cands[i].v, int32(i)})
+	}
+	c.keyBuf = keys
+	slices.SortFunc(keys, func(x, y candKey) int {
+		switch {
+		case x.v > y.v:
+			return -1
+		case x.v < y.v:
+			return 1
+		}
+		return compareCands(cands[x.i], cands[y.i])
+	})
+	for _, key := range keys {
+		x := &cands[key.i]
 		if x.a.pick != nil || (x.b != nil && x.b.pick != nil) || left[x.o.typ] < x.o.d {
 			continue
 		}
@@ -836,6 +905,19 @@ func (c *Core) join(infos []*info, k float64) {
 		w.pick = &pick{o: *bestOpt, partner: best}
 		best.pick.partner = w
 	}
+}
+
+// waitKey is a waiting job's index and arrival and its place among the
+// waiting.
+type waitKey struct {
+	index, arrival float64
+	i              int32
+}
+
+// candKey is a candidate's value and its place in the candidates.
+type candKey struct {
+	v float64
+	i int32
 }
 
 // compareCands orders options by value, then (a total order, so that

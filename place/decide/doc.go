@@ -75,7 +75,8 @@
 // # Choices where the sources are silent
 //
 // The distribution's grid (eighth octaves from one minute), the Pareto tail
-// of shape 2 beyond the largest size seen, the empirical-Bayes shrinkage,
+// of shape 2 beyond the largest size seen, the window of the 2,048 latest
+// arrivals the sizes are learned from, the empirical-Bayes shrinkage,
 // sizes per workload in time rather than GPU-time, the 64-job pool for
 // pairs and the candidates (the running, the critical, and the 2N+16
 // waiting jobs of highest index on N GPUs) are ours; each is explained

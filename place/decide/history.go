@@ -37,17 +37,37 @@ import (
 type history struct {
 	done    []sized
 	res     Sizes // size / scale
+	classes map[string]*logAcc
 	scale   map[string]float64
 	all     float64   // the overall scale
 	scratch []float64 // the active jobs' service over scale, reused
 }
 
 // sized is a job's size (or an active job's attained service), in
-// reference seconds, with its workload.
+// reference seconds, with its workload and its place in the order of
+// arrival (the cohort window).
 type sized struct {
 	workload string
 	size     float64
+	seq      int
 }
+
+// logAcc accumulates one workload's log sizes: their count, sum and sum
+// of squares.
+type logAcc struct{ n, sum, sumSq float64 }
+
+// window is how many of the latest jobs to arrive the learned sizes come
+// from: the completed among them as sizes, the others censored at their
+// service; older jobs are forgotten. A cohort of arrivals rather than the
+// last completions, so that the completed and the censored are one
+// population, as the Kaplan-Meier estimate assumes. 2,048 jobs put the
+// standard error of the estimate's every point under 1.2% (at most
+// 0.5/sqrt(n)), far below what sets one job's priority apart from
+// another's, and follow a cluster's mix as it drifts; without a window
+// each revision passed over the whole history, and a trace's learning
+// cost grew with the square of its length (100,000 jobs). Traces of up to
+// 2,048 jobs (every results page) learn from all their jobs, as before.
+const window = 2048
 
 // resUnit is the unit of the distribution of size over scale: a job of
 // its workload's typical size counts resUnit, so that the grid of Sizes
@@ -70,17 +90,50 @@ func (h *history) scaleOf(w string) float64 {
 	return noScale
 }
 
-// completed records that a job of workload w completed with size size.
-func (h *history) completed(w string, size float64) {
+// completed records that a job of workload w, the seq-th to arrive,
+// completed with size size.
+func (h *history) completed(w string, size float64, seq int) {
 	if size > 0 && !math.IsInf(size, 0) {
-		h.done = append(h.done, sized{w, size})
+		h.done = append(h.done, sized{w, size, seq})
+		h.account(w, size, 1)
+	}
+}
+
+// account adds (sign 1) or removes (sign -1) a size from its workload's
+// sums; a workload left without sizes is forgotten.
+func (h *history) account(w string, size, sign float64) {
+	if h.classes == nil {
+		h.classes = map[string]*logAcc{}
+	}
+	a := h.classes[w]
+	if a == nil {
+		a = &logAcc{}
+		h.classes[w] = a
+	}
+	l := math.Log(size)
+	a.n += sign
+	a.sum += sign * l
+	a.sumSq += sign * l * l
+	if a.n <= 0 {
+		delete(h.classes, w)
 	}
 }
 
 // update recomputes the scales and the distribution from the completed
-// jobs and the active ones (their attained service, censored).
-func (h *history) update(active []sized) {
-	h.scale, h.all = shrunkScales(h.done)
+// jobs and the active ones (their attained service, censored) that
+// arrived from the since-th on: the sizes of jobs that arrived before are
+// forgotten (window).
+func (h *history) update(active []sized, since int) {
+	kept := h.done[:0]
+	for _, x := range h.done {
+		if x.seq >= since {
+			kept = append(kept, x)
+		} else {
+			h.account(x.workload, x.size, -1)
+		}
+	}
+	h.done = kept
+	h.scale, h.all = shrunkScales(h.classes)
 	// A fresh distribution on the last one's arrays (nothing else holds
 	// them): each update would otherwise allocate the whole history anew.
 	res := Sizes{done: h.res.done[:0], censored: h.res.censored[:0]}
@@ -90,7 +143,9 @@ func (h *history) update(active []sized) {
 	}
 	censored := h.scratch[:0]
 	for _, x := range active {
-		censored = append(censored, x.size/h.scaleOf(x.workload)*u)
+		if x.seq >= since {
+			censored = append(censored, x.size/h.scaleOf(x.workload)*u)
+		}
 	}
 	h.scratch = censored
 	res.Censor(censored)
@@ -99,23 +154,11 @@ func (h *history) update(active []sized) {
 
 // shrunkScales returns each workload's scale, the geometric mean of its
 // sizes shrunk towards the overall one (empirical Bayes, see history),
-// and the overall geometric mean; nil and 0 without sizes.
-func shrunkScales(done []sized) (map[string]float64, float64) {
-	if len(done) == 0 {
+// and the overall geometric mean, from the workloads' sums of log sizes;
+// nil and 0 without sizes.
+func shrunkScales(classes map[string]*logAcc) (map[string]float64, float64) {
+	if len(classes) == 0 {
 		return nil, 0
-	}
-	type acc struct{ n, sum, sumSq float64 }
-	classes := map[string]*acc{}
-	for _, x := range done {
-		a := classes[x.workload]
-		if a == nil {
-			a = &acc{}
-			classes[x.workload] = a
-		}
-		l := math.Log(x.size)
-		a.n++
-		a.sum += l
-		a.sumSq += l * l
 	}
 	// Sums in the order of the workloads' names, so that the same
 	// history gives the same scales to the last bit.
