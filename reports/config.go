@@ -11,7 +11,7 @@ import (
 	"github.com/coloc-dev/coloc/model"
 	"github.com/coloc-dev/coloc/model/eval"
 	"github.com/coloc-dev/coloc/sim"
-	"github.com/coloc-dev/coloc/sim/policies"
+	"github.com/coloc-dev/coloc/sim/experiment"
 )
 
 // Config says what a report holds. `coloc report` fills it from its
@@ -102,7 +102,7 @@ func DefaultConfig() Config {
 
 // knownPolicies are the policies a report can simulate: those of `coloc
 // simulate`, in its order.
-func knownPolicies() []sim.PolicyInfo { return policies.All() }
+func knownPolicies() []sim.PolicyInfo { return experiment.All() }
 
 // PolicyNames lists the names of the policies a report can simulate.
 func PolicyNames() []string {

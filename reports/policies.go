@@ -12,7 +12,7 @@ import (
 	"github.com/coloc-dev/coloc/model"
 	"github.com/coloc-dev/coloc/reports/plot"
 	"github.com/coloc-dev/coloc/sim"
-	"github.com/coloc-dev/coloc/sim/policies"
+	"github.com/coloc-dev/coloc/sim/experiment"
 )
 
 // replay is the outcome of one scenario: a result per policy run.
@@ -190,13 +190,13 @@ func runPolicies(ds *datasets.Dataset, scenarios []Scenario, names []string, mod
 		if err != nil {
 			return err
 		}
-		topo, err := policies.LoadTopology(sc.Cluster)
+		topo, err := experiment.LoadTopology(sc.Cluster)
 		if err != nil {
 			return err
 		}
 		// The same experiment `coloc simulate` runs, at its defaults, so
 		// the report's table and `coloc simulate --json` agree.
-		x := policies.Experiment{Jobs: tr.Jobs, Topology: topo, Truth: truth, Policies: names,
+		x := experiment.Experiment{Jobs: tr.Jobs, Topology: topo, Truth: truth, Policies: names,
 			Options: sim.DefaultOptions, Env: sim.Env{Seed: seed, Models: models}}
 		res, err := x.Run()
 		if err != nil {

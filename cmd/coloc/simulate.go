@@ -9,6 +9,7 @@ import (
 	"github.com/coloc-dev/coloc/policy"
 	"github.com/coloc-dev/coloc/reports"
 	"github.com/coloc-dev/coloc/sim"
+	"github.com/coloc-dev/coloc/sim/experiment"
 	"github.com/coloc-dev/coloc/sim/peers"
 	"github.com/coloc-dev/coloc/sim/policies"
 	"github.com/spf13/cobra"
@@ -39,7 +40,7 @@ type simulateFlags struct {
 func newSimulateCmd(e *env) *cobra.Command {
 	var f simulateFlags
 	var names []string
-	for _, p := range policies.All() {
+	for _, p := range experiment.All() {
 		names = append(names, fmt.Sprintf("  %-17s %s", p.Name, p.Doc))
 	}
 	cmd := &cobra.Command{
@@ -125,7 +126,7 @@ policy, one a line.`,
 	fl.IntVar(&f.maxDegree, "max-degree", 0, "with --degree policy: the most GPUs a job may get (0: its request)")
 	fl.BoolVar(&f.extrapolate, "extrapolate", false, "run jobs beyond the measured degrees on solo rates extrapolated with the last measured efficiency (labelled in the result)")
 	fl.BoolVar(&f.json, "json", false, "print one JSON object per policy")
-	fl.StringVar(&f.settings, "settings", policies.SettingsColoc, "simulator settings: coloc (decide at every event, moves cost --restart-penalty, spread jobs at measured spread rates) or gavel (Gavel's simulator: decide in 360 s rounds, moves free, spread free, fifo as Gavel's; --round and --restart-penalty still win when given)")
+	fl.StringVar(&f.settings, "settings", experiment.SettingsColoc, "simulator settings: coloc (decide at every event, moves cost --restart-penalty, spread jobs at measured spread rates) or gavel (Gavel's simulator: decide in 360 s rounds, moves free, spread free, fifo as Gavel's; --round and --restart-penalty still win when given)")
 	addAssumeFlags(fl, &f.assumePairs, &f.hidePairs)
 	for _, name := range []string{"trace", "cluster", "data"} {
 		cmd.MarkFlagRequired(name)
@@ -153,14 +154,14 @@ makespan ratio, then every case and the unrunnable jobs by reason.`,
     --data datasets/reference/gavel --models out/models --markdown docs/results/traces.md`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s := policies.Sweep{Traces: traces, Clusters: clusters, Data: f.data, Policies: f.policies, Reference: "coloc", Degrees: degrees, Progress: e.stderr,
+			s := experiment.Sweep{Traces: traces, Clusters: clusters, Data: f.data, Policies: f.policies, Reference: "coloc", Degrees: degrees, Progress: e.stderr,
 				Peers: peers.Published, MaxJobs: f.maxJobs, Parallel: parallel, Title: f.title,
 				Options: sim.DefaultOptions, Env: sim.Env{Seed: f.seed, Models: f.models, MinNormalized: f.minNormalized, Durations: f.durations, Order: f.order, Decide: f.decide, OracleNoise: f.oracleNoise}}
 			cases, err := s.Run()
 			if err != nil {
 				return err
 			}
-			policies.WriteCaseWarnings(e.stderr, cases)
+			experiment.WriteCaseWarnings(e.stderr, cases)
 			w := e.stdout
 			if markdown != "-" {
 				var buf strings.Builder
@@ -216,19 +217,19 @@ func sweepCommand(traces, clusters, degrees []string, f simulateFlags) string {
 }
 
 func runSimulate(e *env, f simulateFlags) error {
-	x := policies.Experiment{Policies: f.policies, Options: sim.DefaultOptions,
+	x := experiment.Experiment{Policies: f.policies, Options: sim.DefaultOptions,
 		Env: sim.Env{Seed: f.seed, Models: f.models, MinNormalized: f.minNormalized, Durations: f.durations, Order: f.order, Decide: f.decide, OracleNoise: f.oracleNoise,
 			EstimateMedian: f.estMedian, EstimateSigma: f.estSigma}}
-	in := policies.Inputs{Trace: f.trace, Cluster: f.cluster, Data: f.data, Extrapolate: f.extrapolate,
+	in := experiment.Inputs{Trace: f.trace, Cluster: f.cluster, Data: f.data, Extrapolate: f.extrapolate,
 		AssumeMultiGPUPairs: f.assumePairs, HideMultiGPUPairs: f.hidePairs}
-	explicit := policies.Explicit{Round: policies.NotGiven, RestartPenalty: policies.NotGiven}
+	explicit := experiment.Explicit{Round: experiment.NotGiven, RestartPenalty: experiment.NotGiven}
 	if f.roundSet {
 		explicit.Round = f.round.Seconds()
 	}
 	if f.penaltySet {
 		explicit.RestartPenalty = f.penalty.Seconds()
 	}
-	if err := policies.ApplySettings(f.settings, &x, &in, explicit); err != nil {
+	if err := experiment.ApplySettings(f.settings, &x, &in, explicit); err != nil {
 		return fmt.Errorf("--settings: %w", err)
 	}
 	x.Options.MaxPerGPU = f.maxPerGPU
@@ -248,7 +249,7 @@ func runSimulate(e *env, f simulateFlags) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", f.trace, err)
 	}
-	e.say("warning:", policies.Warnings(results)...)
+	e.say("warning:", experiment.Warnings(results)...)
 	if f.json {
 		enc := json.NewEncoder(e.stdout)
 		for _, r := range results {
@@ -258,7 +259,7 @@ func runSimulate(e *env, f simulateFlags) error {
 		}
 		return nil
 	}
-	return policies.WriteTable(e.stdout, tr, x.Topology, results)
+	return experiment.WriteTable(e.stdout, tr, x.Topology, results)
 }
 
 func newSimulateGenerateCmd(e *env) *cobra.Command {
@@ -277,7 +278,7 @@ gives the same trace.`,
 		Example: `  coloc simulate generate --data datasets/reference/gavel --jobs 100000 --seed 1 -o /tmp/100k.trace`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			truth, err := policies.LoadTruth(data)
+			truth, err := experiment.LoadTruth(data)
 			if err != nil {
 				return err
 			}

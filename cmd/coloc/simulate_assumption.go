@@ -1,7 +1,7 @@
 package main
 
 import (
-	"github.com/coloc-dev/coloc/sim/policies"
+	"github.com/coloc-dev/coloc/sim/experiment"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -31,7 +31,7 @@ above 0 the assumption is optimistic) and the mean measured value.`,
 		Example: `  coloc simulate assumption --data datasets/reference/gavel`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return policies.WriteAssumption(e.stdout, data)
+			return experiment.WriteAssumption(e.stdout, data)
 		},
 	}
 	cmd.Flags().StringVar(&data, "data", "", "dataset directory with solo.arrow and pairs.arrow (iterations/s, or samples/s with batch sizes)")

@@ -16,7 +16,7 @@ import (
 // For the same trace, cluster, data, models and policies, the report's
 // policy table shows the numbers `coloc simulate --json` prints, each
 // rounded as the table rounds it: both run the library's experiment
-// (policies.Experiment) with the same defaults. -short leaves out coloc
+// (experiment.Experiment) with the same defaults. -short leaves out coloc
 // and the oracle, whose IASP and IAPP models take a while to fit.
 func TestSimulateJSONMatchesReportTable(t *testing.T) {
 	const (

@@ -12,7 +12,7 @@ import (
 	"github.com/coloc-dev/coloc/datasets"
 	"github.com/coloc-dev/coloc/place/cluster"
 	"github.com/coloc-dev/coloc/sim"
-	"github.com/coloc-dev/coloc/sim/policies"
+	"github.com/coloc-dev/coloc/sim/experiment"
 )
 
 func simulateArgs(extra ...string) []string {
@@ -142,7 +142,7 @@ func TestSimulateJSONEqualsExperiment(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	x := policies.Experiment{Jobs: tr.Jobs, Topology: topo, Truth: truth, Options: sim.DefaultOptions,
+	x := experiment.Experiment{Jobs: tr.Jobs, Topology: topo, Truth: truth, Options: sim.DefaultOptions,
 		Env: sim.Env{Seed: 1, Durations: "attained"}, Policies: []string{"fifo", "backfill", "greedy-pack", "oracle"}}
 	x.Options.Degree = sim.DegreePolicy
 	res, err := x.Run()

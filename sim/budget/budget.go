@@ -22,7 +22,7 @@ import (
 	"github.com/coloc-dev/coloc/internal/atomicfile"
 	"github.com/coloc-dev/coloc/internal/outlock"
 	"github.com/coloc-dev/coloc/model"
-	"github.com/coloc-dev/coloc/sim/policies"
+	"github.com/coloc-dev/coloc/sim/experiment"
 )
 
 // Orders in which a campaign profiles a GPU type's pairs.
@@ -59,7 +59,7 @@ type Options struct {
 	// truth and the pairs the models are fit on), degree modes, cut and
 	// workers. Policies, Env.Models, Reference, Peers and Progress are set
 	// per point.
-	Sweep policies.Sweep
+	Sweep experiment.Sweep
 	// Devices are the GPU types whose pairs are cut, one at a time
 	// (empty: every type with measured pairs).
 	Devices   []string

@@ -11,7 +11,7 @@ import (
 	"github.com/coloc-dev/coloc/datasets"
 	"github.com/coloc-dev/coloc/model"
 	"github.com/coloc-dev/coloc/sim"
-	"github.com/coloc-dev/coloc/sim/policies"
+	"github.com/coloc-dev/coloc/sim/experiment"
 )
 
 const refData = "../../datasets/reference/gavel"
@@ -101,7 +101,7 @@ func TestNestedSubsets(t *testing.T) {
 
 func tinyOptions(t *testing.T, work string) Options {
 	return Options{
-		Sweep: policies.Sweep{
+		Sweep: experiment.Sweep{
 			Traces:   []string{"../../examples/traces/msr/103959.trace"},
 			Clusters: []string{"../../examples/cluster-gavel-16.yaml"},
 			Data:     refData,

@@ -34,7 +34,7 @@
 //     no larger entry took them; the others take free GPUs, on one node
 //     where one has room. In this simulator a job whose GPUs change pays
 //     the restart penalty and a spread job runs at its spread rate; with
-//     Gavel's settings (sim/policies.SettingsGavel) neither costs
+//     Gavel's settings (sim/experiment.SettingsGavel) neither costs
 //     anything, as in Gavel's simulator.
 //
 // The allocations (allocate.go): gavel-las is max_min_fairness_perf, the
@@ -58,7 +58,7 @@
 // in Gavel); pairs with neither allocation nor time owed are not kept
 // (Mechanism says why it changes no decision). With Gavel's settings the
 // agreement is checked case by case against Gavel's own outputs
-// (sim/policies/testdata/gavel, TestAgreesWithGavelsSimulator).
+// (sim/experiment/testdata/gavel, TestAgreesWithGavelsSimulator).
 //
 // # Tiresias (Gu et al., NSDI 2019)
 //

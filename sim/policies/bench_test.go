@@ -37,10 +37,17 @@ func BenchmarkSimulate(b *testing.B) {
 				if name == "coloc" && os.Getenv("COLOC_MODELS") == "" {
 					dir = benchModels(b)
 				}
-				x := Experiment{Jobs: jobs, Topology: topo, Truth: truth, Options: sim.DefaultOptions,
-					Env: sim.Env{Seed: 1, Models: dir}, Policies: []string{name}}
+				info, err := sim.Lookup(append(sim.Baselines(), Policies()...), name)
+				if err != nil {
+					b.Fatal(err)
+				}
+				env := sim.Env{Seed: 1, Models: dir, Solo: sim.SoloOnly(truth), Truth: truth}
 				for b.Loop() {
-					if _, err := x.Run(); err != nil {
+					pol, err := info.New(env)
+					if err != nil {
+						b.Fatal(err)
+					}
+					if _, err := sim.Run(topo, jobs, truth, pol, sim.DefaultOptions); err != nil {
 						b.Fatal(err)
 					}
 				}

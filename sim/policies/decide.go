@@ -66,6 +66,28 @@ func ParseDurations(s string) (Durations, error) {
 }
 
 // checkDurations validates a durations mode of any policy.
+// CheckEnv validates the knobs of e the model-driven policies read
+// (durations, decide, order, the floor and the oracle's noise), what can
+// be checked before any file is read.
+func CheckEnv(e sim.Env) error {
+	if err := checkDurations(e.Durations); err != nil {
+		return err
+	}
+	if _, err := ParseDecide(e.Decide); err != nil {
+		return err
+	}
+	if err := (&Rule{}).SetOrder(e.Order); err != nil {
+		return err
+	}
+	if f := e.MinNormalized; !(f >= 0 && f <= 1) {
+		return fmt.Errorf("min normalized %v: want a number in [0, 1] (0: off)", f)
+	}
+	if a := e.OracleNoise; !(a >= 0 && a <= MaxOracleNoise) {
+		return fmt.Errorf("oracle noise %v: want a number in [0, %v] (0: off)", a, MaxOracleNoise)
+	}
+	return nil
+}
+
 func checkDurations(s string) error {
 	switch s {
 	case "", decide.Attained, decide.Estimate, decide.Known:

@@ -1,18 +1,16 @@
 // Package policies holds the simulator policies that decide with fitted
 // models: coloc (the decision core of package place/decide with the
 // models' predictions; core.go), its variants coloc-no-sharing,
-// coloc-estimate and coloc-known (foresight, a reference), oracle (the core with the measured pair rates),
-// similarity (GPU type by model similarity, revised every round, with
-// small-model packing, after Thanapol et al. 2023/2024), and coloc-rule
-// and oracle-rule, the former coloc: the completion-time rule below, which
-// `coloc policy export` still records. Each is a sim.Policy; Policies
-// lists them, All adds the baselines and the peers (sim/peers), and
-// Experiment (one trace, one
-// cluster, several policies) and Sweep (many of each, the results page)
-// are what `coloc simulate` and the reports call. Experiment.Load reads an
-// experiment's files (a Gavel trace or a job list, a cluster spec, the
-// measured rates) and WriteTable prints its results as `coloc simulate`
-// does.
+// coloc-estimate and coloc-known (foresight, a reference), oracle (the
+// core with the measured pair rates), similarity (GPU type by model
+// similarity, revised every round, with small-model packing, after
+// Thanapol et al. 2023/2024), and coloc-rule and oracle-rule, the former
+// coloc: the completion-time rule below, which `coloc policy export`
+// still records. Each is a sim.Policy; Policies lists them and CheckEnv
+// validates the knobs of sim.Env they read. The export adapter (export*.go)
+// turns the core's and the rule's first decisions into a policy file.
+// Replaying traces under them (one experiment, a sweep and its page) is
+// package sim/experiment's.
 //
 // # coloc and oracle: the decision core
 //

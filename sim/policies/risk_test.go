@@ -8,6 +8,7 @@ import (
 	"github.com/coloc-dev/coloc/model"
 	"github.com/coloc-dev/coloc/place"
 	"github.com/coloc-dev/coloc/policy"
+	"github.com/coloc-dev/coloc/sim"
 )
 
 func TestParseDecide(t *testing.T) {
@@ -19,10 +20,8 @@ func TestParseDecide(t *testing.T) {
 	if _, err := ParseDecide("Lower"); err == nil || !strings.Contains(err.Error(), `decide "Lower": want expected or lower`) {
 		t.Errorf("ParseDecide(Lower): %v", err)
 	}
-	x := Experiment{Policies: []string{"coloc"}}
-	x.Env.Decide = "pessimistic"
-	if _, err := x.CheckNames(); err == nil || !strings.Contains(err.Error(), `decide "pessimistic"`) {
-		t.Errorf("an experiment with decide pessimistic: %v", err)
+	if err := CheckEnv(sim.Env{Decide: "pessimistic"}); err == nil || !strings.Contains(err.Error(), `decide "pessimistic"`) {
+		t.Errorf("settings with decide pessimistic: %v", err)
 	}
 }
 

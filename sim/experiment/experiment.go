@@ -1,4 +1,4 @@
-package policies
+package experiment
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/coloc-dev/coloc/sim"
 	"github.com/coloc-dev/coloc/sim/peers"
+	"github.com/coloc-dev/coloc/sim/policies"
 )
 
 // All returns every policy `coloc simulate` knows: the baselines of
@@ -27,7 +28,7 @@ func All() []sim.PolicyInfo {
 		}
 	}
 	out = append(out, peers.Peers()...)
-	return append(out, Policies()...)
+	return append(out, policies.Policies()...)
 }
 
 // Experiment is one replay of a trace on a cluster under several
@@ -72,23 +73,11 @@ func (x *Experiment) CheckNames() ([]sim.PolicyInfo, error) {
 		}
 		out = append(out, p)
 	}
-	if err := checkDurations(x.Env.Durations); err != nil {
-		return nil, err
-	}
-	if _, err := ParseDecide(x.Env.Decide); err != nil {
-		return nil, err
-	}
-	if err := (&Rule{}).SetOrder(x.Env.Order); err != nil {
+	if err := policies.CheckEnv(x.Env); err != nil {
 		return nil, err
 	}
 	if d := x.Options.Degree; d != "" && d != sim.DegreeTrace && d != sim.DegreePolicy {
 		return nil, fmt.Errorf("degree %q: want %s or %s", d, sim.DegreeTrace, sim.DegreePolicy)
-	}
-	if f := x.Env.MinNormalized; !(f >= 0 && f <= 1) {
-		return nil, fmt.Errorf("min normalized %v: want a number in [0, 1] (0: off)", f)
-	}
-	if a := x.Env.OracleNoise; !(a >= 0 && a <= MaxOracleNoise) {
-		return nil, fmt.Errorf("oracle noise %v: want a number in [0, %v] (0: off)", a, MaxOracleNoise)
 	}
 	return out, nil
 }

@@ -1,4 +1,4 @@
-package policies
+package experiment
 
 import (
 	"fmt"
@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/coloc-dev/coloc/sim"
+	"github.com/coloc-dev/coloc/sim/policies"
 )
 
 // Sweep replays every trace on every cluster under the same policies: the
@@ -397,7 +398,7 @@ func (s *Sweep) writePeers(p func(string, ...any), groups []string, byGroup map[
 // ParseDurationsName returns the name of the durations setting d ("" is
 // known).
 func ParseDurationsName(d string) string {
-	x, err := ParseDurations(d)
+	x, err := policies.ParseDurations(d)
 	if err != nil {
 		return d
 	}
