@@ -105,15 +105,16 @@ type Core struct {
 	// scratch reused by every decision, so that a decision allocates
 	// little: the infos and their options, the candidates, the jobs by
 	// first GPU, the running jobs seen.
-	infoBuf []info
-	ptrBuf  []*info
-	optBuf  []option
-	candBuf []cand
-	keyBuf  []candKey
-	waitBuf []waitKey
-	topBuf  []*info
-	byGPU   map[int][]int
-	seen    map[int]bool
+	infoBuf  []info
+	ptrBuf   []*info
+	optBuf   []option
+	candBuf  []cand
+	keyBuf   []candKey
+	waitBuf  []waitKey
+	topBuf   []*info
+	orderBuf []*info
+	byGPU    map[int][]int
+	seen     map[int]bool
 }
 
 type soloVal struct {
@@ -907,6 +908,37 @@ func (c *Core) join(infos []*info, k float64) {
 	}
 }
 
+// byIndex returns the infos that keep holds, highest index first, in the
+// order given among equals (a stable sort), in a buffer the next call
+// reuses; sorted through small keys, as candidates does.
+func (c *Core) byIndex(infos []*info, keep func(*info) bool) []*info {
+	keys := c.waitBuf[:0]
+	for i, in := range infos {
+		if keep(in) {
+			keys = append(keys, waitKey{index: in.index, i: int32(i)})
+		}
+	}
+	c.waitBuf = keys
+	slices.SortFunc(keys, func(x, y waitKey) int {
+		if x.index != y.index && !math.IsNaN(x.index) && !math.IsNaN(y.index) {
+			if x.index > y.index {
+				return -1
+			}
+			return 1
+		}
+		if c := cmp.Compare(y.index, x.index); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.i, y.i)
+	})
+	out := c.orderBuf[:0]
+	for _, k := range keys {
+		out = append(out, infos[k.i])
+	}
+	c.orderBuf = out
+	return out
+}
+
 // waitKey is a waiting job's index and arrival and its place among the
 // waiting.
 type waitKey struct {
@@ -1065,8 +1097,14 @@ type pairVal struct {
 // the GPUs no job took, highest index first, when that shortens the
 // job's expected remaining time by more than the restart it may cost.
 func (c *Core) growDegrees(infos []*info, left map[string]int) {
-	order := slices.Clone(infos)
-	slices.SortStableFunc(order, func(a, b *info) int { return cmp.Compare(b.index, a.index) })
+	room := false
+	for _, n := range left {
+		room = room || n > 0
+	}
+	if !room {
+		return
+	}
+	order := c.byIndex(infos, func(in *info) bool { return in.pick != nil && in.pick.partner == nil })
 	for _, in := range order {
 		if in.pick == nil || in.pick.partner != nil || left[in.pick.o.typ] == 0 {
 			continue
@@ -1101,10 +1139,9 @@ func (c *Core) growDegrees(infos []*info, left map[string]int) {
 // type, on the fullest node with room (best fit), spread over nodes when
 // their pick is spread or no node has room and the jobs may run spread.
 func (c *Core) placeAll(st *State, infos []*info) map[int][]int {
-	out := map[int][]int{}
+	out := make(map[int][]int, len(infos))
 	used := make([]bool, len(st.GPUs))
-	order := slices.Clone(infos)
-	slices.SortStableFunc(order, func(a, b *info) int { return cmp.Compare(b.index, a.index) })
+	order := c.byIndex(infos, func(in *info) bool { return in.pick != nil })
 	claim := func(gpus []int) bool {
 		for _, g := range gpus {
 			if used[g] {
