@@ -560,21 +560,7 @@ func (c *Core) candidates(infos []*info, gpus int) []*info {
 			keys = append(keys, waitKey{in.index, in.j.Arrival, int32(i)})
 		}
 		c.waitBuf = keys
-		slices.SortFunc(keys, func(x, y waitKey) int {
-			if x.index != y.index && !math.IsNaN(x.index) && !math.IsNaN(y.index) {
-				if x.index > y.index {
-					return -1
-				}
-				return 1
-			}
-			if c := cmp.Compare(y.index, x.index); c != 0 {
-				return c
-			}
-			if c := cmp.Compare(x.arrival, y.arrival); c != 0 {
-				return c
-			}
-			return cmp.Compare(x.i, y.i)
-		})
+		slices.SortFunc(keys, compareWait)
 		top := c.topBuf[:0]
 		for _, k := range keys[:n] {
 			top = append(top, wait[k.i])
@@ -909,8 +895,9 @@ func (c *Core) join(infos []*info, k float64) {
 }
 
 // byIndex returns the infos that keep holds, highest index first, in the
-// order given among equals (a stable sort), in a buffer the next call
-// reuses; sorted through small keys, as candidates does.
+// order given among equals (a stable sort: their keys' arrivals are all
+// 0), in a buffer the next call reuses; sorted through small keys, as
+// candidates does.
 func (c *Core) byIndex(infos []*info, keep func(*info) bool) []*info {
 	keys := c.waitBuf[:0]
 	for i, in := range infos {
@@ -919,18 +906,7 @@ func (c *Core) byIndex(infos []*info, keep func(*info) bool) []*info {
 		}
 	}
 	c.waitBuf = keys
-	slices.SortFunc(keys, func(x, y waitKey) int {
-		if x.index != y.index && !math.IsNaN(x.index) && !math.IsNaN(y.index) {
-			if x.index > y.index {
-				return -1
-			}
-			return 1
-		}
-		if c := cmp.Compare(y.index, x.index); c != 0 {
-			return c
-		}
-		return cmp.Compare(x.i, y.i)
-	})
+	slices.SortFunc(keys, compareWait)
 	out := c.orderBuf[:0]
 	for _, k := range keys {
 		out = append(out, infos[k.i])
@@ -944,6 +920,25 @@ func (c *Core) byIndex(infos []*info, keep func(*info) bool) []*info {
 type waitKey struct {
 	index, arrival float64
 	i              int32
+}
+
+// compareWait orders keys by index, highest first (NaN last, as
+// cmp.Compare has it), then by arrival, then by place: a stable sort by
+// index and arrival. The plain comparison settles almost every pair.
+func compareWait(x, y waitKey) int {
+	if x.index != y.index && !math.IsNaN(x.index) && !math.IsNaN(y.index) {
+		if x.index > y.index {
+			return -1
+		}
+		return 1
+	}
+	if c := cmp.Compare(y.index, x.index); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(x.arrival, y.arrival); c != 0 {
+		return c
+	}
+	return cmp.Compare(x.i, y.i)
 }
 
 // candKey is a candidate's value and its place in the candidates.
