@@ -19,13 +19,17 @@ type Env struct {
 	// oracle never co-locate two jobs when either is estimated below it;
 	// 0 turns it off (the default).
 	MinNormalized float64
-	// Durations is what coloc and the oracle know of a job's remaining
-	// work: "known" (the trace's steps; the default when "") or
-	// "attained" (unknown; estimated from the service a job had).
+	// Durations is what coloc and the oracle know of a job's size:
+	// "attained" (unknown: its attained service and the sizes of the jobs
+	// completed so far; the default when ""), "estimate" (a user's
+	// estimate, EstimateMedian and EstimateSigma) or "known" (the trace's
+	// steps: foresight, a reference). coloc-rule and oracle-rule take
+	// known or attained.
 	Durations string
-	// Order is the order in which coloc and the oracle let waiting jobs
-	// choose: "shortest" (predicted remaining GPU time; the default when
-	// "") or "arrival".
+	// Order is the order in which coloc-rule and oracle-rule let waiting
+	// jobs choose: "shortest" (predicted remaining GPU time; the default
+	// when "") or "arrival". The decision core ranks jobs by their index
+	// and refuses any other order.
 	Order string
 	// Decide is what coloc decides a pair on: its predicted normalized
 	// throughput ("expected", the default when "") or the lower bound of
