@@ -143,7 +143,8 @@ func (c *Core) solo(w string, wid int32, t string, tid, d int, spread bool) (flo
 type ref struct {
 	degree int
 	rate   float64
-	seq    int // its place in the order of arrival (history's window)
+	seq    int   // its place in the order of arrival (history's window)
+	wid    int32 // its workload's number (widOf)
 }
 
 // New returns a core deciding with rates.
@@ -296,7 +297,7 @@ func (c *Core) refOf(j *Job) ref {
 			}
 		}
 	}
-	r := ref{degree: d, rate: best, seq: c.arrivals}
+	r := ref{degree: d, rate: best, seq: c.arrivals, wid: c.widOf(j.Workload)}
 	c.arrivals++
 	c.refs[j.ID] = r
 	return r
@@ -459,7 +460,7 @@ func (c *Core) assess(st *State) []*info {
 		if !(r.rate > 0) {
 			continue
 		}
-		c.infoBuf = append(c.infoBuf, info{j: j, ref: r, partner: -1, wid: c.widOf(j.Workload)})
+		c.infoBuf = append(c.infoBuf, info{j: j, ref: r, partner: -1, wid: r.wid})
 		in := &c.infoBuf[len(c.infoBuf)-1]
 		if len(j.GPUs) > 0 {
 			for _, o := range byGPU[j.GPUs[0]] {
