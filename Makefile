@@ -113,8 +113,8 @@ results:
 	./scripts/results.sh
 
 # docs/results/traces.md: every shipped trace on the 16-, 48- and 108-GPU clusters
-# under every policy, coloc at its defaults (coloc simulate sweep; about an
-# hour on two cores); and docs/results/heldout.md: generated traces on
+# under every policy, coloc at its defaults (coloc simulate sweep; 16
+# minutes on two cores on 2026-12-05); and docs/results/heldout.md: generated traces on
 # cluster sizes no rule was chosen on (results-heldout alone: about 6
 # minutes on two cores). What the oracle's rates are worth is apart
 # (results-oracle): its 16 sweeps replay whole traces under the decision

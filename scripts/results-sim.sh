@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates docs/results/traces.md: the first MAX_JOBS (200) jobs of every
-# shipped trace, the backlog the peers' round-by-round allocations afford
-# on two cores in about an hour, on the 16-, 48- and 108-GPU clusters
+# shipped trace (16 minutes on two cores on 2026-12-05), on the 16-, 48-
+# and 108-GPU clusters
 # under the peers, the baselines and coloc at its defaults (durations
 # unknown), PARALLEL (2) cases at a time. The oracle is left out of the
 # default list (POLICIES) for its cost: it decides as coloc does.
