@@ -161,32 +161,30 @@ func newColocNoSharing(e sim.Env) (sim.Policy, error) {
 	return p, nil
 }
 
-// newColocEstimate is coloc deciding on users' estimates of job sizes
-// (--durations estimate), whatever --durations says: the requested time
-// limits of a batch cluster, beside coloc in one run.
-func newColocEstimate(e sim.Env) (sim.Policy, error) {
-	m, err := loadModels("coloc-estimate", e)
-	if err != nil {
-		return nil, err
+// colocDeciding is coloc deciding on the job sizes durations gives,
+// whatever --durations says, under the name name: a variant beside coloc
+// in one run.
+func colocDeciding(name, durations string) sim.Factory {
+	return func(e sim.Env) (sim.Policy, error) {
+		m, err := loadModels(name, e)
+		if err != nil {
+			return nil, err
+		}
+		e.Durations = durations
+		return newCorePolicy(name, e, predictedPair(m))
 	}
-	e.Durations = decide.Estimate
-	return newCorePolicy("coloc-estimate", e, predictedPair(m))
 }
 
+// newColocEstimate is coloc deciding on users' estimates of job sizes
+// (--durations estimate): the requested time limits of a batch cluster.
+var newColocEstimate = colocDeciding("coloc-estimate", decide.Estimate)
+
 // newColocKnown is coloc deciding on the true job sizes (--durations
-// known), whatever --durations says: a foresight reference beside coloc in
-// one run, not a peer and not a policy a cluster could run. It shows how
-// much of a goal over the peers is within reach of the core at all when
-// sizes are known, so that what is left to the priority with sizes unknown
-// reads off the page.
-func newColocKnown(e sim.Env) (sim.Policy, error) {
-	m, err := loadModels("coloc-known", e)
-	if err != nil {
-		return nil, err
-	}
-	e.Durations = decide.Known
-	return newCorePolicy("coloc-known", e, predictedPair(m))
-}
+// known): a foresight reference, not a peer and not a policy a cluster
+// could run. It shows how much of a goal over the peers is within reach
+// of the core at all when sizes are known, so that what is left to the
+// priority with sizes unknown reads off the page.
+var newColocKnown = colocDeciding("coloc-known", decide.Known)
 
 // newOracle is the oracle: the decision core with the measured pair
 // rates (perfect predictions), each perturbed by --oracle-noise.
