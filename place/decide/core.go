@@ -90,8 +90,9 @@ type Core struct {
 	// estDone are, with Durations Estimate, the completed jobs' true
 	// size over estimate, times resUnit, with their ref.seq (windowed as
 	// the history is).
-	estDone []sized
-	topo    *topology
+	estDone    []sized
+	estScratch []float64 // the active jobs' ratios, reused
+	topo       *topology
 	// pairMemo remembers the predicted normalized throughputs of pairs.
 	pairMemo map[uint64]pairVal
 	wid      map[string]int32
@@ -428,11 +429,11 @@ func (c *Core) assess(st *State) []*info {
 		}
 	}
 	// The sizes learned are revised when a completion changed them (each
-	// revision costs a pass over the history), with the active jobs'
-	// service as lower bounds of theirs.
+	// revision costs a pass over the window's jobs), with the active
+	// jobs' service as lower bounds of theirs.
 	if c.opt.Durations != Known && (c.observed || !c.started) {
 		var active []sized
-		var ratios []float64
+		var ratios []sized
 		for i := range st.Jobs {
 			j := &st.Jobs[i]
 			r := c.refOf(j)
@@ -441,9 +442,7 @@ func (c *Core) assess(st *State) []*info {
 			}
 			a := j.Done / r.rate * float64(r.degree)
 			if c.opt.Durations == Estimate && j.Work > 0 {
-				if r.seq >= c.arrivals-window {
-					ratios = append(ratios, resUnit*j.Done/j.Work)
-				}
+				ratios = append(ratios, sized{size: resUnit * j.Done / j.Work, seq: r.seq})
 				continue
 			}
 			active = append(active, sized{j.Workload, a / float64(r.degree), r.seq})
@@ -520,9 +519,9 @@ func (c *Core) assess(st *State) []*info {
 }
 
 // updateEstimates rebuilds the distribution of true size over estimate
-// from the completed jobs that arrived from the since-th on (history's
-// window), with the active ones' ratios censored.
-func (c *Core) updateEstimates(ratios []float64, since int) {
+// from the jobs that arrived from the since-th on (history's window): the
+// completed ones' ratios, and the active ones' (ratios) censored.
+func (c *Core) updateEstimates(ratios []sized, since int) {
 	kept := c.estDone[:0]
 	for _, x := range c.estDone {
 		if x.seq >= since {
@@ -534,7 +533,14 @@ func (c *Core) updateEstimates(ratios []float64, since int) {
 	for _, x := range kept {
 		est.Done(x.size)
 	}
-	est.Censor(ratios)
+	censored := c.estScratch[:0]
+	for _, x := range ratios {
+		if x.seq >= since {
+			censored = append(censored, x.size)
+		}
+	}
+	c.estScratch = censored
+	est.Censor(censored)
 	c.est = est
 }
 

@@ -56,3 +56,16 @@ func TestHistoryCensorsOnlyTheWindow(t *testing.T) {
 		t.Errorf("%d censored, want the 2 that arrived from seq 10 on", got)
 	}
 }
+
+// With users' estimates the ratios of true size to estimate are windowed
+// as the sizes are: the completed and the active alike.
+func TestEstimatesForgetJobsBeforeTheWindow(t *testing.T) {
+	c := &Core{estDone: []sized{{size: 1, seq: 4}, {size: 2, seq: 9}, {size: 3, seq: 10}}}
+	c.updateEstimates([]sized{{size: 1, seq: 3}, {size: 1, seq: 12}}, 9)
+	if got := c.est.Completed(); got != 2 {
+		t.Errorf("%d completed ratios kept, want the 2 from seq 9 on", got)
+	}
+	if got := len(c.est.censored); got != 1 {
+		t.Errorf("%d active ratios censored, want the 1 from seq 9 on", got)
+	}
+}
