@@ -95,6 +95,8 @@ type Core struct {
 	topo       *topology
 	// pairMemo remembers the predicted normalized throughputs of pairs.
 	pairMemo map[uint64]pairVal
+	dense    []pairVal // pairMemo as a table for small degrees (pair)
+	denseW   int       // workloads the dense table has room for
 	wid      map[string]int32
 	last     []lastJob // the last full decision
 	// runs holds, per running job, when its current run began and the
@@ -110,11 +112,12 @@ type Core struct {
 	ptrBuf   []*info
 	optBuf   []option
 	candBuf  []cand
-	keyBuf   []candKey
+	order    candOrder
 	waitBuf  []waitKey
+	rankBuf  []uint64 // waitBuf's places in order (sortWait)
 	topBuf   []*info
 	orderBuf []*info
-	byGPU    map[int][]int
+	byGPU    [][]int // job IDs by first GPU
 	seen     map[int]bool
 }
 
@@ -144,8 +147,18 @@ func (c *Core) solo(w string, wid int32, t string, tid, d int, spread bool) (flo
 type ref struct {
 	degree int
 	rate   float64
-	seq    int   // its place in the order of arrival (history's window)
-	wid    int32 // its workload's number (widOf)
+	seq    int       // its place in the order of arrival (history's window)
+	wid    int32     // its workload's number (widOf)
+	alone  *soloOpts // its options' rates, kept between decisions (options)
+}
+
+// soloOpts are the ways a job may run alone on a topology with its
+// degrees, values unset: they depend on nothing else, so a job's are
+// found once rather than at every decision.
+type soloOpts struct {
+	topo    *topology
+	degrees []int
+	opts    []option
 }
 
 // New returns a core deciding with rates.
@@ -267,6 +280,7 @@ type info struct {
 	cur      *option // the running job's current placement
 	partner  int     // the job it shares with now, -1 none
 	pick     *pick   // the decision; nil: it waits
+	picked   pick    // where pick points once set (choose)
 	wid      int32   // its workload's number (Core.widOf)
 }
 
@@ -298,7 +312,7 @@ func (c *Core) refOf(j *Job) ref {
 			}
 		}
 	}
-	r := ref{degree: d, rate: best, seq: c.arrivals, wid: c.widOf(j.Workload)}
+	r := ref{degree: d, rate: best, seq: c.arrivals, wid: c.widOf(j.Workload), alone: &soloOpts{}}
 	c.arrivals++
 	c.refs[j.ID] = r
 	return r
@@ -308,7 +322,10 @@ func (c *Core) refOf(j *Job) ref {
 func (c *Core) Decide(st *State) map[int][]int {
 	if c.topo == nil || len(c.topo.gpus) != len(st.GPUs) {
 		c.topo = newTopology(st.GPUs)
+		// The memos are keyed by the types' places in the topology.
 		clear(c.soloMemo)
+		clear(c.pairMemo)
+		c.dense, c.denseW = nil, 0
 	}
 	c.track(st)
 	quiet := c.quiet(st)
@@ -322,8 +339,7 @@ func (c *Core) Decide(st *State) map[int][]int {
 		}
 		return out
 	}
-	c.choose(infos)
-	out := c.placeAll(st, infos)
+	out := c.placeAll(st, c.choose(infos))
 	c.last = c.last[:0]
 	for _, j := range st.Jobs {
 		c.last = append(c.last, lastJob{j.ID, out[j.ID]})
@@ -416,8 +432,8 @@ func (c *Core) assess(st *State) []*info {
 	c.infoBuf = slices.Grow(c.infoBuf[:0], len(st.Jobs))
 	c.optBuf = c.optBuf[:0]
 	infos := c.ptrBuf[:0]
-	if c.byGPU == nil {
-		c.byGPU = map[int][]int{}
+	if len(c.byGPU) != len(st.GPUs) {
+		c.byGPU = make([][]int, len(st.GPUs))
 	}
 	byGPU := c.byGPU
 	for g, ids := range byGPU {
@@ -485,15 +501,15 @@ func (c *Core) assess(st *State) []*info {
 			// of resUnit, as sizes over scales are: around 1 they
 			// would all fall in the grid's first bin.
 			e := j.Work * unit / resUnit
-			in.index = c.est.Index(a/e) / e
-			in.remain = e * c.est.Remaining(a/e)
+			index, remain := c.est.indexRemaining(a / e)
+			in.index, in.remain = index/e, e*remain
 		default:
 			// Sizes over scales are counted in units of the
 			// grid's typical size (resUnit), so that the grid's
 			// resolution spans them.
 			scale := c.hist.scaleOf(j.Workload) * float64(r.degree) / resUnit
-			in.index = c.hist.res.Index(a/scale) / scale
-			in.remain = scale * c.hist.res.Remaining(a/scale)
+			index, remain := c.hist.res.indexRemaining(a / scale)
+			in.index, in.remain = index/scale, scale*remain
 		}
 		total += in.remain
 		infos = append(infos, in)
@@ -561,16 +577,16 @@ func (c *Core) candidates(infos []*info, gpus int) []*info {
 	}
 	if n := 2*gpus + 16; len(wait) > n {
 		// Highest index first, then earliest arrival, then in the
-		// order given; sorted through small keys, as choose does.
+		// order given.
 		keys := c.waitBuf[:0]
 		for i, in := range wait {
 			keys = append(keys, waitKey{in.index, in.j.Arrival, int32(i)})
 		}
 		c.waitBuf = keys
-		slices.SortFunc(keys, compareWait)
+		c.rankBuf = sortWait(c.rankBuf, keys)
 		top := c.topBuf[:0]
-		for _, k := range keys[:n] {
-			top = append(top, wait[k.i])
+		for _, r := range c.rankBuf[:n] {
+			top = append(top, wait[keys[r].i])
 		}
 		c.topBuf = top
 		wait = top
@@ -587,18 +603,25 @@ func (c *Core) options(in *info) {
 	j := in.j
 	prog := float64(in.ref.degree) / in.ref.rate // reference GPU-seconds per iteration
 	start := len(c.optBuf)
-	for ti, t := range c.topo.types {
-		for _, d := range j.Degrees {
-			if d > c.topo.count[t] {
-				continue
+	if a := in.ref.alone; a.topo != c.topo || !slices.Equal(a.degrees, j.Degrees) {
+		a.topo, a.degrees, a.opts = c.topo, slices.Clone(j.Degrees), a.opts[:0]
+		for ti, t := range c.topo.types {
+			for _, d := range j.Degrees {
+				if d > c.topo.count[t] {
+					continue
+				}
+				spread := c.topo.largest[t] < d
+				r, ok := c.solo(j.Workload, in.wid, t, ti, d, spread)
+				if !ok || !(r > 0) {
+					continue
+				}
+				a.opts = append(a.opts, option{typ: t, tid: ti, d: d, spread: spread, rate: r})
 			}
-			spread := c.topo.largest[t] < d
-			r, ok := c.solo(j.Workload, in.wid, t, ti, d, spread)
-			if !ok || !(r > 0) {
-				continue
-			}
-			c.optBuf = append(c.optBuf, option{typ: t, tid: ti, d: d, spread: spread, rate: r, value: in.index * r * prog / float64(d)})
 		}
+	}
+	for _, o := range in.ref.alone.opts {
+		o.value = in.index * o.rate * prog / float64(o.d)
+		c.optBuf = append(c.optBuf, o)
 	}
 	// A slice of the buffer, capped: it is never appended to, and the
 	// buffer's growth leaves earlier slices on their own arrays.
@@ -631,6 +654,13 @@ func (c *Core) keep() float64 {
 	return 1 + c.opt.RestartPenalty/c.opt.Round
 }
 
+// choose sets the job's decision to p (held in the info itself: a
+// decision allocates no pick).
+func (in *info) choose(p pick) {
+	in.picked = p
+	in.pick = &in.picked
+}
+
 // pick is a decision for one job: where it runs, alone or next to its
 // partner on the same GPUs.
 type pick struct {
@@ -654,8 +684,9 @@ type cand struct {
 // more work, weighted by the indices, than giving the GPUs to one);
 // then larger degrees for jobs running alone that can use GPUs left
 // free. A job's current placement (and a running pair) counts its value
-// times keep: changing it costs a restart.
-func (c *Core) choose(infos []*info) {
+// times keep: changing it costs a restart. It returns the picked jobs,
+// highest index first, the order in which placeAll claims GPUs.
+func (c *Core) choose(infos []*info) []*info {
 	left := map[string]int{}
 	for _, t := range c.topo.types {
 		left[t] = c.topo.count[t]
@@ -679,7 +710,7 @@ func (c *Core) choose(infos []*info) {
 			}
 		}
 		if best != nil {
-			in.pick = &pick{o: *best}
+			in.choose(pick{o: *best})
 			left[best.typ] -= best.d
 		}
 	}
@@ -712,38 +743,47 @@ func (c *Core) choose(infos []*info) {
 		cands = c.pairs(cands, infos, k)
 	}
 	c.candBuf = cands
-	// Sorted through small keys: the value decides almost every
-	// comparison, and moving keys costs less than moving candidates.
-	keys := c.keyBuf[:0]
-	for i := range cands {
-		keys = append(keys, candKey{cands[i].v, int32(i)})
+	// Taken in order while jobs wait for a pick and GPUs are left: the
+	// order is drawn from a heap as far as it is needed, which on a
+	// cluster without GPUs to spare is a small part of the candidates.
+	order := &c.order
+	order.reset(cands)
+	free, unpicked := 0, 0
+	for _, n := range left {
+		free += n
 	}
-	c.keyBuf = keys
-	slices.SortFunc(keys, func(x, y candKey) int {
-		switch {
-		case x.v > y.v:
-			return -1
-		case x.v < y.v:
-			return 1
+	for _, in := range infos {
+		if in.pick == nil {
+			unpicked++
 		}
-		return compareCands(cands[x.i], cands[y.i])
-	})
-	for _, key := range keys {
-		x := &cands[key.i]
+	}
+	for free > 0 && unpicked > 0 {
+		i, ok := order.next()
+		if !ok {
+			break
+		}
+		x := &cands[i]
 		if x.a.pick != nil || (x.b != nil && x.b.pick != nil) || left[x.o.typ] < x.o.d {
 			continue
 		}
 		left[x.o.typ] -= x.o.d
-		x.a.pick = &pick{o: x.o, partner: x.b}
+		free -= x.o.d
+		x.a.choose(pick{o: x.o, partner: x.b})
+		unpicked--
 		if x.b != nil {
-			x.b.pick = &pick{o: x.o, partner: x.a}
+			x.b.choose(pick{o: x.o, partner: x.a})
+			unpicked--
 		}
 	}
 	c.makeRoom(infos, left)
 	if c.opt.MaxPerGPU >= 2 {
 		c.join(infos, k)
 	}
-	c.growDegrees(infos, left)
+	// The picked jobs, highest index first: growDegrees and placeAll go
+	// through them in that order (growDegrees skips the pairs).
+	picked := c.byIndex(infos, func(in *info) bool { return in.pick != nil })
+	c.growDegrees(picked, left)
+	return picked
 }
 
 // makeRoom gives GPUs to jobs the greedy left waiting although GPUs are
@@ -775,7 +815,14 @@ func (c *Core) makeRoom(infos []*info, left map[string]int) {
 		to   option
 		loss float64
 	}
+	spare := 0 // free GPUs of every type
+	for _, n := range left {
+		spare += n
+	}
 	for _, in := range waiting {
+		if spare == 0 {
+			return
+		}
 		var bestMoves []move
 		var bestOpt *option
 		bestGain := 0.0
@@ -784,6 +831,11 @@ func (c *Core) makeRoom(infos []*info, left map[string]int) {
 			need := o.d - left[o.typ]
 			if need <= 0 {
 				continue // the greedy took it or passed it over for a better use
+			}
+			// A move frees a job's GPUs of o's type for as many of
+			// another type: more than the other types' room never frees.
+			if need > spare-left[o.typ] {
+				continue
 			}
 			room := maps.Clone(left)
 			var cands []move
@@ -836,7 +888,8 @@ func (c *Core) makeRoom(infos []*info, left map[string]int) {
 			m.in.pick.o = m.to
 		}
 		left[bestOpt.typ] -= bestOpt.d
-		in.pick = &pick{o: *bestOpt}
+		spare -= bestOpt.d
+		in.choose(pick{o: *bestOpt})
 		alone = append(alone, in)
 	}
 }
@@ -896,15 +949,14 @@ func (c *Core) join(infos []*info, k float64) {
 		if best == nil {
 			continue
 		}
-		w.pick = &pick{o: *bestOpt, partner: best}
+		w.choose(pick{o: *bestOpt, partner: best})
 		best.pick.partner = w
 	}
 }
 
 // byIndex returns the infos that keep holds, highest index first, in the
 // order given among equals (a stable sort: their keys' arrivals are all
-// 0), in a buffer the next call reuses; sorted through small keys, as
-// candidates does.
+// 0), in a buffer the next call reuses.
 func (c *Core) byIndex(infos []*info, keep func(*info) bool) []*info {
 	keys := c.waitBuf[:0]
 	for i, in := range infos {
@@ -913,10 +965,10 @@ func (c *Core) byIndex(infos []*info, keep func(*info) bool) []*info {
 		}
 	}
 	c.waitBuf = keys
-	slices.SortFunc(keys, compareWait)
+	c.rankBuf = sortWait(c.rankBuf, keys)
 	out := c.orderBuf[:0]
-	for _, k := range keys {
-		out = append(out, infos[k.i])
+	for _, r := range c.rankBuf {
+		out = append(out, infos[keys[r].i])
 	}
 	c.orderBuf = out
 	return out
@@ -946,43 +998,6 @@ func compareWait(x, y waitKey) int {
 		return c
 	}
 	return cmp.Compare(x.i, y.i)
-}
-
-// candKey is a candidate's value and its place in the candidates.
-type candKey struct {
-	v float64
-	i int32
-}
-
-// compareCands orders options by value, then (a total order, so that
-// the unstable sort is deterministic) by arrival, job IDs, type and degree.
-func compareCands(x, y cand) int {
-	if c := cmp.Compare(y.v, x.v); c != 0 {
-		return c
-	}
-	if c := cmp.Compare(x.a.j.Arrival, y.a.j.Arrival); c != 0 {
-		return c
-	}
-	if c := cmp.Compare(x.a.j.ID, y.a.j.ID); c != 0 {
-		return c
-	}
-	bx, by := -1, -1
-	if x.b != nil {
-		bx = x.b.j.ID
-	}
-	if y.b != nil {
-		by = y.b.j.ID
-	}
-	if c := cmp.Compare(bx, by); c != 0 {
-		return c
-	}
-	if c := cmp.Compare(x.o.typ, y.o.typ); c != 0 {
-		return c
-	}
-	if c := cmp.Compare(x.o.d, y.o.d); c != 0 {
-		return c
-	}
-	return cmp.Compare(b2i(x.o.spread), b2i(y.o.spread))
 }
 
 func b2i(b bool) int {
@@ -1064,17 +1079,60 @@ func (in *info) sharing(b *info, o *option) bool {
 // workloads and the placement. The memo's key packs the workload numbers,
 // the type's index and the degree in one integer, cheap to hash: the pair
 // check runs for every candidate pair at every decision.
+//
+// Pairs of degree up to denseDegree are also kept in a table indexed by
+// the same numbers (dense), for as many workloads as fit denseMax
+// entries: a pair decision weighs thousands of pairs, and an index costs
+// less than a hash.
 func (c *Core) pair(a, b *info, o *option) (float64, bool) {
+	var slot *pairVal
+	if o.d <= denseDegree {
+		if w := int(max(a.wid, b.wid)) + 1; w > c.denseW {
+			c.growDense(w)
+		}
+		if int(max(a.wid, b.wid)) < c.denseW {
+			slot = &c.dense[((int(a.wid)*c.denseW+int(b.wid))*len(c.topo.types)+o.tid)*denseDegree+o.d-1]
+			if slot.set {
+				return slot.n, slot.ok
+			}
+		}
+	}
 	key := uint64(a.wid)<<40 | uint64(b.wid)<<20 | uint64(o.tid)<<12 | uint64(o.d)
-	if v, ok := c.pairMemo[key]; ok {
-		return v.n, v.ok
+	v, ok := c.pairMemo[key]
+	if !ok {
+		v.n, v.ok = c.rates.Pair(a.j.Workload, b.j.Workload, o.typ, o.d)
+		if c.pairMemo == nil {
+			c.pairMemo = map[uint64]pairVal{}
+		}
+		c.pairMemo[key] = v
 	}
-	n, ok := c.rates.Pair(a.j.Workload, b.j.Workload, o.typ, o.d)
-	if c.pairMemo == nil {
-		c.pairMemo = map[uint64]pairVal{}
+	if slot != nil {
+		*slot = pairVal{v.n, v.ok, true}
 	}
-	c.pairMemo[key] = pairVal{n, ok}
-	return n, ok
+	return v.n, v.ok
+}
+
+// The dense pair table: degrees 1 to denseDegree, at most denseMax
+// entries (16 MiB).
+const (
+	denseDegree = 8
+	denseMax    = 1 << 20
+)
+
+// growDense makes room in the dense pair table for w workloads (twice
+// that, for the next ones), as far as denseMax allows; the table starts
+// empty and fills from pairMemo as pairs are asked.
+func (c *Core) growDense(w int) {
+	per := len(c.topo.types) * denseDegree
+	if per == 0 {
+		return
+	}
+	n := min(max(16, 2*w), int(math.Sqrt(float64(denseMax/per))))
+	if n < w || n <= c.denseW {
+		return // beyond the table: pairMemo alone
+	}
+	c.denseW = n
+	c.dense = make([]pairVal, n*n*per)
 }
 
 // widOf numbers workload names, so that memo keys hash small integers.
@@ -1091,14 +1149,15 @@ func (c *Core) widOf(w string) int32 {
 }
 
 type pairVal struct {
-	n  float64
-	ok bool
+	n       float64
+	ok, set bool // set: in the dense table, filled
 }
 
 // growDegrees gives jobs running alone larger degrees on their type from
-// the GPUs no job took, highest index first, when that shortens the
-// job's expected remaining time by more than the restart it may cost.
-func (c *Core) growDegrees(infos []*info, left map[string]int) {
+// the GPUs no job took, highest index first (picked is the picked jobs in
+// that order), when that shortens the job's expected remaining time by
+// more than the restart it may cost.
+func (c *Core) growDegrees(picked []*info, left map[string]int) {
 	room := false
 	for _, n := range left {
 		room = room || n > 0
@@ -1106,8 +1165,7 @@ func (c *Core) growDegrees(infos []*info, left map[string]int) {
 	if !room {
 		return
 	}
-	order := c.byIndex(infos, func(in *info) bool { return in.pick != nil && in.pick.partner == nil })
-	for _, in := range order {
+	for _, in := range picked {
 		if in.pick == nil || in.pick.partner != nil || left[in.pick.o.typ] == 0 {
 			continue
 		}
@@ -1140,10 +1198,9 @@ func (c *Core) growDegrees(infos []*info, left map[string]int) {
 // GPUs first when two want the same. The others take free GPUs of their
 // type, on the fullest node with room (best fit), spread over nodes when
 // their pick is spread or no node has room and the jobs may run spread.
-func (c *Core) placeAll(st *State, infos []*info) map[int][]int {
-	out := make(map[int][]int, len(infos))
+func (c *Core) placeAll(st *State, order []*info) map[int][]int {
+	out := make(map[int][]int, len(order))
 	used := make([]bool, len(st.GPUs))
-	order := c.byIndex(infos, func(in *info) bool { return in.pick != nil })
 	claim := func(gpus []int) bool {
 		for _, g := range gpus {
 			if used[g] {

@@ -70,6 +70,9 @@ func bin(x float64) int {
 	if !(x > GridMin) {
 		return 0
 	}
+	if x >= grid[GridBins] {
+		return GridBins // +Inf too, whose logarithm no int holds
+	}
 	i := int(math.Floor(BinsPerOctave * math.Log2(x/GridMin)))
 	return min(i, GridBins)
 }
@@ -225,4 +228,22 @@ func (s *Sizes) Remaining(a float64) float64 {
 		r = s.remain[i]*(1-w) + s.remain[i+1]*w
 	}
 	return max(0, r)
+}
+
+// indexRemaining returns Index(a) and Remaining(a), finding a's place on
+// the grid once (a decision asks both for every job).
+func (s *Sizes) indexRemaining(a float64) (index, remain float64) {
+	s.update()
+	i, w := at(a)
+	index, remain = s.index[i], s.remain[i]
+	if w != 0 {
+		index = s.index[i]*(1-w) + s.index[i+1]*w
+	}
+	if w > 0 {
+		remain = s.remain[i]*(1-w) + s.remain[i+1]*w
+	}
+	if a > grid[GridBins] {
+		remain = a / (TailShape - 1)
+	}
+	return index, max(0, remain)
 }

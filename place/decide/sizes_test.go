@@ -129,3 +129,20 @@ func TestSizesIndexAgreesWithPlainMax(t *testing.T) {
 		}
 	}
 }
+
+// TestIndexRemaining checks that the decision's one lookup gives what
+// Index and Remaining give, at grid points, between them, below the grid
+// and in the tail.
+func TestIndexRemaining(t *testing.T) {
+	var s Sizes
+	for i := 1; i <= 300; i++ {
+		s.Done(60 * math.Pow(1.07, float64(i%97)))
+	}
+	s.Censor([]float64{0, 30, 5000, 1e6})
+	for _, a := range []float64{0, 1, 59.9, 60, 61, 1234.5, grid[17], grid[GridBins] * 0.99, grid[GridBins], grid[GridBins] * 3, math.Inf(1)} {
+		ix, rem := s.indexRemaining(a)
+		if wi, wr := s.Index(a), s.Remaining(a); ix != wi || rem != wr {
+			t.Errorf("at %v: %v, %v; Index and Remaining say %v, %v", a, ix, rem, wi, wr)
+		}
+	}
+}

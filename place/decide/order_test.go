@@ -1,0 +1,130 @@
+package decide
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// TestCandOrder checks that candOrder yields candidates as a sort by
+// compareCands orders them, on values that tie exactly, agree in their
+// top bits only, differ in sign, and include NaN and both zeros.
+func TestCandOrder(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	jobs := make([]info, 40)
+	for i := range jobs {
+		jobs[i] = info{j: &Job{ID: i, Arrival: float64(r.IntN(5))}}
+	}
+	base := []float64{1, 1 + 1e-13, 1 + 2e-13, 0.5, math.Copysign(0, -1), 0, -3, math.NaN(), math.Inf(1), 2.5e-7}
+	for trial := 0; trial < 50; trial++ {
+		var cands []cand
+		for i := 0; i < 300; i++ {
+			a := &jobs[r.IntN(len(jobs))]
+			x := cand{a: a, o: option{typ: []string{"k80", "v100"}[r.IntN(2)], d: 1 << r.IntN(3)}, v: base[r.IntN(len(base))]}
+			if r.IntN(3) == 0 {
+				x.b = &jobs[r.IntN(len(jobs))]
+			}
+			cands = append(cands, x)
+		}
+		var o candOrder
+		o.reset(cands)
+		var got []uint64
+		for {
+			i, ok := o.next()
+			if !ok {
+				break
+			}
+			got = append(got, uint64(i))
+		}
+		if len(got) != len(cands) {
+			t.Fatalf("trial %d: %d candidates yielded of %d", trial, len(got), len(cands))
+		}
+		want := make([]uint64, len(cands))
+		for i := range want {
+			want[i] = uint64(i)
+		}
+		slices.SortStableFunc(want, func(x, y uint64) int { return compareCands(cands[x], cands[y]) })
+		for i := range got {
+			if c := compareCands(cands[got[i]], cands[want[i]]); c != 0 {
+				t.Fatalf("trial %d: place %d holds candidate %d (value %v), a sort by compareCands puts %d (value %v) there", trial, i, got[i], cands[got[i]].v, want[i], cands[want[i]].v)
+			}
+		}
+	}
+}
+
+// TestSortWait checks sortWait against a sort by compareWait on indices
+// that tie, agree in their top bits only, or are NaN, with arrivals that
+// tie too.
+func TestSortWait(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	base := []float64{2, 2 + 1e-13, 2 + 3e-13, 0.25, math.Copysign(0, -1), 0, math.NaN(), 7e-9}
+	for trial := 0; trial < 50; trial++ {
+		keys := make([]waitKey, 200)
+		for i := range keys {
+			keys[i] = waitKey{index: base[r.IntN(len(base))], arrival: float64(r.IntN(4)), i: int32(i)}
+		}
+		got := sortWait(nil, keys)
+		want := slices.Clone(keys)
+		slices.SortFunc(want, compareWait)
+		for i := range got {
+			if keys[got[i]] != want[i] && !(math.IsNaN(want[i].index) && math.IsNaN(keys[got[i]].index) && want[i].i == keys[got[i]].i) {
+				t.Fatalf("trial %d: place %d holds %+v, a sort by compareWait puts %+v there", trial, i, keys[got[i]], want[i])
+			}
+		}
+	}
+}
+
+// countingRates answers every pair with a value of its own and counts
+// the questions.
+type countingRates struct{ asked map[string]int }
+
+func (r countingRates) Solo(w, t string, gpus int, spread bool) (float64, bool) {
+	return float64(gpus), true
+}
+
+func (r countingRates) Pair(w, q, t string, gpus int) (float64, bool) {
+	k := fmt.Sprint(w, "|", q, "|", t, "|", gpus)
+	r.asked[k]++
+	return float64(len(k)%7) / 10, gpus != 3
+}
+
+// TestPairMemo checks that the pair memo (its table for small degrees,
+// grown as workloads appear, and its map beyond) answers what the rates
+// say, and asks each pair once.
+func TestPairMemo(t *testing.T) {
+	r := countingRates{asked: map[string]int{}}
+	c := mustNew(t, r, Options{MaxPerGPU: 2})
+	c.topo = newTopology([]GPU{{0, "a"}, {0, "b"}})
+	infos := make([]info, 60)
+	for i := range infos {
+		w := fmt.Sprint("w", i)
+		infos[i] = info{j: &Job{ID: i, Workload: w}, wid: c.widOf(w)}
+	}
+	for pass := 0; pass < 2; pass++ {
+		for i := range infos {
+			for j := range infos {
+				for tid, typ := range c.topo.types {
+					for _, d := range []int{1, 3, 8, 9, 16} {
+						o := &option{typ: typ, tid: tid, d: d}
+						n, ok := c.pair(&infos[i], &infos[j], o)
+						wn, wok := r.Pair(infos[i].j.Workload, infos[j].j.Workload, typ, d)
+						if n != wn || ok != wok {
+							t.Fatalf("pair %s, %s on %s x%d: %v %v, want %v %v", infos[i].j.Workload, infos[j].j.Workload, typ, d, n, ok, wn, wok)
+						}
+					}
+				}
+			}
+		}
+	}
+	if c.denseW < len(infos) {
+		t.Errorf("dense table holds %d workloads, want at least %d", c.denseW, len(infos))
+	}
+	for k, n := range r.asked {
+		// Each key was asked once by the memo, twice by the test.
+		if n != 3 {
+			t.Fatalf("pair %s asked %d times of the rates, want once (and twice by the test)", k, n-2)
+		}
+	}
+}
