@@ -314,7 +314,7 @@ func checkForeign(dir string) error {
 	var other []string
 	for _, e := range entries {
 		switch e.Name() {
-		case "manifest.json", FleetFile:
+		case "manifest.json", fleetFile:
 			return nil
 		case lockFile, liveFile, mpsFile, samplesDir, logsDir:
 		default:
@@ -350,9 +350,9 @@ func (c *Campaign) prepare() (*manifest, []string, error) {
 		Plan: manifestPlan{Hash: c.Plan.Hash(), Shard: c.Shard, EstS: c.Plan.Total().Seconds(),
 			Notes: c.Plan.Notes, Runs: c.Plan.Runs},
 	}
-	if _, err := os.Stat(filepath.Join(c.Dir, FleetFile)); err == nil {
+	if _, err := os.Stat(filepath.Join(c.Dir, fleetFile)); err == nil {
 		return nil, nil, fmt.Errorf("%s holds a fleet (%s): its campaign is merged from its shards by coloc profile merge, and a merge would drop runs made here; run a shard instead (--out %s --shard i/n)",
-			c.Dir, FleetFile, filepath.Join(c.Dir, shardsDir, "i"))
+			c.Dir, fleetFile, filepath.Join(c.Dir, shardsDir, "i"))
 	}
 	path := filepath.Join(c.Dir, "manifest.json")
 	old, err := ReadManifest(path)

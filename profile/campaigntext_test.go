@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -12,7 +11,7 @@ import (
 )
 
 func TestWritePlan(t *testing.T) {
-	s := fleetSuite(t, "duo", [2]string{"a", "ok"}, [2]string{"b", "ok"})
+	s := fakeSuiteFile(t, "duo", [2]string{"a", "ok"}, [2]string{"b", "ok"})
 	full, err := NewPlan(s, planOpts("all", 1, 0, 1)) // 2 solo, 3 pairs
 	if err != nil {
 		t.Fatal(err)
@@ -51,7 +50,7 @@ func TestWritePlan(t *testing.T) {
 // After a campaign with failed runs, its progress counts them, and what a
 // run would redo follows the retry and force settings.
 func TestReadPlanProgress(t *testing.T) {
-	s := fleetSuite(t, "bad", [2]string{"a", "ok"}, [2]string{"bad", "crash"})
+	s := fakeSuiteFile(t, "bad", [2]string{"a", "ok"}, [2]string{"bad", "crash"})
 	po := planOpts("all", 1, 0, 1)
 	dir := t.TempDir()
 	sum := runShard(t, dir, s, po, 1, 1, "cpu")
@@ -66,7 +65,7 @@ func TestReadPlanProgress(t *testing.T) {
 		!slices.IsSorted(lines[1:]) || !strings.Contains(lines[1], "bad") {
 		t.Errorf("failed runs:\n%s", b.String())
 	}
-	camp := filepath.Join(dir, ShardDir(1))
+	camp := dir
 	for _, c := range []struct {
 		force, retryFailed bool
 		todo               int

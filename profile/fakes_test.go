@@ -1,7 +1,12 @@
 package profile
 
 import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -97,4 +102,50 @@ func (m *fakeMonitor) pids() [][]int {
 		}
 	}
 	return out
+}
+
+// fakeSuiteFile writes a suite file of fake workloads (mode and flags of
+// fake.sh per workload name, in order) into a temporary directory and
+// loads it.
+func fakeSuiteFile(t *testing.T, name string, workloads ...[2]string) *Suite {
+	t.Helper()
+	script := filepath.Join(testdata(t), "fake.sh")
+	var b strings.Builder
+	fmt.Fprintf(&b, "version: 1\nname: %s\ndefaults:\n  class: other\n  batch_size: 4\nworkloads:\n", name)
+	for _, w := range workloads {
+		args, _ := json.Marshal(append([]string{placeholderPython, script}, strings.Fields(w[1])...))
+		fmt.Fprintf(&b, "  - name: %s\n    command: %s\n", w[0], args)
+	}
+	path := filepath.Join(t.TempDir(), name+".yaml")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := LoadSuite(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// runShard executes shard i of n of suite s and plan options po into
+// dir, as `coloc profile run --shard i/n` on a node whose device type is
+// dev does.
+func runShard(t *testing.T, dir string, s *Suite, po PlanOptions, i, n int, dev string) *Summary {
+	t.Helper()
+	plan, err := NewPlan(s, po)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := fakeOptions(t)
+	o.Devices = []Device{{Index: 0, Type: dev}}
+	c := &Campaign{
+		Dir: dir, Suite: s, Plan: plan, Shard: fmt.Sprintf("%d/%d", i, n),
+		Runner:   &Runner{Suite: s, Options: o, Monitor: &fakeMonitor{}},
+		Hardware: Hardware{Host: fmt.Sprintf("node%d", i), Devices: o.Devices},
+	}
+	sum, err := c.Execute(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sum
 }

@@ -54,8 +54,7 @@ type manifest struct {
 	Workloads map[string]*meta `json:"workloads,omitempty"` // the meta line of each workload
 	Plan      manifestPlan     `json:"plan"`
 	Progress  manifestProgress `json:"progress"`
-	// Shards, in a campaign merged from the shards of a fleet (see
-	// MergeFleet), say where each shard ran; Hardware is then the first
+	// Shards, in a campaign merged from its shards (MergeShards), say where each shard ran; Hardware is then the first
 	// shard's and settings.DeviceType lists every device type, sorted and
 	// comma-separated.
 	Shards []manifestShard `json:"shards,omitempty"`
@@ -134,7 +133,7 @@ func writeFileAtomic(path string, data []byte) error { return atomicfile.WriteBy
 func (m *manifest) differences(old *manifest, extended bool) []string {
 	var d []string
 	if old.Suite.Hash != m.Suite.Hash {
-		d = append(d, fmt.Sprintf("suite %s changed (hash %s, now %s)", m.Suite.Name, short(old.Suite.Hash), short(m.Suite.Hash)))
+		d = append(d, fmt.Sprintf("suite %s changed (hash %s, now %s)", m.Suite.Name, ShortHash(old.Suite.Hash), ShortHash(m.Suite.Hash)))
 	}
 	if old.Plan.Hash != m.Plan.Hash && !extended {
 		d = append(d, fmt.Sprintf("plan changed (%d runs, now %d; --pairs, --degrees and --repeats must match; --pairs-from may add pairs, nothing else)", len(old.Plan.Runs), len(m.Plan.Runs)))
@@ -173,7 +172,9 @@ func (s settings) String() string {
 	return fmt.Sprintf("device %s (%s), duration %gs, warmup %gs, share %s", s.Device, s.DeviceType, s.DurationS, s.WarmupS, s.Share)
 }
 
-func short(h string) string {
+// ShortHash abbreviates a hash of Suite.Hash or Plan.Hash for a message
+// or a comment line: its first 12 hex digits, without the "sha256:".
+func ShortHash(h string) string {
 	h = strings.TrimPrefix(h, "sha256:")
 	if len(h) > 12 {
 		h = h[:12]
@@ -190,6 +191,17 @@ const (
 	journalName = "runs.jsonl"
 	samplesDir  = "samples"
 	logsDir     = "logs"
+)
+
+// A fleet directory (package profile/fleet) holds the fleet manifest
+// fleetFile and its shards' campaign directories under shardsDir. A
+// campaign refuses to run in one (Campaign.prepare): the fleet's campaign
+// is merged from its shards, and a merge would drop runs made beside them.
+// Package fleet owns the names (fleet.FileName, fleet.ShardDir), which
+// this package cannot import; its TestMerge checks the refusal.
+const (
+	fleetFile = "fleet.json"
+	shardsDir = "shards"
 )
 
 // removeCampaign deletes the campaign files of dir.

@@ -17,16 +17,17 @@ import (
 	"github.com/coloc-dev/coloc/internal/version"
 )
 
-// shardedCampaign is a campaign whose plan ran as n shards, each an
-// ordinary campaign directory that ran `--shard i/n` of the plan (a
-// fleet's: MergeFleet). mergeShards checks the shards against it and
+// ShardedCampaign is a campaign whose plan ran as n shards, each an
+// ordinary campaign directory that ran `--shard i/n` of the plan (package
+// profile/fleet writes such campaigns for a cluster manager, and merges
+// them with MergeShards). MergeShards checks the shards against it and
 // writes them as one campaign.
-type shardedCampaign struct {
+type ShardedCampaign struct {
 	Name    string       // the merged campaign's name in its tables
 	Suite   *Suite       // the suite every shard ran (checked by hash)
 	Plan    *Plan        // the whole plan
 	Created time.Time    // the merged manifest's creation time
-	Shards  []shardOwner // shard i of n is Shards[i-1]
+	Shards  []ShardOwner // shard i of n is Shards[i-1]
 	// Device, DurationS, WarmupS and Share are the settings every shard
 	// ran with; the device type is each shard's own.
 	Device             string
@@ -34,15 +35,15 @@ type shardedCampaign struct {
 	Share              string
 }
 
-// shardOwner is one shard of a shardedCampaign: its campaign directory,
+// ShardOwner is one shard of a ShardedCampaign: its campaign directory,
 // relative to the merged campaign's, and the IDs of the runs it owns.
-type shardOwner struct {
+type ShardOwner struct {
 	Dir  string
 	Runs []string
 }
 
-// mergedShard is what a shard's directory held at a merge.
-type mergedShard struct {
+// MergedShard is what a shard's directory held at a merge.
+type MergedShard struct {
 	Index      int    // 1-based, as in --shard i/n
 	Dir        string // relative to the merged campaign's directory
 	Started    bool   // the shard wrote its manifest
@@ -52,9 +53,9 @@ type mergedShard struct {
 	Finished   int // of which have a record (ok, failed or infeasible)
 }
 
-// merged is what mergeShards found and wrote.
-type merged struct {
-	Shards []mergedShard
+// Merged is what MergeShards found and wrote.
+type Merged struct {
+	Shards []MergedShard
 	// Records are the finished runs of the plan, by run ID.
 	Records map[string]*RunRecord
 	// DeviceTypes are the device types the shards ran on, sorted.
@@ -63,7 +64,7 @@ type merged struct {
 	Warnings    []string
 }
 
-// mergeShards merges the shards of c into one campaign in dir: the
+// MergeShards merges the shards of c into one campaign in dir: the
 // journal runs.jsonl of every finished run in plan order, the sample files
 // under samples/, the tables (buildTables, as a one-node campaign writes
 // them) and manifest.json, whose Shards say where each shard ran. It reads
@@ -72,7 +73,7 @@ type merged struct {
 // written its manifest yet has not started. A shard of another suite,
 // plan, shard split or settings, or whose journal holds a run another
 // shard owns, is refused, naming the shard, and nothing is written.
-func mergeShards(dir string, c *shardedCampaign) (*merged, error) {
+func MergeShards(dir string, c *ShardedCampaign) (*Merged, error) {
 	n := len(c.Shards)
 	owner := map[string]int{}
 	for i, sh := range c.Shards {
@@ -85,13 +86,13 @@ func mergeShards(dir string, c *shardedCampaign) (*merged, error) {
 		Settings: settings{Device: c.Device, DurationS: c.DurationS, WarmupS: c.WarmupS, Share: c.Share},
 		Plan:     manifestPlan{Hash: c.Plan.Hash(), EstS: c.Plan.Total().Seconds(), Notes: c.Plan.Notes, Runs: c.Plan.Runs},
 	}
-	res := &merged{Records: map[string]*RunRecord{}}
+	res := &Merged{Records: map[string]*RunRecord{}}
 	src := map[string]string{} // run ID -> its sample file in its shard
 	var mans []manifestShard
 	var first *manifest
 	types := map[string]bool{}
 	for i, sh := range c.Shards {
-		st := mergedShard{Index: i + 1, Dir: sh.Dir, Planned: len(sh.Runs)}
+		st := MergedShard{Index: i + 1, Dir: sh.Dir, Planned: len(sh.Runs)}
 		sd := filepath.Join(dir, sh.Dir)
 		ms := manifestShard{Shard: fmt.Sprintf("%d/%d", st.Index, n), Dir: sh.Dir}
 		man, err := ReadManifest(filepath.Join(sd, "manifest.json"))
@@ -173,10 +174,10 @@ func mergeShards(dir string, c *shardedCampaign) (*merged, error) {
 func (m0 *manifest) checkShard(m *manifest, shard string) error {
 	switch {
 	case m.Suite.Hash != m0.Suite.Hash:
-		return fmt.Errorf("it ran suite %s (hash %s), the campaign's is %s (hash %s)", m.Suite.Name, short(m.Suite.Hash), m0.Suite.Name, short(m0.Suite.Hash))
+		return fmt.Errorf("it ran suite %s (hash %s), the campaign's is %s (hash %s)", m.Suite.Name, ShortHash(m.Suite.Hash), m0.Suite.Name, ShortHash(m0.Suite.Hash))
 	case m.Plan.Hash != m0.Plan.Hash:
 		return fmt.Errorf("it ran another plan (%d runs, hash %s; the campaign's has %d runs, hash %s: --pairs, --degrees, --repeats and the GPUs must match)",
-			len(m.Plan.Runs), short(m.Plan.Hash), len(m0.Plan.Runs), short(m0.Plan.Hash))
+			len(m.Plan.Runs), ShortHash(m.Plan.Hash), len(m0.Plan.Runs), ShortHash(m0.Plan.Hash))
 	case m.Plan.Shard != shard:
 		return fmt.Errorf("it ran shard %q, want %s", m.Plan.Shard, shard)
 	}

@@ -1,7 +1,6 @@
 package profile
 
 import (
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -12,10 +11,10 @@ import (
 // pairs are the five others (self pairs included), never a+b; an unknown
 // strategy is refused.
 func TestChooseNext(t *testing.T) {
-	s := fleetSuite(t, "trio", [2]string{"a", "ok"}, [2]string{"b", "ok"}, [2]string{"c", "ok"})
+	s := fakeSuiteFile(t, "trio", [2]string{"a", "ok"}, [2]string{"b", "ok"}, [2]string{"c", "ok"})
 	dir := t.TempDir()
 	runShard(t, dir, s, planOpts("a+b", 1, 0, 1), 1, 1, "cpu")
-	data := filepath.Join(dir, ShardDir(1))
+	data := dir
 	ch, err := next.Choose(next.Options{Data: data, Strategy: "width", Budget: 10, Seed: 1})
 	if err != nil {
 		t.Fatal(err)

@@ -81,11 +81,12 @@ const (
 	maxEstStepS  = 24 * 3600 // est_step_s: one day a step
 )
 
-// checkName reports whether s may name a suite or a workload: 1 to
+// CheckName reports whether s may name a suite or a workload: 1 to
 // maxNameLen letters, digits, '.', '_' and '-', starting with a letter or a
 // digit. Such a name needs no quoting in a file name, a shell script or a
-// YAML manifest; what names it is used in messages.
-func checkName(what, s string) error {
+// YAML manifest, so package profile/fleet holds a fleet's name to the same
+// rule; what names it is used in messages.
+func CheckName(what, s string) error {
 	if !namePattern.MatchString(s) || len(s) > maxNameLen {
 		return fmt.Errorf("%s %q: a name is letters, digits, '.', '_' and '-', starting with a letter or digit, at most %d bytes", what, s, maxNameLen)
 	}
@@ -95,7 +96,7 @@ func checkName(what, s string) error {
 func (w workload) check() error {
 	name := fmt.Sprintf("workload %q", w.Name)
 	finite := func(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
-	if err := checkName("workload", w.Name); err != nil {
+	if err := CheckName("workload", w.Name); err != nil {
 		return err
 	}
 	switch {

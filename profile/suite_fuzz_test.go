@@ -21,12 +21,12 @@ func FuzzParseSuite(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if err := checkName("suite", s.Name); err != nil {
+		if err := CheckName("suite", s.Name); err != nil {
 			t.Fatal(err)
 		}
 		names := map[string]bool{}
 		for _, w := range s.Workloads {
-			if err := checkName("workload", w.Name); err != nil || names[w.Name] {
+			if err := CheckName("workload", w.Name); err != nil || names[w.Name] {
 				t.Fatalf("workload name %q (%v, twice %v)", w.Name, err, names[w.Name])
 			}
 			names[w.Name] = true

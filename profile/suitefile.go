@@ -97,7 +97,7 @@ func ParseSuite(data []byte, path string) (*Suite, error) {
 	if f.Name == "" {
 		return nil, fmt.Errorf("%s: no suite name (want \"name: ...\")", path)
 	}
-	if err := checkName("suite name", f.Name); err != nil {
+	if err := CheckName("suite name", f.Name); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if !utf8.ValidString(f.Description) {

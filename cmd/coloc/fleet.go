@@ -4,7 +4,7 @@ import (
 	"path/filepath"
 	"strconv"
 
-	"github.com/coloc-dev/coloc/profile"
+	"github.com/coloc-dev/coloc/profile/fleet"
 	"github.com/spf13/cobra"
 )
 
@@ -34,11 +34,11 @@ func (f *fleetFlags) register(cmd *cobra.Command, gpusFlag, gpusHelp string) {
 
 // fleet builds the fleet: the plan for f.gpus GPUs per shard (none on CPU),
 // split into f.shards shards. gpusFlag names the GPU flag in messages.
-func (f *fleetFlags) fleet(cmd *cobra.Command, gpusFlag string) (*profile.Fleet, string, error) {
+func (f *fleetFlags) fleet(cmd *cobra.Command, gpusFlag string) (*fleet.Fleet, string, error) {
 	if err := f.rf.check(); err != nil {
 		return nil, "", err
 	}
-	device, gpus, err := profile.FleetDevice(f.pf.device, f.gpus, cmd.Flags().Changed(gpusFlag), gpusFlag)
+	device, gpus, err := fleet.Device(f.pf.device, f.gpus, cmd.Flags().Changed(gpusFlag), gpusFlag)
 	if err != nil {
 		return nil, "", err
 	}
@@ -56,9 +56,9 @@ func (f *fleetFlags) fleet(cmd *cobra.Command, gpusFlag string) (*profile.Fleet,
 		args = append(args, "--gpus", strconv.Itoa(f.gpus))
 	}
 	args = append(append(args, f.pf.args()...), f.rf.args()...)
-	set := profile.FleetSettings{Device: device, GPUs: f.gpus, DurationS: f.pf.duration.Seconds(),
+	set := fleet.Settings{Device: device, GPUs: f.gpus, DurationS: f.pf.duration.Seconds(),
 		WarmupS: f.rf.warmup.Seconds(), Share: f.rf.share}
-	fl, err := profile.NewFleet(filepath.Base(dir), s, plan, f.shards, set, args)
+	fl, err := fleet.New(filepath.Base(dir), s, plan, f.shards, set, args)
 	if err != nil {
 		return nil, "", err
 	}

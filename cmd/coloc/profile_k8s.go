@@ -5,14 +5,14 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/coloc-dev/coloc/profile"
+	"github.com/coloc-dev/coloc/profile/fleet"
 	"github.com/spf13/cobra"
 )
 
 func newProfileK8sCmd(e *env) *cobra.Command {
 	var (
 		ff           fleetFlags
-		ko           = profile.DefaultK8sOptions
+		ko           = fleet.DefaultK8sOptions
 		nodeSelector []string
 	)
 	cmd := &cobra.Command{
@@ -69,22 +69,22 @@ policy forbids host namespaces refuse such pods).`,
 			}
 			ko.Python = ff.rf.python
 			if ko.JobName == "" {
-				ko.JobName = profile.K8sJobName(f.Name)
+				ko.JobName = fleet.K8sJobName(f.Name)
 			}
 			f.K8s = &ko
-			manifest, err := profile.K8sManifest(f)
+			manifest, err := fleet.K8sManifest(f)
 			if err != nil {
 				return err
 			}
-			if err := profile.PrepareFleet(dir, f); err != nil {
+			if err := fleet.Prepare(dir, f); err != nil {
 				return err
 			}
-			path := filepath.Join(dir, profile.K8sManifestName)
+			path := filepath.Join(dir, fleet.K8sManifestName)
 			if err := writeFile(path, manifest); err != nil {
 				return err
 			}
 			fmt.Fprint(e.stdout, f.Describe())
-			fmt.Fprintf(e.stdout, "wrote %s and %s\nrun it with:\n  kubectl apply -f %s\n", filepath.Join(dir, profile.FleetFile), path, path)
+			fmt.Fprintf(e.stdout, "wrote %s and %s\nrun it with:\n  kubectl apply -f %s\n", filepath.Join(dir, fleet.FileName), path, path)
 			return nil
 		},
 	}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/coloc-dev/coloc/profile"
+	"github.com/coloc-dev/coloc/profile/fleet"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -16,7 +16,7 @@ func TestProfileK8s(t *testing.T) {
 		"--image", "reg.example.com/coloc:1", "--pvc", "campaigns", "--namespace", "prof", "--parallelism", "2",
 		"--node-selector", "nvidia.com/gpu.product=NVIDIA-H200", "--host-pid", "--duration", "10s", "--repeats", "1"}
 	out, _ := mustRun(t, args...)
-	path := filepath.Join(dir, profile.K8sManifestName)
+	path := filepath.Join(dir, fleet.K8sManifestName)
 	if !strings.Contains(out, "kubectl apply -f "+path) || !strings.Contains(out, "(2 GPUs a shard), 3 shards") {
 		t.Errorf("stdout:\n%s", out)
 	}

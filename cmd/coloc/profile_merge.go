@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/coloc-dev/coloc/profile"
+	"github.com/coloc-dev/coloc/profile/fleet"
 	"github.com/spf13/cobra"
 )
 
@@ -47,17 +47,17 @@ scaling tables is written into DIR (the samples stay in each fleet).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir := args[0]
-			if _, err := os.Stat(filepath.Join(dir, profile.FleetFile)); errors.Is(err, fs.ErrNotExist) {
-				subs, err := profile.FleetDirs(dir)
+			if _, err := os.Stat(filepath.Join(dir, fleet.FileName)); errors.Is(err, fs.ErrNotExist) {
+				subs, err := fleet.Dirs(dir)
 				if err != nil {
 					return err
 				}
 				if len(subs) == 0 {
-					return fmt.Errorf("%s holds no %s, nor sub-directories that do: not a fleet campaign (coloc profile slurm or k8s writes one)", dir, profile.FleetFile)
+					return fmt.Errorf("%s holds no %s, nor sub-directories that do: not a fleet campaign (coloc profile slurm or k8s writes one)", dir, fleet.FileName)
 				}
 				return mergeFleets(e.stdout, e.stderr, dir, subs)
 			}
-			res, err := profile.MergeFleet(dir)
+			res, err := fleet.Merge(dir)
 			if err != nil {
 				return err
 			}
@@ -75,7 +75,7 @@ scaling tables is written into DIR (the samples stay in each fleet).`,
 func mergeFleets(stdout, stderr io.Writer, dir string, subs []string) error {
 	missing := 0
 	for _, sub := range subs {
-		res, err := profile.MergeFleet(sub)
+		res, err := fleet.Merge(sub)
 		if err != nil {
 			return err
 		}
@@ -83,7 +83,7 @@ func mergeFleets(stdout, stderr io.Writer, dir string, subs []string) error {
 		fmt.Fprintln(stdout)
 		missing += len(res.Missing)
 	}
-	tables, err := profile.UnionCampaigns(dir, subs)
+	tables, err := fleet.UnionCampaigns(dir, subs)
 	if err != nil {
 		return err
 	}
@@ -99,7 +99,7 @@ func mergeFleets(stdout, stderr io.Writer, dir string, subs []string) error {
 }
 
 // printMerge reports a merge: its warnings on stderr, the rest on stdout.
-func printMerge(stdout, stderr io.Writer, dir string, res *profile.MergeResult) {
+func printMerge(stdout, stderr io.Writer, dir string, res *fleet.MergeResult) {
 	for _, w := range res.Warnings {
 		fmt.Fprintln(stderr, "warning:", w)
 	}

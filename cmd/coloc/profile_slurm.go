@@ -7,14 +7,14 @@ import (
 	"path/filepath"
 
 	"github.com/coloc-dev/coloc/internal/atomicfile"
-	"github.com/coloc-dev/coloc/profile"
+	"github.com/coloc-dev/coloc/profile/fleet"
 	"github.com/spf13/cobra"
 )
 
 func newProfileSlurmCmd(e *env) *cobra.Command {
 	var (
 		ff     fleetFlags
-		so     profile.SlurmOptions
+		so     fleet.SlurmOptions
 		coloc  string
 		submit bool
 	)
@@ -77,24 +77,24 @@ and merge that directory: see the examples.`,
 				so.JobName = "coloc-" + f.Name
 			}
 			f.Slurm = &so
-			script, err := profile.SlurmScript(dir, f)
+			script, err := fleet.SlurmScript(dir, f)
 			if err != nil {
 				return err
 			}
-			if err := profile.PrepareFleet(dir, f); err != nil {
+			if err := fleet.Prepare(dir, f); err != nil {
 				return err
 			}
-			path := filepath.Join(dir, profile.SlurmScriptName)
+			path := filepath.Join(dir, fleet.SlurmScriptName)
 			if err := writeAtomic(path, []byte(script), 0o755); err != nil {
 				return err
 			}
 			fmt.Fprint(e.stdout, f.Describe())
-			fmt.Fprintf(e.stdout, "wrote %s and %s\n", filepath.Join(dir, profile.FleetFile), path)
+			fmt.Fprintf(e.stdout, "wrote %s and %s\n", filepath.Join(dir, fleet.FileName), path)
 			if !submit {
 				fmt.Fprintf(e.stdout, "submit with:\n  sbatch %s\nthen merge with:\n  coloc profile merge %s\n", path, dir)
 				return nil
 			}
-			id, err := profile.Sbatch(dir, path)
+			id, err := fleet.Sbatch(dir, path)
 			if err != nil {
 				return err
 			}

@@ -18,6 +18,7 @@ import (
 	"github.com/coloc-dev/coloc/datasets"
 	"github.com/coloc-dev/coloc/internal/optional"
 	"github.com/coloc-dev/coloc/profile"
+	"github.com/coloc-dev/coloc/profile/fleet"
 )
 
 // The Slurm end-to-end tests submit the tiny suite (PyTorch on CPU) as a
@@ -155,7 +156,7 @@ func (s *slurmFleet) submit() string {
 // sbatch submits the fleet's script with extra arguments (--array=i).
 func (s *slurmFleet) sbatch(args ...string) string {
 	s.t.Helper()
-	args = append(append([]string{"--parsable"}, args...), filepath.Join(s.dir, profile.SlurmScriptName))
+	args = append(append([]string{"--parsable"}, args...), filepath.Join(s.dir, fleet.SlurmScriptName))
 	out, err := exec.Command("sbatch", args...).CombinedOutput()
 	if err != nil {
 		s.t.Fatalf("sbatch %s: %v: %s", strings.Join(args, " "), err, out)
@@ -244,7 +245,7 @@ func journal(t *testing.T, path string) []profile.RunRecord {
 // the fleet. On failure it logs every run's status and reason.
 func checkMerged(t *testing.T, dir string) map[string]profile.RunRecord {
 	t.Helper()
-	f, err := profile.ReadFleet(dir)
+	f, err := fleet.Read(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -364,7 +365,7 @@ func TestSlurmFleetResubmit(t *testing.T) {
 	}
 	s.wait(id)
 	before := journal(t, shard1)
-	f, err := profile.ReadFleet(s.dir)
+	f, err := fleet.Read(s.dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -430,7 +431,7 @@ func TestOneNodeShards(t *testing.T) {
 	}
 	var cmds []*exec.Cmd
 	for i := 1; i <= 2; i++ {
-		c := exec.Command(bash, filepath.Join(dir, profile.SlurmScriptName))
+		c := exec.Command(bash, filepath.Join(dir, fleet.SlurmScriptName))
 		c.Env = append(os.Environ(), fmt.Sprintf("SLURM_ARRAY_TASK_ID=%d", i))
 		var b bytes.Buffer
 		c.Stdout, c.Stderr = &b, &b

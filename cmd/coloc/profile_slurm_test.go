@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/coloc-dev/coloc/profile"
+	"github.com/coloc-dev/coloc/profile/fleet"
 )
 
 // fleetArgs are the flags of a small CPU fleet of the fake suite.
@@ -22,13 +22,13 @@ func fleetArgs(dir string) []string {
 // interpreter.
 func runFleetShard(t *testing.T, dir string, i int) {
 	t.Helper()
-	f, err := profile.ReadFleet(dir)
+	f, err := fleet.Read(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	python, _ := filepath.Abs("../../profile/testdata/fakepython.sh")
 	args := append([]string{"profile", "run", "--suite", f.Suite.Path, "--python", python}, f.Args...)
-	args = append(args, "--out", filepath.Join(dir, profile.ShardDir(i)), "--shard", fmt.Sprintf("%d/%d", i, len(f.Plan.Shards)))
+	args = append(args, "--out", filepath.Join(dir, fleet.ShardDir(i)), "--shard", fmt.Sprintf("%d/%d", i, len(f.Plan.Shards)))
 	mustRun(t, args...)
 }
 
@@ -45,7 +45,7 @@ func exitStatus(err error) int {
 func TestProfileSlurmAndMerge(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "camp")
 	out, _ := mustRun(t, append([]string{"profile", "slurm", "--shards", "2", "--coloc", "/opt/coloc/bin/coloc"}, fleetArgs(dir)...)...)
-	script := filepath.Join(dir, profile.SlurmScriptName)
+	script := filepath.Join(dir, fleet.SlurmScriptName)
 	for _, want := range []string{"fleet camp: suite fake, 5 runs on cpu, 2 shards", "sbatch " + script, "coloc profile merge " + dir} {
 		if !strings.Contains(out, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, out)
@@ -70,7 +70,7 @@ func TestProfileSlurmAndMerge(t *testing.T) {
 	if exitStatus(err) != exitIncomplete {
 		t.Fatalf("merge with shard 2 missing: %v (status %d), want status %d\n%s", err, exitStatus(err), exitIncomplete, out)
 	}
-	f, _ := profile.ReadFleet(dir)
+	f, _ := fleet.Read(dir)
 	for _, id := range f.Plan.Shards[1].Runs {
 		if !strings.Contains(out, "  "+id+" (shard 2)\n") {
 			t.Errorf("merge output does not list %s as missing:\n%s", id, out)

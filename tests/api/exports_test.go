@@ -23,7 +23,7 @@ const module = "github.com/coloc-dev/coloc"
 // another package's code or by an Example: the pipeline's inner floors.
 // The scheduler-facing packages (policy, place/decide, serve) are public
 // on purpose and are not checked.
-var narrow = []string{"model", "profile", "sim", "reports"}
+var narrow = []string{"model", "profile", "profile/fleet", "sim", "reports"}
 
 type listed struct {
 	ImportPath string

@@ -1,4 +1,4 @@
-package profile
+package fleet
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/coloc-dev/coloc/profile"
 )
 
 // SlurmScriptName is the job array script of a fleet, in its directory.
@@ -71,7 +73,7 @@ func SlurmScript(dir string, f *Fleet) (string, error) {
 	if o == nil {
 		return "", fmt.Errorf("fleet %s has no Slurm settings", f.Name)
 	}
-	if err := f.checkFleetStrings(); err != nil {
+	if err := f.checkStrings(); err != nil {
 		return "", err
 	}
 	if err := o.check(); err != nil {
@@ -122,8 +124,8 @@ func SlurmScript(dir string, f *Fleet) (string, error) {
 #   coloc profile merge %s
 set -eu
 shard=${SLURM_ARRAY_TASK_ID:?run this script with sbatch, as a task of its job array}
-`, f.Name, f.Suite.Name, short(f.Suite.Hash), short(f.Plan.Hash), len(f.Plan.Runs),
-		fmtSeconds(f.Plan.EstS), fmtSeconds(f.longestShard()), n, FleetFile, n,
+`, f.Name, f.Suite.Name, profile.ShortHash(f.Suite.Hash), profile.ShortHash(f.Plan.Hash), len(f.Plan.Runs),
+		fmtSeconds(f.Plan.EstS), fmtSeconds(f.longestShard()), n, FileName, n,
 		shellQuote(filepath.Join(dir, SlurmScriptName)), shellQuote(filepath.Join(dir, SlurmScriptName)), shellQuote(dir))
 	cmd := shellQuoteAll(shardCommand(o.Coloc, o.Suite, o.Python, f.Args))
 	cmd = append(cmd, "--out", shellQuote(filepath.Join(dir, shardsDir)+"/")+`"$shard"`, "--shard", fmt.Sprintf(`"$shard/%d"`, n))

@@ -1,4 +1,4 @@
-package profile
+package fleet
 
 import (
 	"bytes"
@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-func TestFleetDevice(t *testing.T) {
+func TestDevice(t *testing.T) {
 	for _, tc := range []struct {
 		device string
 		gpus   int
@@ -24,7 +24,7 @@ func TestFleetDevice(t *testing.T) {
 		{"", -1, true, "--gpus-per-node -1: want 0 or more"},
 		{"tpu", 1, false, `--device "tpu": want cuda or cpu`},
 	} {
-		dev, gpus, err := FleetDevice(tc.device, tc.gpus, tc.set, "gpus-per-node")
+		dev, gpus, err := Device(tc.device, tc.gpus, tc.set, "gpus-per-node")
 		got := fmt.Sprintf("%s/%d", dev, gpus)
 		if err != nil {
 			got = err.Error()
@@ -35,7 +35,7 @@ func TestFleetDevice(t *testing.T) {
 	}
 }
 
-func TestFleetDescribe(t *testing.T) {
+func TestDescribe(t *testing.T) {
 	f := gpuFleet(t)
 	got := f.Describe()
 	want := regexp.MustCompile(`^fleet h200: suite \S+, \d+ runs on cuda \(2 GPUs a shard\), 3 shards of \S+ at most \(estimated; \S+ in all\)\n`)
@@ -48,11 +48,11 @@ func TestFleetDescribe(t *testing.T) {
 // to run them again; the failed runs of the other shard are listed with
 // the first line of their error.
 func TestMergeWriteText(t *testing.T) {
-	s := fleetSuite(t, "bad", [2]string{"a", "ok"}, [2]string{"bad", "crash"})
+	s := loadSuite(t, "bad")
 	po := planOpts("all", 1, 0, 1)
 	dir, _ := newTestFleet(t, s, po, 2)
 	runShard(t, dir, s, po, 1, 2, "cpu")
-	res, err := MergeFleet(dir)
+	res, err := Merge(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

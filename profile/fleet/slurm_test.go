@@ -1,4 +1,4 @@
-package profile
+package fleet
 
 import (
 	"flag"
@@ -8,9 +8,11 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/coloc-dev/coloc/profile"
 )
 
-// update rewrites the golden files under testdata: go test ./profile -update.
+// update rewrites the golden files under testdata: go test ./profile/fleet -update.
 var update = flag.Bool("update", false, "rewrite the golden files under testdata")
 
 func golden(t *testing.T, path, got string) {
@@ -30,23 +32,23 @@ func golden(t *testing.T, path, got string) {
 	}
 }
 
-// gpuFleet is a fleet of testdata/fake.yaml for 2 GPUs a shard, in 3 shards,
-// with the Slurm settings of a GPU cluster.
+// gpuFleet is a fleet of profile's testdata/fake.yaml for 2 GPUs a shard,
+// in 3 shards, with the Slurm settings of a GPU cluster.
 func gpuFleet(t *testing.T) *Fleet {
 	t.Helper()
-	s, err := LoadSuite("testdata/fake.yaml")
+	s, err := profile.LoadSuite("../testdata/fake.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
 	po := planOpts("all", 1, 2, 1, 2)
 	po.Duration = 10 * time.Second
-	plan, err := NewPlan(s, po)
+	plan, err := profile.NewPlan(s, po)
 	if err != nil {
 		t.Fatal(err)
 	}
 	args := []string{"--device", "cuda", "--gpus", "2", "--pairs", "all", "--degrees", "1,2", "--duration", "10s",
 		"--repeats", "1", "--seed", "1", "--warmup", "5s", "--interval", "100ms", "--share", "timeslice"}
-	f, err := NewFleet("h200", s, plan, 3, FleetSettings{Device: "cuda", GPUs: 2, DurationS: 10, WarmupS: 5, Share: "timeslice"}, args)
+	f, err := New("h200", s, plan, 3, Settings{Device: "cuda", GPUs: 2, DurationS: 10, WarmupS: 5, Share: "timeslice"}, args)
 	if err != nil {
 		t.Fatal(err)
 	}

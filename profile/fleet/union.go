@@ -1,4 +1,4 @@
-package profile
+package fleet
 
 import (
 	"errors"
@@ -10,9 +10,9 @@ import (
 	"github.com/coloc-dev/coloc/datasets"
 )
 
-// FleetDirs returns the sub-directories of dir that hold a fleet (one per
+// Dirs returns the sub-directories of dir that hold a fleet (one per
 // GPU type in a heterogeneous campaign), sorted by name.
-func FleetDirs(dir string) ([]string, error) {
+func Dirs(dir string) ([]string, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, err
@@ -23,7 +23,7 @@ func FleetDirs(dir string) ([]string, error) {
 			continue
 		}
 		sub := filepath.Join(dir, e.Name())
-		if _, err := os.Stat(filepath.Join(sub, FleetFile)); err == nil {
+		if _, err := os.Stat(filepath.Join(sub, FileName)); err == nil {
 			out = append(out, sub)
 		}
 	}

@@ -1,4 +1,4 @@
-package profile
+package fleet
 
 import (
 	"fmt"
@@ -6,13 +6,15 @@ import (
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/coloc-dev/coloc/internal/textlist"
 )
 
-// FleetDevice settles the device kind and the GPUs per shard of a fleet
+// Device settles the device kind and the GPUs per shard of a fleet
 // from what was asked: device "cuda", "cpu" or "" (cuda, or cpu with no
 // GPU), gpus per shard, and whether gpus was given at all (a CPU fleet
 // takes none). gpusFlag names the GPU setting in messages.
-func FleetDevice(device string, gpus int, gpusSet bool, gpusFlag string) (string, int, error) {
+func Device(device string, gpus int, gpusSet bool, gpusFlag string) (string, int, error) {
 	switch {
 	case gpus < 0:
 		return "", 0, fmt.Errorf("--%s %d: want 0 or more", gpusFlag, gpus)
@@ -93,7 +95,7 @@ func (r *MergeResult) WriteText(w io.Writer, dir string) {
 	for _, pr := range r.Missing {
 		fmt.Fprintf(w, "  %s (shard %d)\n", pr.ID, r.Owner[pr.ID])
 	}
-	list := joinInts(r.IncompleteShards())
+	list := textlist.JoinInts(r.IncompleteShards())
 	switch {
 	case f.Slurm != nil:
 		fmt.Fprintf(w, "when no task of these shards is still queued or running, resubmit them (they resume):\n  sbatch --array=%s %s\n",

@@ -1,4 +1,4 @@
-package profile
+package fleet
 
 import (
 	"context"
@@ -10,85 +10,86 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/coloc-dev/coloc/datasets"
+	"github.com/coloc-dev/coloc/profile"
 )
 
-// fleetSuite writes a suite file of fake workloads (mode and flags of
-// fake.sh per workload name, in order) into a temporary directory and loads
-// it: a fleet's merge reads its suite again from the file.
-func fleetSuite(t *testing.T, name string, workloads ...[2]string) *Suite {
+// loadSuite loads testdata/<name>.yaml by its absolute path, as New
+// records it: a suite of fake workloads, profile's testdata/fake.sh.
+func loadSuite(t *testing.T, name string) *profile.Suite {
 	t.Helper()
-	script := filepath.Join(testdata(t), "fake.sh")
-	var b strings.Builder
-	fmt.Fprintf(&b, "version: 1\nname: %s\ndefaults:\n  class: other\n  batch_size: 4\nworkloads:\n", name)
-	for _, w := range workloads {
-		args, _ := json.Marshal(append([]string{placeholderPython, script}, strings.Fields(w[1])...))
-		fmt.Fprintf(&b, "  - name: %s\n    command: %s\n", w[0], args)
-	}
-	path := filepath.Join(t.TempDir(), name+".yaml")
-	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+	path, err := filepath.Abs(filepath.Join("testdata", name+".yaml"))
+	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := LoadSuite(path)
+	s, err := profile.LoadSuite(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return s
 }
 
-// fleetSettings are the settings of fakeOptions.
-var fleetSettings = FleetSettings{Device: "cpu", DurationS: 1, WarmupS: 0, Share: datasets.ShareTimeSlice}
+func planOpts(pairs string, repeats, gpus int, degrees ...int) profile.PlanOptions {
+	o := profile.DefaultPlanOptions
+	o.Pairs, o.Repeats, o.GPUs, o.Degrees = pairs, repeats, gpus, degrees
+	return o
+}
+
+// shardOptions are what runShard runs a shard with: profile's defaults on
+// the CPU, with profile's testdata/fakepython.sh for Python; fleetSettings
+// are their settings.
+var (
+	shardOptions  = profile.DefaultRunOptions
+	fleetSettings = Settings{Device: "cpu", DurationS: shardOptions.Duration.Seconds(),
+		WarmupS: shardOptions.Window.MinWarmup.Seconds(), Share: shardOptions.Share}
+)
 
 // newTestFleet writes the fleet of suite s and plan options po, in n shards,
 // into a new directory and returns it.
-func newTestFleet(t *testing.T, s *Suite, po PlanOptions, n int) (string, *Fleet) {
+func newTestFleet(t *testing.T, s *profile.Suite, po profile.PlanOptions, n int) (string, *Fleet) {
 	t.Helper()
-	plan, err := NewPlan(s, po)
+	plan, err := profile.NewPlan(s, po)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := NewFleet("camp", s, plan, n, fleetSettings, []string{"--device", "cpu"})
+	f, err := New("camp", s, plan, n, fleetSettings, []string{"--device", "cpu"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(t.TempDir(), "camp")
-	if err := PrepareFleet(dir, f); err != nil {
+	if err := Prepare(dir, f); err != nil {
 		t.Fatal(err)
 	}
 	return dir, f
 }
 
-// runShard executes shard i of n of suite s and plan options po into
-// dir/shards/i, as `coloc profile run --shard i/n` on a node whose device
-// type is dev does.
-func runShard(t *testing.T, dir string, s *Suite, po PlanOptions, i, n int, dev string) *Summary {
+// runShard executes shard i of n of the fleet in dir, as `coloc profile run
+// --shard i/n` on a node whose device type is dev does.
+func runShard(t *testing.T, dir string, s *profile.Suite, po profile.PlanOptions, i, n int, dev string) {
 	t.Helper()
-	plan, err := NewPlan(s, po)
+	python, err := filepath.Abs(filepath.Join("..", "testdata", "fakepython.sh"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := fakeOptions(t)
-	o.Devices = []Device{{Index: 0, Type: dev}}
-	c := &Campaign{
-		Dir: filepath.Join(dir, ShardDir(i)), Suite: s, Plan: plan, Shard: fmt.Sprintf("%d/%d", i, n),
-		Runner:   &Runner{Suite: s, Options: o, Monitor: &fakeMonitor{}},
-		Hardware: Hardware{Host: fmt.Sprintf("node%d", i), Devices: o.Devices},
-	}
-	sum, err := c.Execute(context.Background())
-	if err != nil {
+	o := shardOptions
+	o.Python, o.DeviceKind, o.Devices = python, "cpu", []profile.Device{{Index: 0, Type: dev}}
+	c := &profile.Campaign{Dir: filepath.Join(dir, ShardDir(i)), Suite: s, Shard: fmt.Sprintf("%d/%d", i, n),
+		Runner: &profile.Runner{Suite: s, Options: o}, Hardware: profile.Hardware{Host: fmt.Sprintf("node%d", i)}}
+	if c.Plan, err = profile.NewPlan(s, po); err != nil {
 		t.Fatal(err)
 	}
-	return sum
+	if _, err := c.Execute(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 }
 
-func TestNewFleetShards(t *testing.T) {
-	s := fleetSuite(t, "f", [2]string{"a", "ok"}, [2]string{"b", "ok"}, [2]string{"c", "ok"})
-	plan, err := NewPlan(s, planOpts("all", 2, 0, 1)) // 2 × (3 solo + 6 pairs)
+func TestNewShards(t *testing.T) {
+	s := loadSuite(t, "three")
+	plan, err := profile.NewPlan(s, planOpts("all", 2, 0, 1)) // 2 × (3 solo + 6 pairs)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, n := range []int{1, 2, 5, 18} {
-		f, err := NewFleet("camp", s, plan, n, fleetSettings, nil)
+		f, err := New("camp", s, plan, n, fleetSettings, nil)
 		if err != nil {
 			t.Fatalf("%d shards: %v", n, err)
 		}
@@ -111,18 +112,18 @@ func TestNewFleetShards(t *testing.T) {
 			t.Errorf("%d shards: %d runs in all (plan %d), check: %v", n, len(all), len(plan.Runs), err)
 		}
 	}
-	if _, err := NewFleet("camp", s, plan, 19, fleetSettings, nil); err == nil || !strings.Contains(err.Error(), "at most 18 shards") {
+	if _, err := New("camp", s, plan, 19, fleetSettings, nil); err == nil || !strings.Contains(err.Error(), "at most 18 shards") {
 		t.Errorf("19 shards of 18 runs: %v", err)
 	}
-	if _, err := NewFleet("camp", s, plan, 0, fleetSettings, nil); err == nil {
+	if _, err := New("camp", s, plan, 0, fleetSettings, nil); err == nil {
 		t.Error("0 shards accepted")
 	}
 }
 
-func TestReadFleetRefuses(t *testing.T) {
-	s := fleetSuite(t, "f", [2]string{"a", "ok"}, [2]string{"b", "ok"})
+func TestReadRefuses(t *testing.T) {
+	s := loadSuite(t, "other")
 	dir, _ := newTestFleet(t, s, planOpts("all", 1, 0, 1), 2)
-	path := filepath.Join(dir, FleetFile)
+	path := filepath.Join(dir, FileName)
 	orig, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -158,14 +159,14 @@ func TestReadFleetRefuses(t *testing.T) {
 		if err := os.WriteFile(path, b, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := ReadFleet(dir); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, err := Read(dir); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
 		}
 	}
 }
 
-func TestPrepareFleet(t *testing.T) {
-	s := fleetSuite(t, "f", [2]string{"a", "ok"}, [2]string{"b", "ok"})
+func TestPrepare(t *testing.T) {
+	s := loadSuite(t, "other")
 	po := planOpts("all", 1, 0, 1)
 	dir, f := newTestFleet(t, s, po, 2)
 	for i := 1; i <= 2; i++ {
@@ -176,19 +177,19 @@ func TestPrepareFleet(t *testing.T) {
 	// The same fleet again, now with Kubernetes settings: the Slurm
 	// section written before is kept, and so is the creation time.
 	f.Slurm = &SlurmOptions{JobName: "x"}
-	if err := PrepareFleet(dir, f); err != nil {
+	if err := Prepare(dir, f); err != nil {
 		t.Fatal(err)
 	}
-	plan, _ := NewPlan(s, po)
-	g, err := NewFleet("camp", s, plan, 2, fleetSettings, nil)
+	plan, _ := profile.NewPlan(s, po)
+	g, err := New("camp", s, plan, 2, fleetSettings, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	g.K8s = &K8sOptions{JobName: "y"}
-	if err := PrepareFleet(dir, g); err != nil {
+	if err := Prepare(dir, g); err != nil {
 		t.Fatal(err)
 	}
-	got, err := ReadFleet(dir)
+	got, err := Read(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,23 +197,23 @@ func TestPrepareFleet(t *testing.T) {
 		t.Errorf("rewritten fleet: slurm %+v, k8s %+v, created %v (first %v)", got.Slurm, got.K8s, got.Created, f.Created)
 	}
 	// Another plan, shard count or settings is refused.
-	other, _ := NewPlan(s, planOpts("none", 1, 0, 1))
+	other, _ := profile.NewPlan(s, planOpts("none", 1, 0, 1))
 	tests := []struct {
-		plan *Plan
+		plan *profile.Plan
 		n    int
-		set  FleetSettings
+		set  Settings
 		want string
 	}{
 		{other, 2, fleetSettings, "plan changed"},
 		{plan, 3, fleetSettings, "2 shards, now 3"},
-		{plan, 2, FleetSettings{Device: "cpu", DurationS: 9, Share: "timeslice"}, "settings changed"},
+		{plan, 2, Settings{Device: "cpu", DurationS: 9, Share: "timeslice"}, "settings changed"},
 	}
 	for _, tc := range tests {
-		h, err := NewFleet("camp", s, tc.plan, tc.n, tc.set, nil)
+		h, err := New("camp", s, tc.plan, tc.n, tc.set, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := PrepareFleet(dir, h); err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "holds another fleet") {
+		if err := Prepare(dir, h); err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "holds another fleet") {
 			t.Errorf("%s: %v", tc.want, err)
 		}
 	}

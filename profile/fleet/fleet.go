@@ -1,4 +1,4 @@
-package profile
+package fleet
 
 import (
 	"encoding/json"
@@ -12,16 +12,20 @@ import (
 	"strings"
 	"time"
 
+	"github.com/coloc-dev/coloc/internal/atomicfile"
 	"github.com/coloc-dev/coloc/internal/version"
+	"github.com/coloc-dev/coloc/profile"
 )
 
 // Fleet manifest format and version: DIR/fleet.json of a campaign that a
 // cluster manager runs as shards.
 const (
-	fleetFormat  = "coloc.fleet"
-	fleetVersion = 1
-	// FleetFile is the fleet manifest's name in its directory.
-	FleetFile = "fleet.json"
+	format        = "coloc.fleet"
+	formatVersion = 1
+	// FileName is the fleet manifest's name in its directory. A campaign
+	// refuses to run in a directory that holds one (package profile knows
+	// the name too; TestMerge checks that it refuses).
+	FileName = "fleet.json"
 	// shardsDir holds one campaign directory per shard: shards/<i>.
 	shardsDir = "shards"
 )
@@ -34,14 +38,14 @@ const (
 // shard; the device type is whatever each shard's node has (recorded in the
 // shard's manifest).
 type Fleet struct {
-	Format   string        `json:"format"`
-	Version  int           `json:"version"`
-	Name     string        `json:"name"` // the campaign name of the merged tables
-	Tool     string        `json:"tool_version"`
-	Created  time.Time     `json:"created"`
-	Suite    ManifestSuite `json:"suite"`
-	Settings FleetSettings `json:"settings"`
-	Plan     FleetPlan     `json:"plan"`
+	Format   string                `json:"format"`
+	Version  int                   `json:"version"`
+	Name     string                `json:"name"` // the campaign name of the merged tables
+	Tool     string                `json:"tool_version"`
+	Created  time.Time             `json:"created"`
+	Suite    profile.ManifestSuite `json:"suite"`
+	Settings Settings              `json:"settings"`
+	Plan     Plan                  `json:"plan"`
 	// Args are the flags of `coloc profile run` that every shard passes,
 	// less --suite and --python (their paths depend on where the shard
 	// runs: see SlurmOptions and K8sOptions), --out and --shard.
@@ -50,9 +54,10 @@ type Fleet struct {
 	K8s   *K8sOptions   `json:"kubernetes,omitempty"`
 }
 
-// FleetSettings are the settings every shard must run with (see settings;
-// the device type is the shard's own).
-type FleetSettings struct {
+// Settings are the settings every shard must run with: those a campaign
+// manifest records but the device type, which is each shard's own, and
+// the GPUs a shard asks for.
+type Settings struct {
 	Device    string  `json:"device"` // cuda or cpu
 	GPUs      int     `json:"gpus"`   // GPUs per shard, the plan's (0 on CPU)
 	DurationS float64 `json:"duration_s"`
@@ -60,26 +65,27 @@ type FleetSettings struct {
 	Share     string  `json:"share_mode"`
 }
 
-// FleetPlan is the whole plan and its shards.
-type FleetPlan struct {
-	Hash   string       `json:"hash"`
-	EstS   float64      `json:"estimated_s"`
-	Notes  []string     `json:"notes,omitempty"`
-	Runs   []PlannedRun `json:"runs"`
-	Shards []FleetShard `json:"shards"`
+// Plan is the whole plan and its shards.
+type Plan struct {
+	Hash   string               `json:"hash"`
+	EstS   float64              `json:"estimated_s"`
+	Notes  []string             `json:"notes,omitempty"`
+	Runs   []profile.PlannedRun `json:"runs"`
+	Shards []Shard              `json:"shards"`
 }
 
-// FleetShard is one shard: the runs it owns (Plan.Shard(Index, n)).
-type FleetShard struct {
+// Shard is one shard: the runs it owns (profile.Plan.Shard(Index, n)).
+type Shard struct {
 	Index int      `json:"index"` // 1-based, as in --shard i/n
 	EstS  float64  `json:"estimated_s"`
 	Runs  []string `json:"runs"`
 }
 
-// NewFleet splits plan into n shards balanced by estimated time (Plan.Shard).
-// Every shard must get at least one run. The suite is recorded by its
-// absolute path: the merge reads it again (and checks its hash).
-func NewFleet(name string, s *Suite, plan *Plan, n int, set FleetSettings, args []string) (*Fleet, error) {
+// New splits plan into n shards balanced by estimated time
+// (profile.Plan.Shard). Every shard must get at least one run. The suite is
+// recorded by its absolute path: the merge reads it again (and checks its
+// hash).
+func New(name string, s *profile.Suite, plan *profile.Plan, n int, set Settings, args []string) (*Fleet, error) {
 	if n < 1 {
 		return nil, fmt.Errorf("--shards %d: want at least 1", n)
 	}
@@ -91,10 +97,10 @@ func NewFleet(name string, s *Suite, plan *Plan, n int, set FleetSettings, args 
 		return nil, err
 	}
 	f := &Fleet{
-		Format: fleetFormat, Version: fleetVersion, Name: name, Tool: version.String(), Created: time.Now().UTC(),
-		Suite:    ManifestSuite{Name: s.Name, Path: suitePath, Hash: s.Hash()},
+		Format: format, Version: formatVersion, Name: name, Tool: version.String(), Created: time.Now().UTC(),
+		Suite:    profile.ManifestSuite{Name: s.Name, Path: suitePath, Hash: s.Hash()},
 		Settings: set,
-		Plan:     FleetPlan{Hash: plan.Hash(), EstS: plan.Total().Seconds(), Notes: plan.Notes, Runs: plan.Runs},
+		Plan:     Plan{Hash: plan.Hash(), EstS: plan.Total().Seconds(), Notes: plan.Notes, Runs: plan.Runs},
 		Args:     args,
 	}
 	for i := 1; i <= n; i++ {
@@ -102,7 +108,7 @@ func NewFleet(name string, s *Suite, plan *Plan, n int, set FleetSettings, args 
 		if err != nil {
 			return nil, err
 		}
-		fs := FleetShard{Index: i, EstS: sh.Total().Seconds()}
+		fs := Shard{Index: i, EstS: sh.Total().Seconds()}
 		for _, r := range sh.Runs {
 			fs.Runs = append(fs.Runs, r.ID)
 		}
@@ -115,19 +121,19 @@ func NewFleet(name string, s *Suite, plan *Plan, n int, set FleetSettings, args 
 func ShardDir(i int) string { return filepath.Join(shardsDir, strconv.Itoa(i)) }
 
 // PlanOf returns the fleet's whole plan.
-func (f *Fleet) PlanOf() *Plan { return &Plan{Runs: f.Plan.Runs, Notes: f.Plan.Notes} }
+func (f *Fleet) PlanOf() *profile.Plan { return &profile.Plan{Runs: f.Plan.Runs, Notes: f.Plan.Notes} }
 
 // check validates a fleet read from path: the plan matches its hash and the
 // shards cover it, each run once.
 func (f *Fleet) check(path string) error {
-	if f.Format != fleetFormat {
-		return fmt.Errorf("%s: not a coloc fleet manifest (format %q, want %q)", path, f.Format, fleetFormat)
+	if f.Format != format {
+		return fmt.Errorf("%s: not a coloc fleet manifest (format %q, want %q)", path, f.Format, format)
 	}
-	if f.Version != fleetVersion {
-		return fmt.Errorf("%s: fleet manifest version %d is not known to this coloc (it reads version %d)", path, f.Version, fleetVersion)
+	if f.Version != formatVersion {
+		return fmt.Errorf("%s: fleet manifest version %d is not known to this coloc (it reads version %d)", path, f.Version, formatVersion)
 	}
 	if h := f.PlanOf().Hash(); h != f.Plan.Hash {
-		return fmt.Errorf("%s: plan.runs do not match plan.hash (%s, computed %s): the file was edited", path, short(f.Plan.Hash), short(h))
+		return fmt.Errorf("%s: plan.runs do not match plan.hash (%s, computed %s): the file was edited", path, profile.ShortHash(f.Plan.Hash), profile.ShortHash(h))
 	}
 	if len(f.Plan.Shards) == 0 {
 		return fmt.Errorf("%s: no shards", path)
@@ -159,9 +165,9 @@ func (f *Fleet) check(path string) error {
 	return nil
 }
 
-// ReadFleet reads and checks DIR/fleet.json.
-func ReadFleet(dir string) (*Fleet, error) {
-	path := filepath.Join(dir, FleetFile)
+// Read reads and checks DIR/fleet.json.
+func Read(dir string) (*Fleet, error) {
+	path := filepath.Join(dir, FileName)
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -176,14 +182,14 @@ func ReadFleet(dir string) (*Fleet, error) {
 	return &f, nil
 }
 
-// PrepareFleet writes f into dir (creating dir and the shard directories,
+// Prepare writes f into dir (creating dir and the shard directories,
 // which Slurm needs for its log files before a task starts). A directory
 // that already holds the same fleet (suite, plan, shards and settings) keeps
 // its creation time and the sections of the other cluster managers, so
 // writing a Slurm script and a Kubernetes manifest of one campaign, or
 // writing either twice, is safe; another fleet is refused.
-func PrepareFleet(dir string, f *Fleet) error {
-	old, err := ReadFleet(dir)
+func Prepare(dir string, f *Fleet) error {
+	old, err := Read(dir)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
@@ -191,7 +197,7 @@ func PrepareFleet(dir string, f *Fleet) error {
 	default:
 		if d := f.differences(old); len(d) > 0 {
 			return fmt.Errorf("%s holds another fleet campaign: %s; choose another --out, or remove %s and its shards to start over",
-				dir, strings.Join(d, "; "), filepath.Join(dir, FleetFile))
+				dir, strings.Join(d, "; "), filepath.Join(dir, FileName))
 		}
 		f.Created = old.Created
 		if f.Slurm == nil {
@@ -210,14 +216,14 @@ func PrepareFleet(dir string, f *Fleet) error {
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(filepath.Join(dir, FleetFile), append(b, '\n'))
+	return atomicfile.WriteBytes(filepath.Join(dir, FileName), append(b, '\n'))
 }
 
 // differences lists what makes old another fleet than f.
 func (f *Fleet) differences(old *Fleet) []string {
 	var d []string
 	if old.Suite.Hash != f.Suite.Hash {
-		d = append(d, fmt.Sprintf("suite %s changed (hash %s, now %s)", f.Suite.Name, short(old.Suite.Hash), short(f.Suite.Hash)))
+		d = append(d, fmt.Sprintf("suite %s changed (hash %s, now %s)", f.Suite.Name, profile.ShortHash(old.Suite.Hash), profile.ShortHash(f.Suite.Hash)))
 	}
 	if old.Plan.Hash != f.Plan.Hash {
 		d = append(d, fmt.Sprintf("plan changed (%d runs, now %d)", len(old.Plan.Runs), len(f.Plan.Runs)))

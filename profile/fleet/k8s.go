@@ -1,4 +1,4 @@
-package profile
+package fleet
 
 import (
 	"bytes"
@@ -171,7 +171,7 @@ func K8sManifest(f *Fleet) ([]byte, error) {
 	if o == nil {
 		return nil, fmt.Errorf("fleet %s has no Kubernetes settings", f.Name)
 	}
-	if err := f.checkFleetStrings(); err != nil {
+	if err := f.checkStrings(); err != nil {
 		return nil, err
 	}
 	if err := o.check(); err != nil {

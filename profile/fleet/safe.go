@@ -1,10 +1,12 @@
-package profile
+package fleet
 
 import (
 	"fmt"
 	"regexp"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/coloc-dev/coloc/profile"
 )
 
 // Strings that reach a generated Slurm script or Kubernetes manifest are
@@ -55,14 +57,14 @@ func checkPlain(what, s string) error {
 	return nil
 }
 
-// checkFleetStrings checks what both generators write of a fleet: its name
+// checkStrings checks what both generators write of a fleet: its name
 // and its suite's name (in comment lines) and the run flags every shard
 // passes (in the shell command).
-func (f *Fleet) checkFleetStrings() error {
-	if err := checkName("fleet name (the name of its directory)", f.Name); err != nil {
+func (f *Fleet) checkStrings() error {
+	if err := profile.CheckName("fleet name (the name of its directory)", f.Name); err != nil {
 		return err
 	}
-	if err := checkName("suite name", f.Suite.Name); err != nil {
+	if err := profile.CheckName("suite name", f.Suite.Name); err != nil {
 		return err
 	}
 	for _, a := range f.Args {

@@ -1,28 +1,29 @@
-package profile
+package fleet
 
 import (
 	"fmt"
 	"slices"
 
 	"github.com/coloc-dev/coloc/datasets"
+	"github.com/coloc-dev/coloc/profile"
 )
 
-// MergeResult is what MergeFleet found and wrote.
+// MergeResult is what Merge found and wrote.
 type MergeResult struct {
 	Fleet  *Fleet
-	Shards []mergedShard
+	Shards []profile.MergedShard
 	// Planned counts the runs of the plan; OK, Failed and Infeasible the
 	// finished ones by status.
 	Planned, OK, Failed, Infeasible int
 	// Missing are the runs of the plan that no shard has finished (not
 	// run yet, or interrupted), in plan order; Owner gives their shard.
-	Missing []PlannedRun
+	Missing []profile.PlannedRun
 	Owner   map[string]int
 	// FailedRuns are the records of failed runs, in plan order.
-	FailedRuns []*RunRecord
+	FailedRuns []*profile.RunRecord
 	// DeviceTypes are the device types the shards ran on, sorted.
 	DeviceTypes []string
-	Tables      *Tables
+	Tables      *profile.Tables
 	Warnings    []string
 }
 
@@ -41,8 +42,8 @@ func (r *MergeResult) IncompleteShards() []int {
 	return out
 }
 
-// MergeFleet merges the shards of the fleet in dir (dir/fleet.json, the
-// shards in dir/shards/<i>) into one campaign in dir (mergeShards: the
+// Merge merges the shards of the fleet in dir (dir/fleet.json, the
+// shards in dir/shards/<i>) into one campaign in dir (profile.MergeShards: the
 // journal in plan order, the sample files, the tables and a manifest whose
 // Shards say where each shard ran). It reads the shards without changing
 // them, so it may run while shards still run, and running it again gives
@@ -50,29 +51,29 @@ func (r *MergeResult) IncompleteShards() []int {
 // a shard of another suite, plan, shard split or settings, is refused and
 // nothing is written. A campaign with missing runs is still written; the
 // result lists them.
-func MergeFleet(dir string) (*MergeResult, error) {
-	f, err := ReadFleet(dir)
+func Merge(dir string) (*MergeResult, error) {
+	f, err := Read(dir)
 	if err != nil {
 		return nil, err
 	}
-	s, err := LoadSuite(f.Suite.Path)
+	s, err := profile.LoadSuite(f.Suite.Path)
 	if err != nil {
 		return nil, fmt.Errorf("fleet %s: %w", dir, err)
 	}
 	if h := s.Hash(); h != f.Suite.Hash {
-		return nil, fmt.Errorf("fleet %s: suite file %s changed since the fleet was written (hash %s, now %s)", dir, f.Suite.Path, short(f.Suite.Hash), short(h))
+		return nil, fmt.Errorf("fleet %s: suite file %s changed since the fleet was written (hash %s, now %s)", dir, f.Suite.Path, profile.ShortHash(f.Suite.Hash), profile.ShortHash(h))
 	}
 	plan := f.PlanOf()
-	c := &shardedCampaign{Name: f.Name, Suite: s, Plan: plan, Created: f.Created,
+	c := &profile.ShardedCampaign{Name: f.Name, Suite: s, Plan: plan, Created: f.Created,
 		Device: f.Settings.Device, DurationS: f.Settings.DurationS, WarmupS: f.Settings.WarmupS, Share: f.Settings.Share}
 	res := &MergeResult{Fleet: f, Planned: len(plan.Runs), Owner: map[string]int{}}
 	for _, sh := range f.Plan.Shards {
-		c.Shards = append(c.Shards, shardOwner{Dir: ShardDir(sh.Index), Runs: sh.Runs})
+		c.Shards = append(c.Shards, profile.ShardOwner{Dir: ShardDir(sh.Index), Runs: sh.Runs})
 		for _, id := range sh.Runs {
 			res.Owner[id] = sh.Index
 		}
 	}
-	m, err := mergeShards(dir, c)
+	m, err := profile.MergeShards(dir, c)
 	if err != nil {
 		return nil, err
 	}
