@@ -11,9 +11,11 @@
 // SelectGPUs takes the GPUs CUDA_VISIBLE_DEVICES lets through;
 // WritePlanText, WritePlanJSON and ReadPlanProgress are `coloc profile
 // plan`; Summary.WriteFailed lists the failed runs of `coloc profile
-// run`; FleetDevice, Fleet.Describe and MergeResult.WriteText are the
-// fleet commands'. `coloc profile next` is package profile/next: choosing
-// pairs reads features and models, which this package never does.
+// run`. `coloc profile slurm`, `profile k8s` and `profile merge` are
+// package profile/fleet, which shards a campaign over a cluster's nodes:
+// each shard is a campaign of this package, and MergeShards joins them.
+// `coloc profile next` is package profile/next: choosing pairs reads
+// features and models, which this package never does.
 //
 // # Suite and plan
 //
@@ -167,46 +169,34 @@
 // Retry.Shared runs them again. Peak memory, which is the workload's own,
 // takes every run.
 //
-// # Fleets: shards on a cluster
+// # Shards and their merge
 //
-// A fleet runs the shards of one plan as the tasks of a cluster manager
-// (Slurm, Kubernetes): the manager chooses the nodes, coloc grows no
-// scheduler of its own. DIR/fleet.json (format coloc.fleet, version 1)
-// holds the suite (absolute path and hash), the settings, the whole plan,
-// the runs each shard owns and the flags every shard passes to `coloc
-// profile run`; SlurmScript writes the job array whose task i runs shard
-// i/n into DIR/shards/i, K8sManifest the Indexed Job whose pod of
-// completion index k runs shard k+1. A shard is an ordinary campaign
-// directory, so a task that is cancelled, killed at its time limit or
-// preempted resumes when it runs again. Shards balance estimated time
-// (Plan.Shard), and a pair run is one run: both workloads run in one task
-// on one GPU.
+// A campaign directory may run one shard of the plan (Campaign.Shard,
+// "i/n"; Plan.Shard deals the runs); the tables of a shard cover the runs
+// it finished. Package profile/fleet runs the shards of one plan as the
+// tasks of a cluster manager, each in a directory of its own, and a
+// campaign refuses to run in the fleet's directory itself (it holds
+// fleet.json), where a merge would drop its runs.
 //
-// MergeFleet joins the shards into one campaign in DIR: the journal in plan
-// order, the sample files, the tables (buildTables, as one node writes
-// them) and a manifest whose Shards say where each ran. It refuses, naming
-// the shard, a shard whose manifest has another suite hash, plan hash,
-// shard split or settings, or whose journal holds a run another shard owns,
-// and writes nothing then. It only reads the shards (so it may run while
-// they do) and rewrites everything each time (so it is idempotent). Runs
-// that no shard has finished are listed, not fatal: the campaign so far is
-// written.
+// MergeShards joins the shards' directories into one campaign: the
+// journal in plan order, the sample files, the tables (buildTables, as one
+// node writes them) and a manifest whose Shards say where each ran. It
+// refuses, naming the shard, a shard whose manifest has another suite
+// hash, plan hash, shard split or settings, or whose journal holds a run
+// another shard owns, and writes nothing then. It only reads the shards
+// (so it may run while they do) and rewrites everything each time (so it
+// is idempotent). Runs that no shard has finished are left out, not
+// fatal: the campaign so far is written.
 //
-// Heterogeneous fleets (our choice). A fleet is one plan, and the plan
-// depends on the GPUs of a shard (the degrees), so a fleet asks for the same
-// number of GPUs everywhere; the GPU type is whatever the node has, and each
-// shard records it (settings.DeviceType of its manifest; a run's record has
-// it too). buildTables keeps device types apart: solo, pairs and scaling
-// rows are per device type, and a pair is normalized only by solo runs of
-// its own type, since a ratio across GPU types would measure the GPUs, not
-// the interference. A fleet whose tasks land on mixed nodes therefore holds
-// several device types but misses pairs whose solo runs ran elsewhere (a
-// warning says which). To measure the whole plan on each GPU type, write one
-// fleet per type into sub-directories of one directory, each restricted to
-// its nodes (Slurm --constraint, a Kubernetes node selector);
-// UnionCampaigns then joins their tables, keyed by device type, into the
-// parent directory. The samples stay in each fleet (run IDs repeat across
-// fleets).
+// Shards on several device types (our choice). Each shard records the
+// device type of its node (settings.DeviceType of its manifest; a run's
+// record has it too), and buildTables keeps device types apart: solo,
+// pairs and scaling rows are per device type, and a pair is normalized
+// only by solo runs of its own type, since a ratio across GPU types would
+// measure the GPUs, not the interference. A merge of shards that ran on
+// mixed nodes therefore holds several device types (its manifest lists
+// them, comma-separated) but misses pairs whose solo runs ran elsewhere (a
+// warning says which).
 //
 // In runs.arrow, a pair run gives one row per workload with run_id
 // "<run>/<label>"; the label is the workload name, "<name>#2" for the second
