@@ -113,6 +113,7 @@ type Core struct {
 	optBuf   []option
 	candBuf  []cand
 	order    candOrder
+	fit      fits
 	waitBuf  []waitKey
 	rankBuf  []uint64 // waitBuf's places in order (sortWait)
 	topBuf   []*info
@@ -743,21 +744,19 @@ func (c *Core) choose(infos []*info) []*info {
 		cands = c.pairs(cands, infos, k)
 	}
 	c.candBuf = cands
-	// Taken in order while jobs wait for a pick and GPUs are left: the
-	// order is drawn from a heap as far as it is needed, which on a
-	// cluster without GPUs to spare is a small part of the candidates.
+	// Taken in order while a candidate can still be taken: the order is
+	// drawn from a heap as far as it is needed, which on a full cluster
+	// is a small part of the candidates.
 	order := &c.order
 	order.reset(cands)
-	free, unpicked := 0, 0
-	for _, n := range left {
-		free += n
-	}
+	fit := &c.fit
+	fit.reset(len(c.topo.types))
 	for _, in := range infos {
 		if in.pick == nil {
-			unpicked++
+			fit.add(in.opts, 1)
 		}
 	}
-	for free > 0 && unpicked > 0 {
+	for fit.any(c.topo.types, left) {
 		i, ok := order.next()
 		if !ok {
 			break
@@ -767,12 +766,11 @@ func (c *Core) choose(infos []*info) []*info {
 			continue
 		}
 		left[x.o.typ] -= x.o.d
-		free -= x.o.d
 		x.a.choose(pick{o: x.o, partner: x.b})
-		unpicked--
+		fit.add(x.a.opts, -1)
 		if x.b != nil {
 			x.b.choose(pick{o: x.o, partner: x.a})
-			unpicked--
+			fit.add(x.b.opts, -1)
 		}
 	}
 	c.makeRoom(infos, left)

@@ -211,3 +211,64 @@ func sortWait(buf []uint64, keys []waitKey) []uint64 {
 	}
 	return buf
 }
+
+// fits counts, per GPU type and degree, the options of the jobs not yet
+// picked, so that the greedy stops as soon as none of them fits the GPUs
+// left: every later candidate would be passed over (a pair's option is
+// also an option of each of its jobs). On a full cluster that comes long
+// before the candidates run out. Counts are indexed by degree (an option's
+// degree is at most its type's GPUs), and each type's smallest degree
+// counted only grows once the counting is done, so a check costs one
+// comparison per type.
+type fits struct {
+	count [][]int // by the type's place in the topology, then degree
+	least []int   // by type: the smallest degree counted (len(count[t]) when none)
+}
+
+// reset empties the counts for n types.
+func (f *fits) reset(n int) {
+	if len(f.count) < n {
+		f.count = append(f.count, make([][]int, n-len(f.count))...)
+		f.least = append(f.least, make([]int, n-len(f.least))...)
+	}
+	f.count, f.least = f.count[:n], f.least[:n]
+	for t := range f.count {
+		clear(f.count[t])
+		f.least[t] = len(f.count[t])
+	}
+}
+
+// add counts each option of opts sign times: 1 while the jobs are
+// counted (before any is taken away), -1 when one gets a pick.
+func (f *fits) add(opts []option, sign int) {
+	for i := range opts {
+		t, d := opts[i].tid, opts[i].d
+		c := f.count[t]
+		if d >= len(c) {
+			if f.least[t] == len(c) {
+				f.least[t] = d + 1
+			}
+			c = append(c, make([]int, d+1-len(c))...)
+			f.count[t] = c
+		}
+		c[d] += sign
+		switch {
+		case sign > 0 && d < f.least[t]:
+			f.least[t] = d
+		case sign < 0 && d == f.least[t]:
+			for f.least[t] < len(c) && c[f.least[t]] == 0 {
+				f.least[t]++
+			}
+		}
+	}
+}
+
+// any reports whether an option counted fits the GPUs left of its type.
+func (f *fits) any(types []string, left map[string]int) bool {
+	for t, d := range f.least {
+		if d < len(f.count[t]) && d <= left[types[t]] {
+			return true
+		}
+	}
+	return false
+}
