@@ -13,8 +13,8 @@ import (
 )
 
 // MaxFileBytes is the largest policy file read: the decisions of
-// place/jobs.MaxJobs jobs and the tables of a large catalogue take a few
-// hundred megabytes.
+// place/jobs.MaxJobs (10^6) jobs take about 255 MB, the tables of a large
+// catalogue a few hundred megabytes more.
 const MaxFileBytes = 1 << 30
 
 // Load reads, validates and indexes the policy file at path, a regular

@@ -22,9 +22,9 @@ func IsJobList(path string) bool {
 }
 
 // LoadJobs reads a job list, or a Gavel trace as one (fromTrace), by the
-// file's name (IsJobList). Either is held to a job list's limits: a trace
-// of more than jobs.MaxJobs jobs is refused (a trace replays many more
-// jobs than a list places at once).
+// file's name (IsJobList). Either is held to a job list's limits; a trace
+// holds up to jobs.MaxJobs jobs (its own limit), a YAML or JSON list up to
+// jobs.MaxFileJobs.
 func LoadJobs(path string) (*jobs.List, error) {
 	if IsJobList(path) {
 		return jobs.Load(path)

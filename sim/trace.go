@@ -86,8 +86,10 @@ var traceLayouts = map[int]traceLayout{
 // trace replays far more jobs than a list places at once.
 const (
 	// maxTraceJobs is the most jobs of one trace: ten times the 100,000
-	// of the largest generated traces the results use.
-	maxTraceJobs = 1_000_000
+	// of the largest generated traces the results use, and the most a
+	// job list holds (jobs.MaxJobs), as `coloc policy export` reads a
+	// trace.
+	maxTraceJobs = jobs.MaxJobs
 	// maxTraceLine is the longest line of a trace.
 	maxTraceLine = 1 << 20
 )

@@ -157,6 +157,10 @@ func Parse(r io.Reader, name string) (*List, error) {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	l.File = name
+	if len(l.Jobs) > MaxFileJobs {
+		return nil, fmt.Errorf("%s: %d jobs, more than the %d a YAML or JSON job list may hold (its parser holds every job at once); give a longer list as a Gavel trace (at most %d jobs)",
+			name, len(l.Jobs), MaxFileJobs, MaxJobs)
+	}
 	if err := l.Validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
@@ -216,9 +220,19 @@ const (
 	MaxLayers    = 1 << 20 // a count of model.layers
 	MaxTextLen   = 1024    // bytes of an id, a workload or a model's name, class or precision
 	// MaxJobs is the most jobs of one list: a snapshot of a queue, placed
-	// at once. A policy file holds a decision of some hundreds of bytes
-	// for each, so this caps one near a hundred megabytes.
-	MaxJobs = 100_000
+	// at once. It is the most jobs of a Gavel trace (package sim), which
+	// `coloc policy export` reads as a job list. A policy file holds a
+	// decision of about 250 bytes for each job left waiting (a few hundred
+	// for a placed one, whose number the cluster bounds): 10^6 decisions
+	// are about 255 MB, within the 1 GiB a policy reader loads
+	// (policy.MaxFileBytes).
+	MaxJobs = 1_000_000
+	// MaxFileJobs is the most jobs of a YAML or JSON job list file (Load,
+	// Parse): its parser holds the whole document as a tree of nodes,
+	// some 3 KB a job (reading a list of 10^6 jobs took 3.4 GB and 33 s of
+	// CPU; 100,000 take 0.34 GB). A longer list is given as a Gavel trace,
+	// read a line at a time.
+	MaxFileJobs = 100_000
 	// MaxFileBytes is the largest job list file read.
 	MaxFileBytes = 256 << 20
 )

@@ -142,7 +142,24 @@ func TestTooManyJobs(t *testing.T) {
 	for i := range l.Jobs {
 		l.Jobs[i] = Job{ID: fmt.Sprint(i), Workload: "A3C", Steps: 1}
 	}
-	if err := l.Validate(); err == nil || !strings.Contains(err.Error(), "100001 jobs, more than the 100000 a job list may hold") {
+	if err := l.Validate(); err == nil || !strings.Contains(err.Error(), "1000001 jobs, more than the 1000000 a job list may hold") {
 		t.Fatalf("error %v", err)
+	}
+}
+
+// A YAML or JSON list of more than MaxFileJobs jobs is refused by count,
+// naming the file, the limit and the way to give more (a trace).
+func TestTooManyJobsInAFile(t *testing.T) {
+	if testing.Short() {
+		t.Skip("parses a list of 100,001 jobs")
+	}
+	var b strings.Builder
+	b.WriteString("version: 1\njobs:\n")
+	for i := range MaxFileJobs + 1 {
+		fmt.Fprintf(&b, "  - {id: j%d, workload: A3C, steps: 1}\n", i)
+	}
+	_, err := Parse(strings.NewReader(b.String()), "big.yaml")
+	if want := "big.yaml: 100001 jobs, more than the 100000 a YAML or JSON job list may hold (its parser holds every job at once); give a longer list as a Gavel trace (at most 1000000 jobs)"; err == nil || err.Error() != want {
+		t.Fatalf("error %v, want %s", err, want)
 	}
 }
