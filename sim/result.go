@@ -96,6 +96,7 @@ type Result struct {
 
 func (s *simulation) finishResult(trace []TraceJob) {
 	r := s.res
+	r.Jobs = make([]JobResult, len(s.jobs))
 	first, last := math.Inf(1), math.Inf(-1)
 	var jcts []float64
 	reasons := map[string]int{}

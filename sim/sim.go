@@ -125,7 +125,7 @@ func newSimulation(topo *Topology, jobs []TraceJob, truth Rates, p Policy, opt O
 	if p != nil {
 		name = p.Name()
 	}
-	s.res = &Result{Policy: name, Jobs: make([]JobResult, len(jobs))}
+	s.res = &Result{Policy: name} // Jobs at the end (finishResult): a replay cut short never fills them
 	s.jobs = make([]*Job, len(jobs))
 	s.st = make([]jobState, len(jobs))
 	s.seq = make([]int, len(jobs))
