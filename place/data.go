@@ -29,6 +29,11 @@ type Data struct {
 	workloads map[string]bool
 	meta      map[string]features.Descriptor
 	curves    map[curveKey]map[int]scaleRate
+	// By workload, from the solo rows kept: the largest peak memory (GB)
+	// and the smallest batch size (MemoryGB, Batch; an export asks once
+	// a job).
+	memGB map[string]float64
+	batch map[string]int
 }
 
 type soloKey struct {
@@ -69,7 +74,7 @@ func LoadData(dirs []string) (*Data, error) {
 	d := &Data{
 		Dirs: dirs, solo: map[soloKey]soloVal{}, pairs: map[pairKey]pairVal{}, pairSlots: map[slotKey]bool{},
 		scaling: map[wdKey][]datasets.Scale{}, workloads: map[string]bool{}, meta: map[string]features.Descriptor{},
-		curves: map[curveKey]map[int]scaleRate{},
+		curves: map[curveKey]map[int]scaleRate{}, memGB: map[string]float64{}, batch: map[string]int{},
 	}
 	var sets []*datasets.Dataset
 	for _, dir := range dirs {
@@ -107,6 +112,15 @@ func LoadData(dirs []string) (*Data, error) {
 	for i, ds := range sets {
 		d.add(dirs[i], ds)
 	}
+	// A measured workload without a descriptor of the data has the known
+	// one of its family, looked up once here (Descriptor).
+	for w := range d.workloads {
+		if _, ok := d.meta[w]; !ok {
+			if kd, ok := features.KnownDescriptor(w); ok {
+				d.meta[w] = kd
+			}
+		}
+	}
 	return d, nil
 }
 
@@ -132,6 +146,10 @@ func (d *Data) add(dir string, ds *datasets.Dataset) {
 				}
 				d.solo[k] = v
 				d.workloads[r.Workload] = true
+				d.memGB[r.Workload] = math.Max(d.memGB[r.Workload], v.memGB)
+				if b := d.batch[r.Workload]; v.batch > 0 && (b == 0 || v.batch < b) {
+					d.batch[r.Workload] = v.batch
+				}
 			}
 		}
 	}
@@ -198,27 +216,11 @@ func (d *Data) HasType(t string) bool {
 
 // MemoryGB returns the largest peak memory per GPU the solo table gives
 // w, in 10^9 bytes; 0 when unknown.
-func (d *Data) MemoryGB(w string) float64 {
-	m := 0.0
-	for k, v := range d.solo {
-		if k.w == w {
-			m = math.Max(m, v.memGB)
-		}
-	}
-	return m
-}
+func (d *Data) MemoryGB(w string) float64 { return d.memGB[w] }
 
 // Batch returns the per-GPU batch size of w in the solo table (the
 // smallest when rows differ); 0 when unknown.
-func (d *Data) Batch(w string) int {
-	b := 0
-	for k, v := range d.solo {
-		if k.w == w && v.batch > 0 && (b == 0 || v.batch < b) {
-			b = v.batch
-		}
-	}
-	return b
-}
+func (d *Data) Batch(w string) int { return d.batch[w] }
 
 // Descriptor returns the model descriptor of workload w: the data's
 // workloads.json, else the known model of its family (features.KnownModels)
