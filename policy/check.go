@@ -59,16 +59,32 @@ type checker struct {
 }
 
 func check(f *File, ps *problems) {
+	c, post := checkHead(f, ps)
+	ds := c.decisions()
+	for _, d := range f.Decisions {
+		ds.add(d)
+	}
+	ds.finish()
+	ps.merge(post)
+}
+
+// checkHead checks every member of f but its decisions: those before them
+// into ps, those after into the problems it returns, which a reader lists
+// after the decisions' (merge).
+func checkHead(f *File, ps *problems) (*checker, *problems) {
 	c := &checker{f: f, ps: ps, nodes: map[string]int{}, refs: map[string]bool{}}
 	c.header()
 	c.cluster()
 	c.similarity()
-	c.decisions()
+	post := &problems{file: ps.file}
+	c.ps = post
 	c.pairs()
 	c.solo()
 	c.scaling()
 	c.predictions()
 	c.objective()
+	c.ps = ps
+	return c, post
 }
 
 func (c *checker) add(path, format string, args ...any) { c.ps.add(path, format, args...) }
@@ -260,140 +276,173 @@ type gpuSlot struct {
 	gpu  int
 }
 
-func (c *checker) decisions() {
-	ds := c.f.Decisions
-	ids := map[string]int{}
-	colo := make([]map[string]bool, len(ds))
-	for i, d := range ds {
-		p := elem("decisions", i)
-		c.plain(at(p, "job"), d.Job)
-		if d.Job == "" {
-			c.add(at(p, "job"), "empty")
-		} else if j, dup := ids[d.Job]; dup {
-			c.add(at(p, "job"), "job %q is also decisions[%d]", d.Job, j)
-		} else {
-			ids[d.Job] = i
-		}
-		colo[i] = make(map[string]bool, len(d.ColocatedWith))
+// decisions checks a file's decisions one at a time (add), then what
+// relates them (finish): what a reader checks of them, in the order it
+// lists the problems (every job's id first, then each decision's own
+// members, then the partners). It keeps the id of every decision and the
+// decisions with a placement, whose number the cluster bounds in a valid
+// file, so that a writer can check decisions it never holds together.
+type decisions struct {
+	c *checker
+	// own collects each decision's own problems, listed after every id
+	// problem (finish).
+	own       problems
+	n         int
+	ids       map[string]int
+	kept      map[int]Decision // those placed or with a placement, by index
+	colo      map[int]map[string]bool
+	order     []int // the indices of kept, ascending
+	occupants map[gpuSlot][]int
+}
+
+func (c *checker) decisions() *decisions {
+	return &decisions{c: c, own: problems{file: c.ps.file}, ids: map[string]int{}, kept: map[int]Decision{},
+		colo: map[int]map[string]bool{}, occupants: map[gpuSlot][]int{}}
+}
+
+// add checks decision d, the next of the file.
+func (x *decisions) add(d Decision) {
+	c, i := x.c, x.n
+	x.n++
+	p := elem("decisions", i)
+	c.plain(at(p, "job"), d.Job)
+	if d.Job == "" {
+		c.add(at(p, "job"), "empty")
+	} else if j, dup := x.ids[d.Job]; dup {
+		c.add(at(p, "job"), "job %q is also decisions[%d]", d.Job, j)
+	} else {
+		x.ids[d.Job] = i
+	}
+	if d.Status == StatusPlaced || len(d.Placement) > 0 {
+		x.kept[i] = d
+		x.order = append(x.order, i)
+		x.colo[i] = make(map[string]bool, len(d.ColocatedWith))
 		for _, id := range d.ColocatedWith {
-			colo[i][id] = true
+			x.colo[i][id] = true
 		}
 	}
+	all := c.ps
+	c.ps = &x.own
+	defer func() { c.ps = all }()
 	maxPer := c.f.Thresholds.MaxPerGPU
-	occupants := map[gpuSlot][]int{}
-	for i, d := range ds {
-		p := elem("decisions", i)
-		c.nonEmpty(at(p, "workload"), d.Workload)
-		c.nonEmpty(at(p, "reason"), d.Reason)
-		if d.Reference != "" && !c.refs[d.Reference] {
-			c.add(at(p, "reference"), "%q is not a similarity reference", d.Reference)
+	c.nonEmpty(at(p, "workload"), d.Workload)
+	c.nonEmpty(at(p, "reason"), d.Reason)
+	if d.Reference != "" && !c.refs[d.Reference] {
+		c.add(at(p, "reference"), "%q is not a similarity reference", d.Reference)
+	}
+	if d.Degree < 0 {
+		c.add(at(p, "degree"), "%d is negative", d.Degree)
+	}
+	if !nonNeg(d.PredictedNormalized) {
+		c.add(at(p, "predicted_normalized"), "%v, want a finite number at least 0 (0: not given)", d.PredictedNormalized)
+	}
+	if !nonNeg(d.PredictedThroughput) {
+		c.add(at(p, "predicted_throughput"), "%v, want a finite number at least 0 (0: unknown)", d.PredictedThroughput)
+	}
+	c.rule(p, d)
+	if d.Assumed {
+		if c.f.Version < 3 {
+			c.add(at(p, "assumed"), "an assumed pair needs version 3")
 		}
-		if d.Degree < 0 {
-			c.add(at(p, "degree"), "%d is negative", d.Degree)
-		}
-		if !nonNeg(d.PredictedNormalized) {
-			c.add(at(p, "predicted_normalized"), "%v, want a finite number at least 0 (0: not given)", d.PredictedNormalized)
-		}
-		if !nonNeg(d.PredictedThroughput) {
-			c.add(at(p, "predicted_throughput"), "%v, want a finite number at least 0 (0: unknown)", d.PredictedThroughput)
-		}
-		c.rule(p, d)
-		if d.Assumed {
-			if c.f.Version < 3 {
-				c.add(at(p, "assumed"), "an assumed pair needs version 3")
-			}
-			if d.Status != StatusPlaced || d.Degree < 2 || len(d.ColocatedWith) == 0 {
-				c.add(at(p, "assumed"), "only a placed job on two or more GPUs that shares them has an assumed pair")
-			}
-		}
-		switch d.Status {
-		case StatusPlaced:
-		case StatusUnplaceable, StatusWaiting:
-			if d.Status == StatusWaiting && c.f.Version < 2 {
-				c.add(at(p, "status"), "%q needs version 2", d.Status)
-			}
-			if len(d.Placement) > 0 {
-				c.add(at(p, "placement"), "a job that is %s has no placement", d.Status)
-			}
-			if len(d.ColocatedWith) > 0 {
-				c.add(at(p, "colocated_with"), "a job that is %s is co-located with nobody", d.Status)
-			}
-			continue
-		default:
-			c.add(at(p, "status"), "%q is not %s, %s or %s", d.Status, StatusPlaced, StatusWaiting, StatusUnplaceable)
-			continue
-		}
-		c.nonEmpty(at(p, "gpu_type"), d.GPUType)
-		if d.Degree < 1 {
-			c.add(at(p, "degree"), "%d: a placed job has at least one GPU", d.Degree)
-		}
-		if d.PredictedNormalized == 0 {
-			c.add(at(p, "predicted_normalized"), "missing: a placed job has a predicted normalized throughput (1 alone)")
-		}
-		if len(d.Placement) == 0 {
-			c.add(at(p, "placement"), "a placed job has a placement")
-		}
-		gpus := 0
-		onNode := map[string]int{}
-		for j, ng := range d.Placement {
-			pj := elem(at(p, "placement"), j)
-			ni, known := c.nodes[ng.Node]
-			var node Node
-			switch {
-			case !known:
-				c.add(at(pj, "node"), "node %q is not in the cluster", ng.Node)
-			default:
-				node = c.f.Cluster.Nodes[ni]
-				if node.GPUType != d.GPUType {
-					c.add(at(pj, "node"), "node %q has %s GPUs, the job's gpu_type is %q", ng.Node, node.GPUType, d.GPUType)
-				}
-			}
-			if k, dup := onNode[ng.Node]; dup {
-				c.add(at(pj, "node"), "node %q is also placement[%d]", ng.Node, k)
-			}
-			onNode[ng.Node] = j
-			if len(ng.GPUs) == 0 {
-				c.add(at(pj, "gpus"), "no GPUs")
-			}
-			seen := map[int]int{}
-			for k, g := range ng.GPUs {
-				pk := elem(at(pj, "gpus"), k)
-				if first, dup := seen[g]; dup {
-					c.add(pk, "GPU %d is also gpus[%d]", g, first)
-					continue
-				}
-				seen[g] = k
-				if g < 0 || (known && g >= node.GPUs) {
-					if known {
-						c.add(pk, "GPU %d is out of range: node %q has GPUs 0 to %d", g, ng.Node, node.GPUs-1)
-					} else {
-						c.add(pk, "GPU %d is negative", g)
-					}
-					continue
-				}
-				if !known {
-					continue
-				}
-				s := gpuSlot{ng.Node, g}
-				occupants[s] = append(occupants[s], i)
-				if maxPer >= 1 && len(occupants[s]) == maxPer+1 {
-					c.add(pk, "node %q GPU %d holds %d jobs (%s), more than max_per_gpu %d", ng.Node, g, maxPer+1, c.jobList(occupants[s]), maxPer)
-				}
-			}
-			gpus += len(ng.GPUs)
-		}
-		if d.Degree >= 1 && len(d.Placement) > 0 && gpus != d.Degree {
-			c.add(at(p, "degree"), "degree %d, but the placement has %d GPUs", d.Degree, gpus)
+		if d.Status != StatusPlaced || d.Degree < 2 || len(d.ColocatedWith) == 0 {
+			c.add(at(p, "assumed"), "only a placed job on two or more GPUs that shares them has an assumed pair")
 		}
 	}
+	switch d.Status {
+	case StatusPlaced:
+	case StatusUnplaceable, StatusWaiting:
+		if d.Status == StatusWaiting && c.f.Version < 2 {
+			c.add(at(p, "status"), "%q needs version 2", d.Status)
+		}
+		if len(d.Placement) > 0 {
+			c.add(at(p, "placement"), "a job that is %s has no placement", d.Status)
+		}
+		if len(d.ColocatedWith) > 0 {
+			c.add(at(p, "colocated_with"), "a job that is %s is co-located with nobody", d.Status)
+		}
+		return
+	default:
+		c.add(at(p, "status"), "%q is not %s, %s or %s", d.Status, StatusPlaced, StatusWaiting, StatusUnplaceable)
+		return
+	}
+	c.nonEmpty(at(p, "gpu_type"), d.GPUType)
+	if d.Degree < 1 {
+		c.add(at(p, "degree"), "%d: a placed job has at least one GPU", d.Degree)
+	}
+	if d.PredictedNormalized == 0 {
+		c.add(at(p, "predicted_normalized"), "missing: a placed job has a predicted normalized throughput (1 alone)")
+	}
+	if len(d.Placement) == 0 {
+		c.add(at(p, "placement"), "a placed job has a placement")
+	}
+	gpus := 0
+	onNode := map[string]int{}
+	for j, ng := range d.Placement {
+		pj := elem(at(p, "placement"), j)
+		ni, known := c.nodes[ng.Node]
+		var node Node
+		switch {
+		case !known:
+			c.add(at(pj, "node"), "node %q is not in the cluster", ng.Node)
+		default:
+			node = c.f.Cluster.Nodes[ni]
+			if node.GPUType != d.GPUType {
+				c.add(at(pj, "node"), "node %q has %s GPUs, the job's gpu_type is %q", ng.Node, node.GPUType, d.GPUType)
+			}
+		}
+		if k, dup := onNode[ng.Node]; dup {
+			c.add(at(pj, "node"), "node %q is also placement[%d]", ng.Node, k)
+		}
+		onNode[ng.Node] = j
+		if len(ng.GPUs) == 0 {
+			c.add(at(pj, "gpus"), "no GPUs")
+		}
+		seen := map[int]int{}
+		for k, g := range ng.GPUs {
+			pk := elem(at(pj, "gpus"), k)
+			if first, dup := seen[g]; dup {
+				c.add(pk, "GPU %d is also gpus[%d]", g, first)
+				continue
+			}
+			seen[g] = k
+			if g < 0 || (known && g >= node.GPUs) {
+				if known {
+					c.add(pk, "GPU %d is out of range: node %q has GPUs 0 to %d", g, ng.Node, node.GPUs-1)
+				} else {
+					c.add(pk, "GPU %d is negative", g)
+				}
+				continue
+			}
+			if !known {
+				continue
+			}
+			s := gpuSlot{ng.Node, g}
+			x.occupants[s] = append(x.occupants[s], i)
+			if maxPer >= 1 && len(x.occupants[s]) == maxPer+1 {
+				c.add(pk, "node %q GPU %d holds %d jobs (%s), more than max_per_gpu %d", ng.Node, g, maxPer+1, x.jobList(x.occupants[s]), maxPer)
+			}
+		}
+		gpus += len(ng.GPUs)
+	}
+	if d.Degree >= 1 && len(d.Placement) > 0 && gpus != d.Degree {
+		c.add(at(p, "degree"), "degree %d, but the placement has %d GPUs", d.Degree, gpus)
+	}
+}
+
+// finish lists the decisions' own problems after the ids', then checks
+// the partners: co-located jobs that exist, are placed, share a GPU and
+// list each other back.
+func (x *decisions) finish() {
+	c := x.c
+	c.ps.merge(&x.own)
 	// The jobs that share a GPU, and the first GPU each pair shares.
 	type pair struct{ a, b int }
 	shares := map[pair]gpuSlot{}
 	var order []pair
-	for i, d := range ds {
-		for _, ng := range d.Placement {
+	for _, i := range x.order {
+		for _, ng := range x.kept[i].Placement {
 			for _, g := range ng.GPUs {
-				for _, k := range occupants[gpuSlot{ng.Node, g}] {
+				for _, k := range x.occupants[gpuSlot{ng.Node, g}] {
 					pr := pair{min(i, k), max(i, k)}
 					if _, done := shares[pr]; !done && k != i {
 						shares[pr] = gpuSlot{ng.Node, g}
@@ -403,7 +452,8 @@ func (c *checker) decisions() {
 			}
 		}
 	}
-	for i, d := range ds {
+	for _, i := range x.order {
+		d := x.kept[i]
 		if d.Status != StatusPlaced {
 			continue // an unplaceable job's list is faulted whole above
 		}
@@ -411,7 +461,7 @@ func (c *checker) decisions() {
 		listed := map[string]int{}
 		for j, id := range d.ColocatedWith {
 			pj := elem(at(p, "colocated_with"), j)
-			k, known := ids[id]
+			k, known := x.ids[id]
 			switch first, dup := listed[id]; {
 			case id == d.Job:
 				c.add(pj, "the job itself")
@@ -419,10 +469,10 @@ func (c *checker) decisions() {
 				c.add(pj, "job %q is also colocated_with[%d]", id, first)
 			case !known:
 				c.add(pj, "no job %q in decisions", id)
-			case ds[k].Status != StatusPlaced:
+			case x.kept[k].Status != StatusPlaced:
 				c.add(pj, "job %q (decisions[%d]) is not placed", id, k)
 			default:
-				if !colo[k][d.Job] {
+				if !x.colo[k][d.Job] {
 					c.add(pj, "job %q (decisions[%d]) does not list %q back", id, k, d.Job)
 				}
 				if _, ok := shares[pair{min(i, k), max(i, k)}]; !ok {
@@ -433,8 +483,8 @@ func (c *checker) decisions() {
 		}
 	}
 	for _, pr := range order {
-		a, b := ds[pr.a], ds[pr.b]
-		if a.Job == "" || b.Job == "" || colo[pr.a][b.Job] || colo[pr.b][a.Job] {
+		a, b := x.kept[pr.a], x.kept[pr.b]
+		if a.Job == "" || b.Job == "" || x.colo[pr.a][b.Job] || x.colo[pr.b][a.Job] {
 			continue
 		}
 		s := shares[pr]
@@ -442,10 +492,10 @@ func (c *checker) decisions() {
 	}
 }
 
-func (c *checker) jobList(idx []int) string {
+func (x *decisions) jobList(idx []int) string {
 	names := make([]string, len(idx))
 	for i, k := range idx {
-		names[i] = fmt.Sprintf("%q", c.f.Decisions[k].Job)
+		names[i] = fmt.Sprintf("%q", x.kept[k].Job)
 	}
 	return strings.Join(names, ", ")
 }

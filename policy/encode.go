@@ -39,65 +39,173 @@ func WriteFile(path string, f *File) error {
 	return nil
 }
 
+// WriteStream writes a policy file atomically, as WriteFile writes it,
+// with its decisions given one at a time: head is the file without them,
+// and decide calls add once for each decision, in order (an Encoder checks
+// and writes each as it comes). An error of decide is returned as it is;
+// on any error the file at path is left as it was.
+func WriteStream(path string, head *File, decide func(add func(Decision) error) error) error {
+	var derr error
+	err := atomicfile.Write(path, func(w io.Writer) error {
+		bw := bufio.NewWriterSize(w, 1<<16)
+		e, err := NewEncoder(bw, head)
+		if err != nil {
+			return err
+		}
+		if derr = decide(e.Add); derr != nil {
+			return derr
+		}
+		if err := e.Close(); err != nil {
+			return err
+		}
+		return bw.Flush()
+	})
+	if derr != nil {
+		return derr
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}
+
 // decisionsSlot is how the encoding of a file with no decisions shows
-// them: the place where encodeTo streams them.
+// them: the place where an Encoder streams them.
 const decisionsSlot = "\n  \"decisions\": [],\n"
 
-// encodeTo validates f and writes its encoding to w: the file without its
-// decisions, with the decisions encoded one by one where the empty list
-// stands, byte for byte what one encoding of the whole file gives.
+// encodeTo validates f and writes its encoding to w, the decisions one at
+// a time (an Encoder).
 func encodeTo(w io.Writer, f *File) error {
-	if _, err := New(f, "policy"); err != nil {
-		return fmt.Errorf("encoding an invalid policy: %w", err)
+	var head *File
+	if f != nil {
+		h := *f
+		h.Decisions = nil
+		head = &h
 	}
-	g := *f
-	g.Decisions = nil
-	fill(reflect.ValueOf(&g).Elem())
-	var head bytes.Buffer
-	enc := json.NewEncoder(&head)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false) // reasons say ">= 0.8", not "\u003e= 0.8"
-	if err := enc.Encode(&g); err != nil {
-		return fmt.Errorf("encoding policy: %w", err)
-	}
-	text := head.Bytes()
-	if len(f.Decisions) == 0 {
-		_, err := w.Write(text)
+	e, err := NewEncoder(w, head)
+	if err != nil {
 		return err
 	}
-	i := bytes.Index(text, []byte(decisionsSlot))
-	if i < 0 {
-		return fmt.Errorf("encoding policy: no place for the decisions in the encoded file (the File type changed?)")
-	}
-	if _, err := w.Write(text[:i]); err != nil {
-		return err
-	}
-	if _, err := io.WriteString(w, "\n  \"decisions\": [\n"); err != nil {
-		return err
-	}
-	var item bytes.Buffer
-	de := json.NewEncoder(&item)
-	de.SetIndent("    ", "  ")
-	de.SetEscapeHTML(false)
-	for k := range f.Decisions {
-		d := f.Decisions[k]
-		fill(reflect.ValueOf(&d).Elem())
-		item.Reset()
-		item.WriteString("    ")
-		if err := de.Encode(&d); err != nil {
-			return fmt.Errorf("encoding policy: decision %d: %w", k, err)
-		}
-		b := bytes.TrimSuffix(item.Bytes(), []byte("\n"))
-		if k < len(f.Decisions)-1 {
-			b = append(b, ',')
-		}
-		b = append(b, '\n')
-		if _, err := w.Write(b); err != nil {
+	for _, d := range f.Decisions {
+		if err := e.Add(d); err != nil {
 			return err
 		}
 	}
-	_, err := w.Write(append([]byte("  ],\n"), text[i+len(decisionsSlot):]...))
-	return err
+	return e.Close()
+}
+
+// An Encoder writes a policy file whose decisions come one at a time, the
+// bytes Encode gives for the whole file, and checks it as Decode would: the
+// members other than the decisions when it starts (a file that fails there
+// is refused before any decision), each decision as it comes, and what
+// relates the decisions (ids, partners, GPUs shared) at Close, which
+// returns every problem in the order a reader lists them. It holds the id
+// of each decision and the placed ones (which the cluster bounds), never
+// the decisions' text. On an error the bytes written so far are not a
+// valid file: the caller discards them (WriteStream does).
+type Encoder struct {
+	w    io.Writer
+	head []byte // the file's encoding with no decision
+	slot int    // where the decisions go in head
+	c    *checker
+	ds   *decisions
+	post *problems // those of the members after the decisions
+	n    int
+	size int64
+	item bytes.Buffer
+	enc  *json.Encoder
+	err  error
+}
+
+// NewEncoder checks head, a policy file without decisions, and writes its
+// members up to the decisions to w.
+func NewEncoder(w io.Writer, head *File) (*Encoder, error) {
+	ps := &problems{file: "policy"}
+	if refused(head, ps) {
+		return nil, fmt.Errorf("encoding an invalid policy: %w", ps.error())
+	}
+	if len(head.Decisions) > 0 {
+		return nil, fmt.Errorf("encoding policy: the head holds %d decisions; an Encoder takes them one at a time (Add)", len(head.Decisions))
+	}
+	c, post := checkHead(head, ps)
+	if ps.failed() || post.failed() {
+		ps.merge(post)
+		return nil, fmt.Errorf("encoding an invalid policy: %w", ps.error())
+	}
+	g := *head
+	fill(reflect.ValueOf(&g).Elem())
+	var text bytes.Buffer
+	enc := json.NewEncoder(&text)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false) // reasons say ">= 0.8", not "\u003e= 0.8"
+	if err := enc.Encode(&g); err != nil {
+		return nil, fmt.Errorf("encoding policy: %w", err)
+	}
+	e := &Encoder{w: w, head: text.Bytes(), c: c, ds: c.decisions(), post: post}
+	e.slot = bytes.Index(e.head, []byte(decisionsSlot))
+	if e.slot < 0 {
+		return nil, fmt.Errorf("encoding policy: no place for the decisions in the encoded file (the File type changed?)")
+	}
+	e.enc = json.NewEncoder(&e.item)
+	e.enc.SetIndent("    ", "  ")
+	e.enc.SetEscapeHTML(false)
+	if err := e.write(e.head[:e.slot]); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// Add checks decision d, the next of the file, and writes it.
+func (e *Encoder) Add(d Decision) error {
+	if e.err != nil {
+		return e.err
+	}
+	e.ds.add(d)
+	fill(reflect.ValueOf(&d).Elem())
+	e.item.Reset()
+	if e.n == 0 {
+		e.item.WriteString("\n  \"decisions\": [\n    ")
+	} else {
+		e.item.WriteString(",\n    ")
+	}
+	if err := e.enc.Encode(&d); err != nil {
+		e.err = fmt.Errorf("encoding policy: decision %d: %w", e.n, err)
+		return e.err
+	}
+	e.n++
+	return e.write(bytes.TrimSuffix(e.item.Bytes(), []byte("\n")))
+}
+
+// Close checks what relates the decisions and writes the rest of the
+// file. Its error lists every problem of the file.
+func (e *Encoder) Close() error {
+	if e.err != nil {
+		return e.err
+	}
+	e.ds.finish()
+	ps := e.c.ps
+	ps.merge(e.post)
+	if ps.failed() {
+		e.err = fmt.Errorf("encoding an invalid policy: %w", ps.error())
+		return e.err
+	}
+	if e.n == 0 {
+		return e.write(e.head[e.slot:])
+	}
+	return e.write(append([]byte("\n  ],\n"), e.head[e.slot+len(decisionsSlot):]...))
+}
+
+// write writes b, keeping the file within what a reader loads.
+func (e *Encoder) write(b []byte) error {
+	if e.size += int64(len(b)); e.size > MaxFileBytes {
+		e.err = fmt.Errorf("encoding policy: more than the %d bytes a policy reader loads (MaxFileBytes), at decision %d", int64(MaxFileBytes), e.n)
+		return e.err
+	}
+	if _, err := e.w.Write(b); err != nil {
+		e.err = err
+		return err
+	}
+	return nil
 }
 
 // fill replaces, in the struct v (settable), every slice by a copy and

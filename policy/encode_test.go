@@ -3,9 +3,11 @@ package policy
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -132,5 +134,88 @@ func TestEncodeStreamsTheSameBytes(t *testing.T) {
 		if b, _ := os.ReadFile(path); !bytes.Equal(b, got) {
 			t.Errorf("%s: WriteFile wrote other bytes than Encode", name)
 		}
+	}
+}
+
+// WriteStream, given the decisions one at a time, writes the bytes
+// WriteFile writes; a decision that fails the checks (here a partner that
+// does not list the job back, seen only once both are given) or an error
+// of the caller leaves the file on disk as it was, and the caller's error
+// comes back as it is.
+func TestWriteStream(t *testing.T) {
+	f := loadFixture(t).File
+	dir := t.TempDir()
+	whole, stream := filepath.Join(dir, "whole.json"), filepath.Join(dir, "stream.json")
+	if err := WriteFile(whole, f); err != nil {
+		t.Fatal(err)
+	}
+	head := *f
+	head.Decisions = nil
+	each := func(ds []Decision) func(add func(Decision) error) error {
+		return func(add func(Decision) error) error {
+			for _, d := range ds {
+				if err := add(d); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}
+	if err := WriteStream(stream, &head, each(f.Decisions)); err != nil {
+		t.Fatal(err)
+	}
+	a, _ := os.ReadFile(whole)
+	b, _ := os.ReadFile(stream)
+	if !bytes.Equal(a, b) {
+		t.Fatal("WriteStream wrote other bytes than WriteFile")
+	}
+	bad := append([]Decision(nil), f.Decisions...)
+	bad[2].ColocatedWith = nil // rec-b no longer lists lm-a
+	err := WriteStream(stream, &head, each(bad))
+	if err == nil || !strings.Contains(err.Error(), `decisions[1].colocated_with[0]: job "rec-b" (decisions[2]) does not list "lm-a" back`) {
+		t.Errorf("error %v", err)
+	}
+	mine := os.ErrDeadlineExceeded
+	if err := WriteStream(stream, &head, func(add func(Decision) error) error { return mine }); err != mine {
+		t.Errorf("error %v, want the caller's", err)
+	}
+	if b, _ := os.ReadFile(stream); !bytes.Equal(a, b) {
+		t.Error("a refused stream changed the file on disk")
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 2 {
+		t.Errorf("%d files in the directory, want 2", len(entries))
+	}
+	head.Decisions = f.Decisions
+	if _, err := NewEncoder(io.Discard, &head); err == nil {
+		t.Error("an Encoder took a head with decisions")
+	}
+}
+
+// The checks an Encoder makes one decision at a time list the problems
+// as a reader does: every job's id first, then each decision's members,
+// then the partners. A problem of the other members refuses the file
+// before any decision is looked at.
+func TestEncoderListsProblemsAsTheReader(t *testing.T) {
+	f := *loadFixture(t).File
+	f.Decisions = append([]Decision(nil), f.Decisions...)
+	f.Decisions[0].Reason = ""          // a member of decisions[0]
+	f.Decisions[4].Job = "resnet-train" // an id of decisions[4]
+	f.Decisions[2].ColocatedWith = nil  // a partner of decisions[1]
+	paths := func(err error) []string {
+		var out []string
+		for _, p := range ProblemsOf(err) {
+			out = append(out, p.Path)
+		}
+		return out
+	}
+	_, read := New(&f, "policy")
+	_, wrote := Encode(&f)
+	if got, want := paths(wrote), paths(read); !slices.Equal(got, want) || !slices.Equal(want, []string{"decisions[4].job", "decisions[0].reason", "decisions[1].colocated_with[0]"}) {
+		t.Errorf("the writer lists %q, the reader %q", got, want)
+	}
+	f.Solo = append([]Solo(nil), f.Solo...)
+	f.Solo[0].Throughput = 0
+	if _, wrote := Encode(&f); !slices.Equal(paths(wrote), []string{"solo[0].throughput"}) {
+		t.Errorf("the writer lists %q, want the table's problem alone", paths(wrote))
 	}
 }

@@ -52,19 +52,7 @@ func Decode(r io.Reader, name string) (*Policy, error) {
 // not be changed afterwards.
 func New(f *File, name string) (*Policy, error) {
 	ps := &problems{file: name}
-	if f == nil {
-		ps.err = ErrFormat
-		ps.add("", "no policy (nil File)")
-		return nil, ps.error()
-	}
-	if f.Format != Format {
-		ps.err = ErrFormat
-		ps.add("format", "format %q: not a coloc policy file (want %q)", f.Format, Format)
-		return nil, ps.error()
-	}
-	if f.Version < MinVersion || f.Version > Version {
-		ps.err = ErrVersion
-		ps.add("version", "version %d: this reader knows versions %d to %d", f.Version, MinVersion, Version)
+	if refused(f, ps) {
 		return nil, ps.error()
 	}
 	check(f, ps)
@@ -72,6 +60,25 @@ func New(f *File, name string) (*Policy, error) {
 		return nil, ps.error()
 	}
 	return build(f, name), nil
+}
+
+// refused reports a nil File, or one of another format or version, by
+// name.
+func refused(f *File, ps *problems) bool {
+	switch {
+	case f == nil:
+		ps.err = ErrFormat
+		ps.add("", "no policy (nil File)")
+	case f.Format != Format:
+		ps.err = ErrFormat
+		ps.add("format", "format %q: not a coloc policy file (want %q)", f.Format, Format)
+	case f.Version < MinVersion || f.Version > Version:
+		ps.err = ErrVersion
+		ps.add("version", "version %d: this reader knows versions %d to %d", f.Version, MinVersion, Version)
+	default:
+		return false
+	}
+	return true
 }
 
 func decode(data []byte, name string) (*Policy, error) {

@@ -111,6 +111,19 @@ func (ps *problems) add(path, format string, args ...any) {
 	ps.list = append(ps.list, Problem{File: ps.file, Path: path, Msg: fmt.Sprintf(format, args...)})
 }
 
+// merge lists the problems of o after those of ps, as if they had been
+// added to ps.
+func (ps *problems) merge(o *problems) {
+	for _, p := range o.list {
+		if len(ps.list) < maxProblems {
+			ps.list = append(ps.list, p)
+		} else {
+			ps.more++
+		}
+	}
+	ps.more += o.more
+}
+
 func (ps *problems) failed() bool { return len(ps.list) > 0 || ps.more > 0 }
 
 func (ps *problems) error() error {
