@@ -36,12 +36,17 @@ type Resolved struct {
 	Reason   string
 }
 
-// Decider takes an export's decisions in place of the placement engine:
-// one decision per resolved job, in the same order, and the objective
-// they minimise. Export fills in each decision's job, workload and
-// reference, and prefixes the reason of a job never profiled with its
-// reference. The simulator's coloc rule is one (package sim/policies).
-type Decider func(in Input, jobs []Resolved) ([]policy.Decision, *policy.Objective, error)
+// Decider takes an export's decisions in place of the placement engine.
+// The simulator's coloc policies are deciders (package sim/policies).
+type Decider interface {
+	// Objective is what the decisions minimise, as the file records it.
+	Objective() *policy.Objective
+	// Decide gives emit the decision of each resolved job, one at a time,
+	// in the jobs' order, and stops at emit's first error, returning it.
+	// Export fills in each decision's job, workload and reference, and
+	// prefixes the reason of a job never profiled with its reference.
+	Decide(in Input, jobs []Resolved, emit func(policy.Decision) error) error
+}
 
 // ExportOptions are the parameters of an export.
 type ExportOptions struct {
@@ -66,6 +71,73 @@ type ExportOptions struct {
 // package doc). A job that cannot be placed gets a decision with status
 // unplaceable and the reason; Export fails only on inputs it cannot use.
 func Export(in Input, opt ExportOptions) (*policy.File, error) {
+	x, err := newExporter(in, opt)
+	if err != nil {
+		return nil, err
+	}
+	f := x.head
+	err = x.decide(func(d policy.Decision) error {
+		f.Decisions = append(f.Decisions, d)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// WriteExport writes to path the policy file Export builds, the same
+// bytes WriteFile writes of it, with each decision written as it is taken
+// (policy.WriteStream): the file's text and its decisions are never held
+// together, so an export of 10^6 jobs holds a few words a job beside what
+// the decider holds. It returns the file's summary; on an error the file
+// at path is left as it was.
+func WriteExport(path string, in Input, opt ExportOptions) (*Summary, error) {
+	if opt.DecisionsOnly {
+		return nil, fmt.Errorf("export: a file without its tables is not a policy file to write")
+	}
+	x, err := newExporter(in, opt)
+	if err != nil {
+		return nil, err
+	}
+	sum := newSummary(x.head)
+	err = policy.WriteStream(path, x.head, func(add func(policy.Decision) error) error {
+		return x.decide(func(d policy.Decision) error {
+			sum.add(d)
+			return add(d)
+		})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return sum, nil
+}
+
+// exporter is an export ready to decide: the file without its decisions,
+// and each job of the list resolved.
+type exporter struct {
+	in   Input
+	opt  ExportOptions
+	est  Estimator
+	eng  *Engine
+	head *policy.File
+	// With a decider: the jobs as it sees them, and the reference of
+	// each job never profiled (by list index); with the engine: rs.
+	js   []Resolved
+	refs map[int]reference
+	rs   []resolved
+}
+
+// reference is the nearest reference a job never profiled stands for.
+type reference struct {
+	name     string
+	distance float64
+}
+
+// newExporter checks the inputs, resolves every job and builds the file
+// without its decisions: the tables and provenance too, unless
+// DecisionsOnly.
+func newExporter(in Input, opt ExportOptions) (*exporter, error) {
 	if in.Cluster == nil || in.Jobs == nil || in.Data == nil || in.Models == nil {
 		return nil, fmt.Errorf("export: cluster, jobs, data and models are all required")
 	}
@@ -91,34 +163,34 @@ func Export(in Input, opt ExportOptions) (*policy.File, error) {
 			f.Warnings = append(f.Warnings, fmt.Sprintf("GPU type %q of the cluster has no measurement in the data: no job is placed on its %d GPUs", t, eng.count[slices.Index(eng.types, t)]))
 		}
 	}
-	rs := make([]resolved, len(in.Jobs.Jobs))
-	order := make([]int, len(rs))
+	x := &exporter{in: in, opt: opt, est: est, eng: eng, head: f}
+	if opt.Decide != nil {
+		x.js, x.refs = make([]Resolved, len(in.Jobs.Jobs)), map[int]reference{}
+	} else {
+		x.rs = make([]resolved, len(in.Jobs.Jobs))
+	}
 	for i := range in.Jobs.Jobs {
-		rs[i] = resolve(&in.Jobs.Jobs[i], in.Data, in.Models, opt.Thresholds.SimilarityK)
-		f.Warnings = append(f.Warnings, rs[i].notes...)
-		order[i] = i
+		r := resolve(&in.Jobs.Jobs[i], in.Data, in.Models, opt.Thresholds.SimilarityK)
+		f.Warnings = append(f.Warnings, r.notes...)
+		if opt.Decide == nil {
+			x.rs[i] = r
+			continue
+		}
+		// The decider sees the workload that stands for the job; the task
+		// the engine would place is not kept.
+		x.js[i] = Resolved{Job: r.job, Reason: r.reason}
+		if r.task != nil {
+			x.js[i].Workload = r.task.Workload
+		}
+		if r.reference != "" {
+			x.refs[i] = reference{r.reference, r.distance}
+		}
 	}
 	if opt.Decide != nil {
-		if err := decideWith(opt.Decide, in, rs, f); err != nil {
-			return nil, err
-		}
-	} else {
-		sort.SliceStable(order, func(a, b int) bool { return in.Jobs.Jobs[order[a]].ArrivalS < in.Jobs.Jobs[order[b]].ArrivalS })
-		placed := make([]*Placed, len(rs))
-		why := make([]string, len(rs))
-		for _, i := range order {
-			if rs[i].task == nil {
-				why[i] = rs[i].reason
-				continue
-			}
-			placed[i], why[i] = eng.Place(rs[i].task)
-		}
-		for i := range rs {
-			f.Decisions = append(f.Decisions, decision(eng, est, in, rs[i], placed[i], why[i]))
-		}
+		f.Objective = opt.Decide.Objective()
 	}
 	if opt.DecisionsOnly {
-		return f, nil
+		return x, nil
 	}
 	tb := tables{d: in.Data, m: in.Models, eng: eng, th: opt.Thresholds}
 	f.Pairs = tb.pairs()
@@ -141,37 +213,64 @@ func Export(in Input, opt ExportOptions) (*policy.File, error) {
 		}
 		f.Provenance.Inputs = append(f.Provenance.Inputs, sum)
 	}
-	return f, nil
+	return x, nil
 }
 
-// decideWith takes the decisions of f with decide.
-func decideWith(decide Decider, in Input, rs []resolved, f *policy.File) error {
-	jobs := make([]Resolved, len(rs))
-	for i, r := range rs {
-		jobs[i] = Resolved{Job: r.job, Reason: r.reason}
-		if r.task != nil {
-			jobs[i].Workload = r.task.Workload
+// decide takes the decisions, in job list order, and gives each to emit.
+func (x *exporter) decide(emit func(policy.Decision) error) error {
+	if x.opt.Decide != nil {
+		return x.decideWith(emit)
+	}
+	in, rs := x.in, x.rs
+	order := make([]int, len(rs))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return in.Jobs.Jobs[order[a]].ArrivalS < in.Jobs.Jobs[order[b]].ArrivalS })
+	placed := make([]*Placed, len(rs))
+	why := make([]string, len(rs))
+	for _, i := range order {
+		if rs[i].task == nil {
+			why[i] = rs[i].reason
+			continue
+		}
+		placed[i], why[i] = x.eng.Place(rs[i].task)
+	}
+	for i := range rs {
+		if err := emit(decision(x.eng, x.est, in, rs[i], placed[i], why[i])); err != nil {
+			return err
 		}
 	}
-	decs, obj, err := decide(in, jobs)
+	return nil
+}
+
+// decideWith takes the decisions with the decider, completing each
+// (job, workload, reference) before emit sees it.
+func (x *exporter) decideWith(emit func(policy.Decision) error) error {
+	n := 0
+	err := x.opt.Decide.Decide(x.in, x.js, func(d policy.Decision) error {
+		if n == len(x.js) {
+			return fmt.Errorf("export: %d decisions for %d jobs", n+1, len(x.js))
+		}
+		r := x.js[n]
+		d.Job, d.Workload = r.Job.ID, r.Job.Workload
+		if r.Workload != "" {
+			d.Workload = r.Workload
+		}
+		ref := x.refs[n]
+		if d.Reference = ref.name; ref.name != "" {
+			d.Reason = fmt.Sprintf("never profiled: stands for its nearest reference %s (%s distance %.3f); %s",
+				ref.name, x.in.Models.Similarity.Opts.Distance, ref.distance, d.Reason)
+		}
+		n++
+		return emit(d)
+	})
 	if err != nil {
 		return err
 	}
-	if len(decs) != len(rs) {
-		return fmt.Errorf("export: %d decisions for %d jobs", len(decs), len(rs))
+	if n != len(x.js) {
+		return fmt.Errorf("export: %d decisions for %d jobs", n, len(x.js))
 	}
-	for i := range decs {
-		d, r := &decs[i], rs[i]
-		d.Job, d.Workload, d.Reference = r.job.ID, r.job.Workload, r.reference
-		if jobs[i].Workload != "" {
-			d.Workload = jobs[i].Workload
-		}
-		if r.reference != "" {
-			d.Reason = fmt.Sprintf("never profiled: stands for its nearest reference %s (%s distance %.3f); %s",
-				r.reference, in.Models.Similarity.Opts.Distance, r.distance, d.Reason)
-		}
-	}
-	f.Decisions, f.Objective = decs, obj
 	return nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -205,10 +206,14 @@ func (m *Models) Params(w string) float64 {
 }
 
 func fileSum(path string) (policy.FileSum, error) {
-	b, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return policy.FileSum{}, err
 	}
-	h := sha256.Sum256(b)
-	return policy.FileSum{Name: filepath.ToSlash(path), SHA256: hex.EncodeToString(h[:])}, nil
+	defer f.Close()
+	h := sha256.New() // read through: a job list or trace may be large
+	if _, err := io.Copy(h, f); err != nil {
+		return policy.FileSum{}, err
+	}
+	return policy.FileSum{Name: filepath.ToSlash(path), SHA256: hex.EncodeToString(h.Sum(nil))}, nil
 }

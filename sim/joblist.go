@@ -65,46 +65,55 @@ func fromTrace(tr *Trace) *jobs.List {
 func TraceJobs(l *jobs.List, topo *Topology, rates Rates, efficiency float64) ([]TraceJob, []string) {
 	var out []TraceJob
 	var warns []string
-	for _, j := range l.Jobs {
-		tj := TraceJob{Workload: j.Workload, Steps: j.Steps, Arrival: j.ArrivalS, Scale: j.Degrees[0], Priority: 1, SLO: -1, Line: j.Line}
-		if tj.Workload == "" {
-			tj.Workload = j.ID
-			warns = append(warns, fmt.Sprintf("job %s has no workload of the data (a model descriptor only): the simulator has no rate for it", j.ID))
-		}
-		best := policy.ScalingPoint{}
-		for _, t := range topo.Types() {
-			var curve []policy.ScalingPoint
-			for _, d := range j.Degrees {
-				if d > topo.Count(t) {
-					continue
-				}
-				r, ok := 0.0, false
-				if d <= topo.LargestNode(t) {
-					r, ok = rates.Solo(tj.Workload, Shape{GPUType: t, GPUs: d})
-				}
-				if !ok && d > 1 {
-					r, ok = rates.Solo(tj.Workload, Shape{GPUType: t, GPUs: d, Spread: true})
-				}
-				if ok && r > 0 {
-					curve = append(curve, policy.ScalingPoint{Degree: d, Throughput: r})
-				}
-			}
-			if p, ok := policy.ChooseDegree(curve, efficiency, topo.Count(t)); ok && p.Throughput > best.Throughput {
-				best = p
-			}
-		}
-		if best.Degree > 0 {
-			tj.Scale = best.Degree
-		}
-		if tj.Steps == 0 {
-			if best.Throughput > 0 {
-				tj.Steps = max(1, int64(math.Ceil(j.Duration.Seconds()*best.Throughput)))
-			} else {
-				tj.Steps = 1
-				warns = append(warns, fmt.Sprintf("job %s: no measured rate to turn its duration into steps", j.ID))
-			}
-		}
+	for i := range l.Jobs {
+		tj, w := TraceJobOf(&l.Jobs[i], topo, rates, efficiency)
 		out = append(out, tj)
+		warns = append(warns, w...)
 	}
 	return out, warns
+}
+
+// TraceJobOf is the simulator's job of list job j (TraceJobs), with the
+// warnings about it.
+func TraceJobOf(j *jobs.Job, topo *Topology, rates Rates, efficiency float64) (TraceJob, []string) {
+	var warns []string
+	tj := TraceJob{Workload: j.Workload, Steps: j.Steps, Arrival: j.ArrivalS, Scale: j.Degrees[0], Priority: 1, SLO: -1, Line: j.Line}
+	if tj.Workload == "" {
+		tj.Workload = j.ID
+		warns = append(warns, fmt.Sprintf("job %s has no workload of the data (a model descriptor only): the simulator has no rate for it", j.ID))
+	}
+	best := policy.ScalingPoint{}
+	for _, t := range topo.Types() {
+		var curve []policy.ScalingPoint
+		for _, d := range j.Degrees {
+			if d > topo.Count(t) {
+				continue
+			}
+			r, ok := 0.0, false
+			if d <= topo.LargestNode(t) {
+				r, ok = rates.Solo(tj.Workload, Shape{GPUType: t, GPUs: d})
+			}
+			if !ok && d > 1 {
+				r, ok = rates.Solo(tj.Workload, Shape{GPUType: t, GPUs: d, Spread: true})
+			}
+			if ok && r > 0 {
+				curve = append(curve, policy.ScalingPoint{Degree: d, Throughput: r})
+			}
+		}
+		if p, ok := policy.ChooseDegree(curve, efficiency, topo.Count(t)); ok && p.Throughput > best.Throughput {
+			best = p
+		}
+	}
+	if best.Degree > 0 {
+		tj.Scale = best.Degree
+	}
+	if tj.Steps == 0 {
+		if best.Throughput > 0 {
+			tj.Steps = max(1, int64(math.Ceil(j.Duration.Seconds()*best.Throughput)))
+		} else {
+			tj.Steps = 1
+			warns = append(warns, fmt.Sprintf("job %s: no measured rate to turn its duration into steps", j.ID))
+		}
+	}
+	return tj, warns
 }

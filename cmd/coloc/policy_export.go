@@ -145,15 +145,12 @@ func runPolicyExport(e *env, f policyExportFlags) error {
 		}
 		opt.Now = time.Unix(sec, 0)
 	}
-	pf, err := place.Export(place.Input{Cluster: spec, ClusterFile: f.cluster, Jobs: list, JobsFile: f.jobs, Data: data, Models: models}, opt)
+	sum, err := place.WriteExport(f.out, place.Input{Cluster: spec, ClusterFile: f.cluster, Jobs: list, JobsFile: f.jobs, Data: data, Models: models}, opt)
 	if err != nil {
 		return err
 	}
-	if err := place.WriteFile(f.out, pf); err != nil {
-		return err
-	}
-	e.say("warning:", pf.Warnings...)
-	notes, err := place.WriteSummary(e.stdout, f.out, pf)
+	e.say("warning:", sum.File.Warnings...)
+	notes, err := sum.Write(e.stdout, f.out)
 	e.say("note:", notes...)
 	return err
 }

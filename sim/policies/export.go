@@ -47,12 +47,8 @@ type RuleExport struct {
 	AssumeMultiGPUPairs bool
 }
 
-// Decider returns the export's place.Decider.
-func (x RuleExport) Decider() place.Decider {
-	return func(in place.Input, js []place.Resolved) ([]policy.Decision, *policy.Objective, error) {
-		return x.decide(in, js)
-	}
-}
+// Decider returns the export's place.Decider: x itself.
+func (x RuleExport) Decider() place.Decider { return x }
 
 // Objective is what the rule's decisions minimise, as the policy file
 // records it.
@@ -68,37 +64,42 @@ func (x RuleExport) Objective() *policy.Objective {
 // errSnapshot stops the replay after its first scheduling point.
 var errSnapshot = errors.New("snapshot taken")
 
-func (x RuleExport) decide(in place.Input, js []place.Resolved) ([]policy.Decision, *policy.Objective, error) {
+// Decide takes the rule's decisions (place.Decider).
+func (x RuleExport) Decide(in place.Input, js []place.Resolved, emit func(policy.Decision) error) error {
 	if x.MaxPerGPU != 1 && x.MaxPerGPU != 2 {
-		return nil, nil, fmt.Errorf("max jobs per GPU %d: the completion-time rule shares a GPU between two jobs at most (1 or 2)", x.MaxPerGPU)
+		return fmt.Errorf("max jobs per GPU %d: the completion-time rule shares a GPU between two jobs at most (1 or 2)", x.MaxPerGPU)
 	}
 	ex, err := newExportRun(in, js, x.AssumeMultiGPUPairs, x.Efficiency)
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
 	rule := ColocRule(ex.rates, in.Models, x.Durations, x.MinNormalized)
 	if err := rule.SetOrder(x.Order); err != nil {
-		return nil, nil, err
+		return err
 	}
 	rule.keep, rule.allow = true, ex.allow
 	snap := &snapshot{inner: rule, rule: rule, soloOn: rule.soloOn, pairOf: rule.pairOf}
 	opt := sim.DefaultOptions
 	opt.Round = 0
-	return ex.run(snap, opt, x.MaxPerGPU, x.Objective())
+	return ex.run(snap, opt, x.MaxPerGPU, emit)
 }
 
 // exportRun is a job list made a trace the simulator replays up to its
 // first scheduling point: every job at time 0, allowed its list's
-// degrees, on the export's data as the simulator's rates.
+// degrees, on the export's data as the simulator's rates. It keeps a few
+// words a job beside the list: the replay's trace, and which list job
+// each simulated job is.
 type exportRun struct {
 	js      []place.Resolved
 	topo    *sim.Topology
 	rates   sim.Rates
-	list    *jobs.List
-	ids     []int    // list index of each simulated job
-	reasons []string // why a list job is not simulated
+	ids     []int          // list index of each simulated job
+	reasons map[int]string // why a list job is not simulated, by list index
 	trace   []sim.TraceJob
-	allow   map[int][]int // simulated job -> its list's degrees
+	// allow narrows a simulated job's degrees to its list's; a job
+	// allowed every degree up to its largest has no entry (the replay
+	// gives it no other).
+	allow map[int][]int
 }
 
 func newExportRun(in place.Input, js []place.Resolved, assume bool, efficiency float64) (*exportRun, error) {
@@ -106,7 +107,8 @@ func newExportRun(in place.Input, js []place.Resolved, assume bool, efficiency f
 	if err != nil {
 		return nil, err
 	}
-	ex := &exportRun{js: js, topo: topo, rates: dataRates{in.Data}, list: &jobs.List{Version: jobs.Version}, reasons: make([]string, len(js)), allow: map[int][]int{}}
+	ex := &exportRun{js: js, topo: topo, rates: dataRates{in.Data}, reasons: map[int]string{}, allow: map[int][]int{},
+		ids: make([]int, 0, len(js)), trace: make([]sim.TraceJob, 0, len(js))}
 	if assume {
 		ex.rates = assumedData{dataRates{in.Data}}
 	}
@@ -121,36 +123,64 @@ func newExportRun(in place.Input, js []place.Resolved, assume bool, efficiency f
 		}
 		j := *r.Job
 		j.Workload = r.Workload
-		ex.list.Jobs = append(ex.list.Jobs, j)
+		tj, _ := sim.TraceJobOf(&j, topo, ex.rates, efficiency)
+		tj.Arrival, tj.Scale = 0, slices.Max(j.Degrees)
+		if !everyDegreeTo(j.Degrees) {
+			ex.allow[len(ex.trace)] = j.Degrees
+		}
+		ex.trace = append(ex.trace, tj)
 		ex.ids = append(ex.ids, i)
-	}
-	ex.trace, _ = sim.TraceJobs(ex.list, topo, ex.rates, efficiency)
-	for k := range ex.trace {
-		ex.trace[k].Arrival = 0
-		ex.trace[k].Scale = slices.Max(ex.list.Jobs[k].Degrees)
-		ex.allow[k] = ex.list.Jobs[k].Degrees
 	}
 	return ex, nil
 }
 
-// run replays up to the first scheduling point under snap and returns
-// the decision of every job of the list.
-func (ex *exportRun) run(snap *snapshot, opt sim.Options, perGPU int, obj *policy.Objective) ([]policy.Decision, *policy.Objective, error) {
-	opt.Degree, opt.MaxPerGPU = sim.DegreePolicy, perGPU
+// everyDegreeTo reports whether ds (ascending, distinct) holds every
+// degree from 1 to its largest: then no degree the replay gives a job of
+// request max(ds) is one its list forbids.
+func everyDegreeTo(ds []int) bool { return ds[len(ds)-1] == len(ds) }
+
+// run replays up to the first scheduling point under snap and gives emit
+// the decision of every job of the list, in order.
+func (ex *exportRun) run(snap *snapshot, opt sim.Options, perGPU int, emit func(policy.Decision) error) error {
+	// Degrees up to the request only: allow is kept for lists that narrow
+	// them (newExportRun).
+	opt.Degree, opt.MaxPerGPU, opt.MaxDegree = sim.DegreePolicy, perGPU, 0
+	snap.jobs = len(ex.trace)
 	if _, err := sim.Run(ex.topo, ex.trace, ex.rates, snap, opt); err != nil && !errors.Is(err, errSnapshot) {
-		return nil, nil, err
+		return err
 	}
-	out := make([]policy.Decision, len(ex.js))
+	// The snapshot holds what the decisions need: the policy, the replay
+	// and its trace go (the decision core holds some hundreds of bytes for
+	// each job it saw).
+	if snap.rule == nil {
+		snap.inner = nil
+	}
+	snap.soloOn, snap.pairOf = nil, nil
+	ex.trace, ex.allow = nil, nil
+	k := 0 // the next simulated job
 	for i, r := range ex.js {
-		out[i] = policy.Decision{Status: policy.StatusUnplaceable, Reason: r.Reason}
-		if ex.reasons[i] != "" {
-			out[i].Reason = ex.reasons[i]
+		var d policy.Decision
+		if k < len(ex.ids) && ex.ids[k] == i {
+			d = snap.decision(k, ex)
+			k++
+		} else {
+			d = policy.Decision{Status: policy.StatusUnplaceable, Reason: r.Reason}
+			if why, ok := ex.reasons[i]; ok {
+				d.Reason = why
+			}
+		}
+		if err := emit(d); err != nil {
+			return err
 		}
 	}
-	for k, i := range ex.ids {
-		out[i] = snap.decision(k, ex.topo, ex.list.Jobs)
-	}
-	return out, obj, nil
+	return nil
+}
+
+// job returns the list job of simulated job k and the workload standing
+// for it.
+func (ex *exportRun) job(k int) (*jobs.Job, string) {
+	r := ex.js[ex.ids[k]]
+	return r.Job, r.Workload
 }
 
 // snapshot runs a policy at the first scheduling point and stops the
@@ -162,7 +192,8 @@ type snapshot struct {
 	rule    *Rule
 	soloOn  func(j *sim.Job, sh sim.Shape) float64
 	pairOf  func(v *sim.View, j, q *sim.Job, sh sim.Shape) (float64, bool)
-	seen    map[int]bool      // jobs the simulator admitted
+	jobs    int               // jobs of the replay
+	seen    []bool            // jobs the simulator admitted, by ID
 	gpus    map[int][]int     // placed jobs' GPUs
 	with    map[int][]int     // partners on the same GPUs
 	norm    map[int]float64   // predicted normalized throughput where placed
@@ -184,7 +215,7 @@ func (s *snapshot) Schedule(v *sim.View) (*sim.Plan, error) {
 	if p == nil {
 		p = v.Plan()
 	}
-	s.seen, s.gpus, s.with = map[int]bool{}, map[int][]int{}, map[int][]int{}
+	s.seen, s.gpus, s.with = make([]bool, s.jobs), map[int][]int{}, map[int][]int{}
 	s.norm, s.solo, s.shapes = map[int]float64{}, map[int]float64{}, map[int]sim.Shape{}
 	s.assumed = map[int]bool{}
 	s.first = -1
@@ -216,13 +247,18 @@ func (s *snapshot) Schedule(v *sim.View) (*sim.Plan, error) {
 	return nil, errSnapshot
 }
 
-// decision is the policy file's decision of simulated job k.
-func (s *snapshot) decision(k int, topo *sim.Topology, list []jobs.Job) policy.Decision {
-	name := func(q int) string { return list[q].ID }
+// decision is the policy file's decision of simulated job k of ex.
+func (s *snapshot) decision(k int, ex *exportRun) policy.Decision {
+	topo := ex.topo
+	name := func(q int) string {
+		j, _ := ex.job(q)
+		return j.ID
+	}
 	d := policy.Decision{}
 	if !s.seen[k] {
+		j, w := ex.job(k)
 		d.Status = policy.StatusUnplaceable
-		d.Reason = fmt.Sprintf("no GPU type of the cluster has a measured rate for %s at an allowed degree (%s)", list[k].Workload, joinDegrees(list[k].Degrees))
+		d.Reason = fmt.Sprintf("no GPU type of the cluster has a measured rate for %s at an allowed degree (%s)", w, joinDegrees(j.Degrees))
 		return d
 	}
 	o, chose := s.chosen[k]

@@ -40,12 +40,8 @@ type CoreExport struct {
 	AssumeMultiGPUPairs bool
 }
 
-// Decider returns the export's place.Decider.
-func (x CoreExport) Decider() place.Decider {
-	return func(in place.Input, js []place.Resolved) ([]policy.Decision, *policy.Objective, error) {
-		return x.decide(in, js)
-	}
-}
+// Decider returns the export's place.Decider: x itself.
+func (x CoreExport) Decider() place.Decider { return x }
 
 func (x CoreExport) durations() string {
 	if x.Durations == "" {
@@ -61,21 +57,22 @@ func (x CoreExport) Objective() *policy.Objective {
 		Minimize: "the average JCT: GPUs go to the jobs of highest value per GPU (a Gittins-index priority learned from completed jobs times progress per GPU); two jobs share GPUs only while the jobs ask more GPUs than the cluster has"}
 }
 
-func (x CoreExport) decide(in place.Input, js []place.Resolved) ([]policy.Decision, *policy.Objective, error) {
+// Decide takes the core's decisions (place.Decider).
+func (x CoreExport) Decide(in place.Input, js []place.Resolved, emit func(policy.Decision) error) error {
 	if x.MaxPerGPU != 1 && x.MaxPerGPU != 2 {
-		return nil, nil, fmt.Errorf("max jobs per GPU %d: the decision core shares a GPU between two jobs at most (1 or 2)", x.MaxPerGPU)
+		return fmt.Errorf("max jobs per GPU %d: the decision core shares a GPU between two jobs at most (1 or 2)", x.MaxPerGPU)
 	}
 	if d := x.durations(); d != decide.Attained && d != decide.Known {
-		return nil, nil, fmt.Errorf("durations %q: an export knows %s or %s", d, decide.Attained, decide.Known)
+		return fmt.Errorf("durations %q: an export knows %s or %s", d, decide.Attained, decide.Known)
 	}
 	ex, err := newExportRun(in, js, x.AssumeMultiGPUPairs, x.Efficiency)
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
 	mem := newExportMemory(in, js)
 	pol, err := newCorePolicy("coloc", sim.Env{Durations: x.durations(), MinNormalized: x.MinNormalized}, memoryPairs(predictedPair(in.Models), mem))
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
 	p := pol.(*corePolicy)
 	p.solo, p.allow = memoryRates{ex.rates, mem}, ex.allow
@@ -89,7 +86,7 @@ func (x CoreExport) decide(in place.Input, js []place.Resolved) ([]policy.Decisi
 	pair := func(v *sim.View, j, q *sim.Job, sh sim.Shape) (float64, bool) {
 		return p.pair(v, j.Workload, q.Workload, sh)
 	}
-	return ex.run(&snapshot{inner: p, soloOn: solo, pairOf: pair}, sim.DefaultOptions, x.MaxPerGPU, x.Objective())
+	return ex.run(&snapshot{inner: p, soloOn: solo, pairOf: pair}, sim.DefaultOptions, x.MaxPerGPU, emit)
 }
 
 // allowed keeps the degrees of ds that the list allows job id (all when
