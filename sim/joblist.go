@@ -45,10 +45,17 @@ func LoadJobs(path string) (*jobs.List, error) {
 // numbers them), its workload the job type, its only degree the scale
 // factor, with its steps and arrival time.
 func fromTrace(tr *Trace) *jobs.List {
-	l := &jobs.List{Version: jobs.Version, Name: tr.Name, File: tr.Name}
+	l := &jobs.List{Version: jobs.Version, Name: tr.Name, File: tr.Name, Jobs: make([]jobs.Job, len(tr.Jobs))}
+	// The jobs of one scale share their list of degrees (one element,
+	// nothing to sort or append to in place): a trace has a few scales.
+	degrees := map[int][]int{}
 	for i, tj := range tr.Jobs {
-		l.Jobs = append(l.Jobs, jobs.Job{ID: strconv.Itoa(i), Workload: tj.Workload, Degrees: []int{tj.Scale},
-			Steps: tj.Steps, ArrivalS: tj.Arrival, Line: tj.Line})
+		ds, ok := degrees[tj.Scale]
+		if !ok {
+			ds = []int{tj.Scale}
+			degrees[tj.Scale] = ds
+		}
+		l.Jobs[i] = jobs.Job{ID: strconv.Itoa(i), Workload: tj.Workload, Degrees: ds[:1:1], Steps: tj.Steps, ArrivalS: tj.Arrival, Line: tj.Line}
 	}
 	return l
 }
