@@ -148,16 +148,7 @@ func TestExportAbove100kJobs(t *testing.T) {
 		jobs.Job{ID: "new-bert", Model: &jobs.Model{Class: "transformer", Params: 1.1e8, FLOPs: 2.2e10, Layers: map[string]int{"attention": 12, "linear": 74}}, BatchSize: 32, Degrees: []int{1}, Steps: 5000},
 		jobs.Job{ID: "elastic", Workload: ws[0], Degrees: []int{1, 2, 4}, Steps: 5000},
 		jobs.Job{ID: "timed", Workload: ws[1], Duration: jobs.Duration(time.Hour)})
-	spec, err := cluster.Load("../../examples/cluster-gavel-16.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	th := policy.DefaultThresholds
-	th.MinNormalized = 0
-	d, err := ExportSettings{Rule: policy.RuleDecisionCore, Durations: "attained", MaxPerGPU: th.MaxPerGPU, Efficiency: th.ScalingEfficiency}.Decider()
-	if err != nil {
-		t.Fatal(err)
-	}
+	spec, th, d := defaultExport(t, "cluster-gavel-16.yaml")
 	out := filepath.Join(dir, "policy.json")
 	sum, err := place.WriteExport(out, place.Input{Cluster: spec, Jobs: list, JobsFile: trace, Data: data, Models: models}, place.ExportOptions{Thresholds: th, Decide: d})
 	if err != nil {
@@ -228,16 +219,7 @@ func BenchmarkWriteExport(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	spec, err := cluster.Load("../../examples/cluster-1024.yaml")
-	if err != nil {
-		b.Fatal(err)
-	}
-	th := policy.DefaultThresholds
-	th.MinNormalized = 0
-	d, err := ExportSettings{Rule: policy.RuleDecisionCore, Durations: "attained", MaxPerGPU: th.MaxPerGPU, Efficiency: th.ScalingEfficiency}.Decider()
-	if err != nil {
-		b.Fatal(err)
-	}
+	spec, th, d := defaultExport(b, "cluster-1024.yaml")
 	sizes := []int{100_000, 1_000_000}
 	if testing.Short() {
 		sizes = sizes[:1]
@@ -269,4 +251,22 @@ func BenchmarkWriteExport(b *testing.B) {
 			b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "jobs/s")
 		})
 	}
+}
+
+// defaultExport loads the example cluster spec name and returns it with
+// what `coloc policy export` decides with by default: its thresholds (no
+// floor) and the decision core, sizes unknown.
+func defaultExport(t testing.TB, name string) (*cluster.Spec, policy.Thresholds, place.Decider) {
+	t.Helper()
+	spec, err := cluster.Load(filepath.Join("..", "..", "examples", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	th := policy.DefaultThresholds
+	th.MinNormalized = 0
+	d, err := ExportSettings{Rule: policy.RuleDecisionCore, Durations: "attained", MaxPerGPU: th.MaxPerGPU, Efficiency: th.ScalingEfficiency}.Decider()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return spec, th, d
 }
