@@ -59,8 +59,9 @@ is not checked. The file records the objective.
             degree --efficiency picks on the type where it is fastest).
 
 A job that cannot be placed gets a decision with status unplaceable and the
-reason. A job list is YAML or JSON (see examples/jobs.yaml); a Gavel trace is
-accepted too (one job per line, its scale factor as the only degree).
+reason. A job list is YAML or JSON (see examples/jobs.yaml) of at most 100,000
+jobs; a Gavel trace is accepted too (one job per line, its scale factor as the
+only degree), of at most 1,000,000.
 
 The tables: measured pair values where the data hold them, the cluster
 model's predictions elsewhere, bounded to its plausible range with an
@@ -73,7 +74,8 @@ a scheduler should decide on the intervals' lower bounds (risk-averse).
 The file's provenance holds the SHA-256 of the model, data and input files,
 the tool version and the creation time (SOURCE_DATE_EPOCH, when set, fixes
 it); the same inputs give the same bytes otherwise. The file is written
-atomically; a summary of the decisions is printed.`,
+atomically, each decision as it is taken; a summary of the decisions is
+printed (the first 50, then counts).`,
 		Example: `  coloc fit --data datasets/reference/gavel -o out/models
   coloc policy export --cluster examples/cluster.yaml --jobs examples/jobs-busy.yaml \
     --models out/models --data datasets/reference/gavel -o out/policy.json
