@@ -5,13 +5,13 @@ import (
 	"strings"
 )
 
-// Env is what a policy may be built from. The baselines use Solo; a
-// model-driven policy uses Predicted; only the oracle may use Truth.
+// Env is what a policy may be built from. The baselines use Solo; only
+// the policies that read measured pair rates by design (the oracle,
+// gavel-las-packed) may use Truth.
 type Env struct {
-	Seed      uint64
-	Solo      Rates // measured solo rates, no co-located rate (SoloOnly)
-	Predicted Rates // fitted models' predictions; nil when no models were given
-	Truth     Rates // the simulator's ground truth
+	Seed  uint64
+	Solo  Rates // measured solo rates, no co-located rate (SoloOnly)
+	Truth Rates // the simulator's ground truth
 	// Models is the model directory written by `coloc fit` ("" when none
 	// was given); model-driven policies load what they need from it.
 	Models string
