@@ -12,6 +12,7 @@ import (
 	"github.com/coloc-dev/coloc/model/eval"
 	"github.com/coloc-dev/coloc/sim"
 	"github.com/coloc-dev/coloc/sim/experiment"
+	"github.com/coloc-dev/coloc/sim/policies"
 )
 
 // Config says what a report holds. `coloc report` fills it from its
@@ -102,7 +103,7 @@ func DefaultConfig() Config {
 
 // knownPolicies are the policies a report can simulate: those of `coloc
 // simulate`, in its order.
-func knownPolicies() []sim.PolicyInfo { return experiment.All() }
+func knownPolicies() []sim.PolicyInfo { return experiment.All(policies.Config{}) }
 
 // PolicyNames lists the names of the policies a report can simulate.
 func PolicyNames() []string {

@@ -13,6 +13,7 @@ import (
 	"github.com/coloc-dev/coloc/reports/plot"
 	"github.com/coloc-dev/coloc/sim"
 	"github.com/coloc-dev/coloc/sim/experiment"
+	"github.com/coloc-dev/coloc/sim/policies"
 )
 
 // replay is the outcome of one scenario: a result per policy run.
@@ -197,7 +198,7 @@ func runPolicies(ds *datasets.Dataset, scenarios []Scenario, names []string, mod
 		// The same experiment `coloc simulate` runs, at its defaults, so
 		// the report's table and `coloc simulate --json` agree.
 		x := experiment.Experiment{Jobs: tr.Jobs, Topology: topo, Truth: truth, Policies: names,
-			Options: sim.DefaultOptions, Env: sim.Env{Seed: seed, Models: models}}
+			Options: sim.DefaultOptions, Env: sim.Env{Seed: seed}, Config: policies.Config{Models: models}}
 		res, err := x.Run()
 		if err != nil {
 			return fmt.Errorf("%s on %s: %w", sc.Trace, sc.Cluster, err)

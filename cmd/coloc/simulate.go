@@ -40,7 +40,7 @@ type simulateFlags struct {
 func newSimulateCmd(e *env) *cobra.Command {
 	var f simulateFlags
 	var names []string
-	for _, p := range experiment.All() {
+	for _, p := range experiment.All(policies.Config{}) {
 		names = append(names, fmt.Sprintf("  %-17s %s", p.Name, p.Doc))
 	}
 	cmd := &cobra.Command{
@@ -156,7 +156,7 @@ makespan ratio, then every case and the unrunnable jobs by reason.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			s := experiment.Sweep{Traces: traces, Clusters: clusters, Data: f.data, Policies: f.policies, Reference: "coloc", Degrees: degrees, Progress: e.stderr,
 				Peers: peers.Published, MaxJobs: f.maxJobs, Parallel: parallel, Title: f.title,
-				Options: sim.DefaultOptions, Env: sim.Env{Seed: f.seed, Models: f.models, MinNormalized: f.minNormalized, Durations: f.durations, Order: f.order, Decide: f.decide, OracleNoise: f.oracleNoise}}
+				Options: sim.DefaultOptions, Env: sim.Env{Seed: f.seed}, Config: f.config()}
 			cases, err := s.Run()
 			if err != nil {
 				return err
@@ -216,10 +216,16 @@ func sweepCommand(traces, clusters, degrees []string, f simulateFlags) string {
 	return line
 }
 
+// config is the model-driven policies' knobs as the flags give them
+// (Config.Check validates them).
+func (f simulateFlags) config() policies.Config {
+	return policies.Config{Models: f.models, MinNormalized: f.minNormalized, Durations: f.durations, Order: f.order, Decide: f.decide,
+		EstimateMedian: f.estMedian, EstimateSigma: f.estSigma, OracleNoise: f.oracleNoise}
+}
+
 func runSimulate(e *env, f simulateFlags) error {
 	x := experiment.Experiment{Policies: f.policies, Options: sim.DefaultOptions,
-		Env: sim.Env{Seed: f.seed, Models: f.models, MinNormalized: f.minNormalized, Durations: f.durations, Order: f.order, Decide: f.decide, OracleNoise: f.oracleNoise,
-			EstimateMedian: f.estMedian, EstimateSigma: f.estSigma}}
+		Env: sim.Env{Seed: f.seed}, Config: f.config()}
 	in := experiment.Inputs{Trace: f.trace, Cluster: f.cluster, Data: f.data, Extrapolate: f.extrapolate,
 		AssumeMultiGPUPairs: f.assumePairs, HideMultiGPUPairs: f.hidePairs}
 	explicit := experiment.Explicit{Round: experiment.NotGiven, RestartPenalty: experiment.NotGiven}
@@ -234,9 +240,6 @@ func runSimulate(e *env, f simulateFlags) error {
 	}
 	x.Options.MaxPerGPU = f.maxPerGPU
 	x.Options.Degree, x.Options.MaxDegree = f.degree, f.maxDegree
-	if !(f.minNormalized >= 0 && f.minNormalized <= 1) {
-		return fmt.Errorf("--min-normalized %v: want a number in [0, 1] (0: off)", f.minNormalized)
-	}
 	if _, err := x.CheckNames(); err != nil {
 		return err
 	}

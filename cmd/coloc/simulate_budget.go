@@ -7,6 +7,7 @@ import (
 	"github.com/coloc-dev/coloc/reports"
 	"github.com/coloc-dev/coloc/sim"
 	"github.com/coloc-dev/coloc/sim/budget"
+	"github.com/coloc-dev/coloc/sim/policies"
 	"github.com/spf13/cobra"
 )
 
@@ -33,7 +34,7 @@ again with the same options, it resumes (other options are refused).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Sweep.Options = sim.DefaultOptions
-			o.Sweep.Env = sim.Env{Seed: 1, Durations: "attained"}
+			o.Sweep.Env, o.Sweep.Config = sim.Env{Seed: 1}, policies.Config{Durations: "attained"}
 			o.Progress = e.stderr
 			res, err := budget.Run(o)
 			if err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/coloc-dev/coloc/place/cluster"
 	"github.com/coloc-dev/coloc/sim"
 	"github.com/coloc-dev/coloc/sim/experiment"
+	"github.com/coloc-dev/coloc/sim/policies"
 )
 
 func simulateArgs(extra ...string) []string {
@@ -68,7 +69,7 @@ func TestSimulateErrors(t *testing.T) {
 	}{
 		{simulateArgs("--policy", "fifo,lottery"), `unknown policy "lottery"`},
 		{simulateArgs("--policy", "coloc"), "policy coloc needs --models"},
-		{simulateArgs("--policy", "oracle", "--min-normalized", "1.5"), "--min-normalized 1.5"},
+		{simulateArgs("--policy", "oracle", "--min-normalized", "1.5"), "min normalized 1.5 (the floor below which no pair shares)"},
 		{simulateArgs("--policy", "oracle", "--oracle-noise", "0.6"), "oracle noise 0.6"},
 		{simulateArgs("--policy", "oracle", "--oracle-noise", "-0.1"), "oracle noise -0.1"},
 		{simulateArgs("--policy", "oracle", "--durations", "guess"), `durations "guess"`},
@@ -143,7 +144,7 @@ func TestSimulateJSONEqualsExperiment(t *testing.T) {
 		t.Fatal(err)
 	}
 	x := experiment.Experiment{Jobs: tr.Jobs, Topology: topo, Truth: truth, Options: sim.DefaultOptions,
-		Env: sim.Env{Seed: 1, Durations: "attained"}, Policies: []string{"fifo", "backfill", "greedy-pack", "oracle"}}
+		Env: sim.Env{Seed: 1}, Config: policies.Config{Durations: "attained"}, Policies: []string{"fifo", "backfill", "greedy-pack", "oracle"}}
 	x.Options.Degree = sim.DegreePolicy
 	res, err := x.Run()
 	if err != nil {

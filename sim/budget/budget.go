@@ -57,8 +57,8 @@ var Models = []string{"iasp", "iapp", "similarity"}
 type Options struct {
 	// Sweep is the replay: traces, clusters, dataset (Data: the ground
 	// truth and the pairs the models are fit on), degree modes, cut and
-	// workers. Policies, Env.Models, Reference, Peers and Progress are set
-	// per point.
+	// workers. Policies, Config.Models, Reference, Peers and Progress are
+	// set per point.
 	Sweep experiment.Sweep
 	// Devices are the GPU types whose pairs are cut, one at a time
 	// (empty: every type with measured pairs).
@@ -322,7 +322,7 @@ func (r *runner) replay(p *Point, obs []int, pols []string) (replayed, error) {
 	defer os.RemoveAll(dir)
 	s := r.o.Sweep
 	s.Policies, s.Reference, s.Peers, s.Progress = pols, pols[0], nil, nil
-	s.Env.Models = dir
+	s.Config.Models = dir
 	cases, err := s.Run()
 	if err != nil {
 		return replayed{}, fmt.Errorf("budget: %s: %w", name, err)
@@ -508,7 +508,7 @@ func fingerprint(o Options) string {
 		Models                    []string
 		Start, Step               float64
 	}{s.Traces, s.Clusters, s.Degrees, s.Data, s.MaxJobs,
-		[]any{s.Env.Seed, s.Env.Durations, s.Env.Decide, s.Env.Settings, s.Env.MinNormalized}, s.Options, Models, StartShare, StepShare})
+		[]any{s.Env.Seed, s.Config.Durations, s.Config.Decide, s.Env.Settings, s.Config.MinNormalized}, s.Options, Models, StartShare, StepShare})
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:12])
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/coloc-dev/coloc/sim"
+	"github.com/coloc-dev/coloc/sim/policies"
 )
 
 // The core's policies take what each durations mode allows and refuse
@@ -19,26 +20,27 @@ func TestCorePolicySettings(t *testing.T) {
 	}
 	for _, c := range []struct {
 		policy string
-		env    sim.Env
+		cfg    policies.Config
+		seed   uint64
 		want   string // error, or "" for a run to the end
 	}{
-		{"oracle", sim.Env{Order: "arrival"}, "--order is coloc-rule's"},
-		{"oracle", sim.Env{Durations: "psychic"}, `durations "psychic"`},
-		{"oracle-rule", sim.Env{Durations: "estimate"}, "takes known or attained"},
-		{"oracle", sim.Env{Durations: "attained"}, ""},
-		{"oracle", sim.Env{Durations: "estimate", Seed: 3}, ""},
-		{"oracle", sim.Env{Durations: "known"}, ""},
+		{"oracle", policies.Config{Order: "arrival"}, 0, "--order is coloc-rule's"},
+		{"oracle", policies.Config{Durations: "psychic"}, 0, `durations "psychic"`},
+		{"oracle-rule", policies.Config{Durations: "estimate"}, 0, "takes known or attained"},
+		{"oracle", policies.Config{Durations: "attained"}, 0, ""},
+		{"oracle", policies.Config{Durations: "estimate"}, 3, ""},
+		{"oracle", policies.Config{Durations: "known"}, 0, ""},
 	} {
 		y := x
-		y.Policies, y.Env = []string{c.policy}, c.env
+		y.Policies, y.Config, y.Env = []string{c.policy}, c.cfg, sim.Env{Seed: c.seed}
 		res, err := y.Run()
 		switch {
 		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
-			t.Errorf("%s %+v: error %v, want %q", c.policy, c.env, err, c.want)
+			t.Errorf("%s %+v: error %v, want %q", c.policy, c.cfg, err, c.want)
 		case c.want == "" && err != nil:
-			t.Errorf("%s %+v: %v", c.policy, c.env, err)
+			t.Errorf("%s %+v: %v", c.policy, c.cfg, err)
 		case c.want == "" && res[0].Completed != len(x.Jobs):
-			t.Errorf("%s %+v: completed %d of %d jobs", c.policy, c.env, res[0].Completed, len(x.Jobs))
+			t.Errorf("%s %+v: completed %d of %d jobs", c.policy, c.cfg, res[0].Completed, len(x.Jobs))
 		}
 	}
 }

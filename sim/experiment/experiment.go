@@ -11,9 +11,9 @@ import (
 
 // All returns every policy `coloc simulate` knows: the baselines of
 // package sim, the published peers and the foresight reference (package
-// peers), then the model-driven ones, in --help order. With Gavel's
-// settings (sim.Env.Settings) fifo is Gavel's fifo.
-func All() []sim.PolicyInfo {
+// peers), then the model-driven ones built with c, in --help order. With
+// Gavel's settings (sim.Env.Settings) fifo is Gavel's fifo.
+func All(c policies.Config) []sim.PolicyInfo {
 	out := sim.Baselines()
 	for i := range out {
 		if out[i].Name != "fifo" {
@@ -28,7 +28,7 @@ func All() []sim.PolicyInfo {
 		}
 	}
 	out = append(out, peers.Peers()...)
-	return append(out, policies.Policies()...)
+	return append(out, policies.Policies(c)...)
 }
 
 // Experiment is one replay of a trace on a cluster under several
@@ -40,7 +40,10 @@ type Experiment struct {
 	Truth    sim.Rates // the simulator's ground truth (sim.NewMeasured)
 	// Env builds the policies; its Solo and Truth are filled from Truth
 	// when nil.
-	Env      sim.Env
+	Env sim.Env
+	// Config holds the model-driven policies' knobs (package
+	// sim/policies).
+	Config   policies.Config
 	Options  sim.Options
 	Policies []string // names in All()
 }
@@ -64,7 +67,7 @@ func (x *Experiment) CheckNames() ([]sim.PolicyInfo, error) {
 	if len(x.Policies) == 0 {
 		return nil, fmt.Errorf("no policy given")
 	}
-	known := All()
+	known := All(x.Config)
 	var out []sim.PolicyInfo
 	for _, name := range x.Policies {
 		p, err := sim.Lookup(known, strings.TrimSpace(name))
@@ -73,7 +76,7 @@ func (x *Experiment) CheckNames() ([]sim.PolicyInfo, error) {
 		}
 		out = append(out, p)
 	}
-	if err := policies.CheckEnv(x.Env); err != nil {
+	if err := x.Config.Check(); err != nil {
 		return nil, err
 	}
 	if d := x.Options.Degree; d != "" && d != sim.DegreeTrace && d != sim.DegreePolicy {

@@ -49,7 +49,7 @@ func TestSweepPage(t *testing.T) {
 		t.Error("a page without --oracle-noise mentions a perturbation")
 	}
 	// The oracle deciding on perturbed rates says so on its page.
-	s.Env.OracleNoise, s.Env.Seed = 0.01, 3
+	s.Config.OracleNoise, s.Env.Seed = 0.01, 3
 	s.Degrees = []string{sim.DegreeTrace}
 	if cases, err = s.Run(); err != nil {
 		t.Fatal(err)
@@ -61,11 +61,11 @@ func TestSweepPage(t *testing.T) {
 	if want := "a factor drawn in [0.99, 1.01] per pair (seed 3)"; !strings.Contains(b.String(), want) {
 		t.Errorf("page lacks %q:\n%s", want, b.String())
 	}
-	s.Env.OracleNoise = 0.7
+	s.Config.OracleNoise = 0.7
 	if _, err := s.Run(); err == nil || !strings.Contains(err.Error(), "oracle noise 0.7") {
 		t.Errorf("noise 0.7: error %v", err)
 	}
-	s.Env.OracleNoise = 0
+	s.Config.OracleNoise = 0
 	s.Reference = "coloc"
 	if err := s.WriteMarkdown(&b, cases, "test"); err == nil {
 		t.Error("a reference that is not among the policies was accepted")

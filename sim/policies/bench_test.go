@@ -37,11 +37,11 @@ func BenchmarkSimulate(b *testing.B) {
 				if name == "coloc" && os.Getenv("COLOC_MODELS") == "" {
 					dir = benchModels(b)
 				}
-				info, err := sim.Lookup(append(sim.Baselines(), Policies()...), name)
+				info, err := sim.Lookup(append(sim.Baselines(), Policies(Config{Models: dir})...), name)
 				if err != nil {
 					b.Fatal(err)
 				}
-				env := sim.Env{Seed: 1, Models: dir, Solo: sim.SoloOnly(truth), Truth: truth}
+				env := sim.Env{Seed: 1, Solo: sim.SoloOnly(truth), Truth: truth}
 				for b.Loop() {
 					pol, err := info.New(env)
 					if err != nil {

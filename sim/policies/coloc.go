@@ -83,48 +83,44 @@ func pairDraw(seed uint64, w, q string, sh sim.Shape) float64 {
 	return 2*rand.New(rand.NewPCG(seed, h.Sum64())).Float64() - 1
 }
 
-// loadModels loads the fitted models of e for policy name, deciding on
-// the expectation or the lower bound as e.Decide says.
-func loadModels(name string, e sim.Env) (*place.Models, error) {
-	if e.Models == "" {
+// loadModels loads the fitted models of c for policy name, deciding on
+// the expectation or the lower bound as c.Decide says.
+func loadModels(name string, c Config) (*place.Models, error) {
+	if c.Models == "" {
 		return nil, fmt.Errorf("policy %s needs --models, a directory written by 'coloc fit' (with iasp and iapp)", name)
 	}
-	m, err := place.LoadModels(e.Models, place.DefaultModelNames)
+	m, err := place.LoadModels(c.Models, place.DefaultModelNames)
 	if err != nil {
 		return nil, fmt.Errorf("policy %s: %w", name, err)
 	}
-	if err := decideOn(m, e.Decide); err != nil {
+	if err := decideOn(m, c.Decide); err != nil {
 		return nil, fmt.Errorf("policy %s: %w", name, err)
 	}
 	return m, nil
 }
 
-// newColocRule builds the former coloc rule from the simulator's
-// environment.
-func newColocRule(e sim.Env) (sim.Policy, error) {
-	m, err := loadModels("coloc-rule", e)
+// newColocRule builds the former coloc rule.
+func newColocRule(e sim.Env, c Config) (sim.Policy, error) {
+	m, err := loadModels("coloc-rule", c)
 	if err != nil {
 		return nil, err
 	}
-	d, err := ParseDurations(e.Durations)
+	d, err := ParseDurations(c.Durations)
 	if err != nil {
 		return nil, err
 	}
-	r := ColocRule(e.Solo, m, d, e.MinNormalized)
-	return r, r.SetOrder(e.Order)
+	r := ColocRule(e.Solo, m, d, c.MinNormalized)
+	return r, r.SetOrder(c.Order)
 }
 
-func newOracleRule(e sim.Env) (sim.Policy, error) {
+func newOracleRule(e sim.Env, c Config) (sim.Policy, error) {
 	if e.Truth == nil {
 		return nil, errors.New("policy oracle-rule needs the simulator's ground truth")
 	}
-	d, err := ParseDurations(e.Durations)
+	d, err := ParseDurations(c.Durations)
 	if err != nil {
 		return nil, err
 	}
-	if !(e.OracleNoise >= 0 && e.OracleNoise <= MaxOracleNoise) {
-		return nil, fmt.Errorf("oracle noise %v: want a number in [0, %v] (0: off)", e.OracleNoise, MaxOracleNoise)
-	}
-	r := PerturbedOracleRule(e.Truth, d, e.MinNormalized, e.OracleNoise, e.Seed)
-	return r, r.SetOrder(e.Order)
+	r := PerturbedOracleRule(e.Truth, d, c.MinNormalized, c.OracleNoise, e.Seed)
+	return r, r.SetOrder(c.Order)
 }

@@ -38,7 +38,7 @@ func both(m map[[2]string]float64, a, b string, ab, ba float64) {
 // fake is the estimator coloc would get from models: solo rates from the
 // truth, normalized throughputs as "predicted".
 func TestFactories(t *testing.T) {
-	infos := Policies()
+	infos := Policies(Config{})
 	names := []string{}
 	for _, p := range infos {
 		names = append(names, p.Name)
@@ -50,7 +50,8 @@ func TestFactories(t *testing.T) {
 	if _, err := coloc.New(sim.Env{}); err == nil || !strings.Contains(err.Error(), "needs --models") {
 		t.Errorf("coloc without models: %v", err)
 	}
-	if _, err := coloc.New(sim.Env{Models: t.TempDir()}); err == nil || !strings.Contains(err.Error(), "index.json") {
+	coloc, _ = sim.Lookup(Policies(Config{Models: t.TempDir()}), "coloc")
+	if _, err := coloc.New(sim.Env{}); err == nil || !strings.Contains(err.Error(), "index.json") {
 		t.Errorf("coloc with an empty model directory: %v", err)
 	}
 	oracle, _ := sim.Lookup(infos, "oracle")
@@ -83,10 +84,10 @@ func TestColocOnGavel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	coloc, _ := sim.Lookup(Policies(), "coloc")
+	coloc, _ := sim.Lookup(Policies(Config{Models: dir, MinNormalized: 0.5}), "coloc")
 	var runs []*sim.Result
 	for range 2 {
-		pol, err := coloc.New(sim.Env{Solo: sim.SoloOnly(tr), Truth: tr, Models: dir, MinNormalized: 0.5})
+		pol, err := coloc.New(sim.Env{Solo: sim.SoloOnly(tr), Truth: tr})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -116,21 +116,20 @@ func (p *corePolicy) job(j *sim.Job) decide.Job {
 	return d
 }
 
-// newCorePolicy builds a core policy named name deciding pairs with pair.
-func newCorePolicy(name string, e sim.Env, pair PairRate) (sim.Policy, error) {
-	if err := checkDurations(e.Durations); err != nil {
-		return nil, fmt.Errorf("policy %s: %w", name, err)
-	}
-	dur := e.Durations
+// newCorePolicy builds a core policy named name deciding pairs with pair,
+// with the durations, order, floor and estimates of c (checked by
+// c.Check).
+func newCorePolicy(name string, e sim.Env, c Config, pair PairRate) (sim.Policy, error) {
+	dur := c.Durations
 	if dur == "" {
 		dur = decide.Attained
 	}
-	if e.Order != "" && e.Order != OrderShortest {
-		return nil, fmt.Errorf("policy %s: order %q: coloc orders jobs by their Gittins index (docs/simulation.md); --order is coloc-rule's and oracle-rule's", name, e.Order)
+	if c.Order != "" && c.Order != OrderShortest {
+		return nil, fmt.Errorf("policy %s: order %q: coloc orders jobs by their Gittins index (docs/simulation.md); --order is coloc-rule's and oracle-rule's", name, c.Order)
 	}
-	p := &corePolicy{name: name, durations: dur, solo: e.Solo, pair: pair, floor: e.MinNormalized}
+	p := &corePolicy{name: name, durations: dur, solo: e.Solo, pair: pair, floor: c.MinNormalized}
 	if dur == decide.Estimate {
-		p.estimate = func(j *sim.Job) float64 { return sim.Estimate(j, e.Seed, e.EstimateMedian, e.EstimateSigma) }
+		p.estimate = func(j *sim.Job) float64 { return sim.Estimate(j, e.Seed, c.EstimateMedian, c.EstimateSigma) }
 		p.estimates = map[int]float64{}
 	}
 	return p, nil
@@ -138,22 +137,22 @@ func newCorePolicy(name string, e sim.Env, pair PairRate) (sim.Policy, error) {
 
 // newColoc is coloc: the decision core with the measured solo rates and
 // the fitted models' predicted normalized throughputs (IAPP).
-func newColoc(e sim.Env) (sim.Policy, error) {
-	m, err := loadModels("coloc", e)
+func newColoc(e sim.Env, c Config) (sim.Policy, error) {
+	m, err := loadModels("coloc", c)
 	if err != nil {
 		return nil, err
 	}
-	return newCorePolicy("coloc", e, predictedPair(m))
+	return newCorePolicy("coloc", e, c, predictedPair(m))
 }
 
 // newColocNoSharing is coloc with sharing off: what the interference
 // predictions are worth, measured in one run beside coloc.
-func newColocNoSharing(e sim.Env) (sim.Policy, error) {
-	m, err := loadModels("coloc-no-sharing", e)
+func newColocNoSharing(e sim.Env, c Config) (sim.Policy, error) {
+	m, err := loadModels("coloc-no-sharing", c)
 	if err != nil {
 		return nil, err
 	}
-	p, err := newCorePolicy("coloc-no-sharing", e, predictedPair(m))
+	p, err := newCorePolicy("coloc-no-sharing", e, c, predictedPair(m))
 	if err != nil {
 		return nil, err
 	}
@@ -164,14 +163,14 @@ func newColocNoSharing(e sim.Env) (sim.Policy, error) {
 // colocDeciding is coloc deciding on the job sizes durations gives,
 // whatever --durations says, under the name name: a variant beside coloc
 // in one run.
-func colocDeciding(name, durations string) sim.Factory {
-	return func(e sim.Env) (sim.Policy, error) {
-		m, err := loadModels(name, e)
+func colocDeciding(name, durations string) builder {
+	return func(e sim.Env, c Config) (sim.Policy, error) {
+		m, err := loadModels(name, c)
 		if err != nil {
 			return nil, err
 		}
-		e.Durations = durations
-		return newCorePolicy(name, e, predictedPair(m))
+		c.Durations = durations
+		return newCorePolicy(name, e, c, predictedPair(m))
 	}
 }
 
@@ -188,12 +187,9 @@ var newColocKnown = colocDeciding("coloc-known", decide.Known)
 
 // newOracle is the oracle: the decision core with the measured pair
 // rates (perfect predictions), each perturbed by --oracle-noise.
-func newOracle(e sim.Env) (sim.Policy, error) {
+func newOracle(e sim.Env, c Config) (sim.Policy, error) {
 	if e.Truth == nil {
 		return nil, errors.New("policy oracle needs the simulator's ground truth")
 	}
-	if !(e.OracleNoise >= 0 && e.OracleNoise <= MaxOracleNoise) {
-		return nil, fmt.Errorf("oracle noise %v: want a number in [0, %v] (0: off)", e.OracleNoise, MaxOracleNoise)
-	}
-	return newCorePolicy("oracle", e, measuredPair(e.Truth, e.OracleNoise, e.Seed))
+	return newCorePolicy("oracle", e, c, measuredPair(e.Truth, c.OracleNoise, e.Seed))
 }

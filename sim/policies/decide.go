@@ -52,7 +52,7 @@ func (r *Rule) SetOrder(order string) error {
 
 // ParseDurations reads "attained" (or "", the default: durations
 // unknown) or "known" (foresight) for the rule; "estimate" is the
-// decision core's alone (checkDurations).
+// decision core's alone (Config.Check takes it).
 func ParseDurations(s string) (Durations, error) {
 	switch s {
 	case "known":
@@ -63,37 +63,6 @@ func ParseDurations(s string) (Durations, error) {
 		return Attained, fmt.Errorf("durations %q: the rule (coloc-rule, oracle-rule) takes known or attained; estimate is coloc's and oracle's", s)
 	}
 	return Attained, fmt.Errorf("durations %q: want %s, %s or %s", s, decide.Attained, decide.Estimate, decide.Known)
-}
-
-// checkDurations validates a durations mode of any policy.
-// CheckEnv validates the knobs of e the model-driven policies read
-// (durations, decide, order, the floor and the oracle's noise), what can
-// be checked before any file is read.
-func CheckEnv(e sim.Env) error {
-	if err := checkDurations(e.Durations); err != nil {
-		return err
-	}
-	if _, err := ParseDecide(e.Decide); err != nil {
-		return err
-	}
-	if err := (&Rule{}).SetOrder(e.Order); err != nil {
-		return err
-	}
-	if f := e.MinNormalized; !(f >= 0 && f <= 1) {
-		return fmt.Errorf("min normalized %v: want a number in [0, 1] (0: off)", f)
-	}
-	if a := e.OracleNoise; !(a >= 0 && a <= MaxOracleNoise) {
-		return fmt.Errorf("oracle noise %v: want a number in [0, %v] (0: off)", a, MaxOracleNoise)
-	}
-	return nil
-}
-
-func checkDurations(s string) error {
-	switch s {
-	case "", decide.Attained, decide.Estimate, decide.Known:
-		return nil
-	}
-	return fmt.Errorf("durations %q: want %s, %s or %s", s, decide.Attained, decide.Estimate, decide.Known)
 }
 
 // PairRate is a normalized-throughput estimate for a workload next to a

@@ -6,11 +6,33 @@
 // similarity, revised every round, with small-model packing, after
 // Thanapol et al. 2023/2024), and coloc-rule and oracle-rule, the former
 // coloc: the completion-time rule below, which `coloc policy export`
-// still records. Each is a sim.Policy; Policies lists them and CheckEnv
-// validates the knobs of sim.Env they read. The export adapter (export*.go)
-// turns the core's and the rule's first decisions into a policy file.
-// Replaying traces under them (one experiment, a sweep and its page) is
-// package sim/experiment's.
+// still records. Each is a sim.Policy; Policies lists them, built with a
+// Config, their knobs, which Config.Check validates. The export adapter
+// (export*.go) turns the core's and the rule's first decisions into a
+// policy file. Replaying traces under them (one experiment, a sweep and
+// its page) is package sim/experiment's.
+//
+// # Their configuration
+//
+// Our choice: the knobs of these policies (--models, --min-normalized,
+// --durations, --order, --decide, --estimate-median, --estimate-sigma,
+// --oracle-noise) are a type of this package, Config, not fields of
+// sim.Env, and reach the factories by closure: Policies(c) returns
+// sim.PolicyInfo values whose factories close over c. sim.Env keeps what
+// every policy may read (the seed, the solo rates, the ground truth, the
+// simulator's settings), so the simulator names nothing of model
+// directories, durations modes, orders, decision rules or the oracle's
+// noise, and its baselines and sim.Factory are as they were. An opaque
+// field of sim.Env would have done the same with a type assertion in
+// every factory and a field sim could not document; a second factory
+// type would have widened sim's API. A caller holds a Config beside the
+// Env (experiment.Experiment.Config), checks it once before any file is
+// read, and builds the list with it (experiment.All(c)); a list for names
+// and help alone takes the zero Config. Check validates the values of
+// every knob in one place; each factory checks its Config again, so a
+// PolicyInfo from Policies refuses a bad one on its own, and checks what
+// depends on the policy (an order for the decision core, an estimate for
+// the rule) as it builds.
 //
 // # coloc and oracle: the decision core
 //
@@ -18,7 +40,7 @@
 // point, tells it of the jobs that completed since (their sizes are what
 // it learns job sizes from), and turns its answer into a plan: stop the
 // running jobs it moves or pauses, place the others. What a job's size is
-// to the core follows --durations (sim.Env.Durations): nothing but its
+// to the core follows --durations (Config.Durations): nothing but its
 // attained service (attained, the default), a user's estimate
 // (sim.Estimate: the truth times a log-normal factor of median 2 and
 // log-space spread 1, drawn per job from the seed; the median is the
@@ -142,7 +164,7 @@
 //
 // Where it sits: model -> place -> sim/policies -> sim's
 // replay. The simulator (package sim) knows nothing of models; a
-// policy here gets the model directory through sim.Env.Models.
+// policy here gets the model directory through Config.Models.
 //
 // # similarity
 //

@@ -70,7 +70,7 @@ func (x CoreExport) Decide(in place.Input, js []place.Resolved, emit func(policy
 		return err
 	}
 	mem := newExportMemory(in, js)
-	pol, err := newCorePolicy("coloc", sim.Env{Durations: x.durations(), MinNormalized: x.MinNormalized}, memoryPairs(predictedPair(in.Models), mem))
+	pol, err := newCorePolicy("coloc", sim.Env{}, Config{Durations: x.durations(), MinNormalized: x.MinNormalized}, memoryPairs(predictedPair(in.Models), mem))
 	if err != nil {
 		return err
 	}

@@ -59,7 +59,7 @@ func TestExportTakesTheOnlineCoresDecisions(t *testing.T) {
 	models, _ := gavelPlaceInputs(t)
 	cx := CoreExport{MaxPerGPU: 2, Efficiency: policy.DefaultThresholds.ScalingEfficiency}
 	online := func(truth sim.Rates) sim.Policy {
-		p, err := newCorePolicy("coloc", sim.Env{Solo: sim.SoloOnly(truth)}, predictedPair(models))
+		p, err := newCorePolicy("coloc", sim.Env{Solo: sim.SoloOnly(truth)}, Config{}, predictedPair(models))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -96,7 +96,7 @@ func TestExportIsOnlineOnATracePrefix(t *testing.T) {
 	}
 	cx := CoreExport{MaxPerGPU: 2, Efficiency: policy.DefaultThresholds.ScalingEfficiency}
 	online := func(truth sim.Rates) sim.Policy {
-		p, err := newCorePolicy("coloc", sim.Env{Solo: sim.SoloOnly(truth)}, predictedPair(models))
+		p, err := newCorePolicy("coloc", sim.Env{Solo: sim.SoloOnly(truth)}, Config{}, predictedPair(models))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,7 +8,7 @@ import (
 )
 
 // Risk aversion. coloc decides a pair on the normalized throughputs its
-// rate source, place.Models.Predict, returns. With Env.Decide "lower" that
+// rate source, place.Models.Predict, returns. With Config.Decide "lower" that
 // source returns the lower bound of each prediction's interval (at the
 // models' calibrated coverage, 90% by default) instead of the bounded
 // prediction: a pair is shared only if even its pessimistic throughput

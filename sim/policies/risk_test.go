@@ -8,7 +8,6 @@ import (
 	"github.com/coloc-dev/coloc/model"
 	"github.com/coloc-dev/coloc/place"
 	"github.com/coloc-dev/coloc/policy"
-	"github.com/coloc-dev/coloc/sim"
 )
 
 func TestParseDecide(t *testing.T) {
@@ -19,9 +18,6 @@ func TestParseDecide(t *testing.T) {
 	}
 	if _, err := ParseDecide("Lower"); err == nil || !strings.Contains(err.Error(), `decide "Lower": want expected or lower`) {
 		t.Errorf("ParseDecide(Lower): %v", err)
-	}
-	if err := CheckEnv(sim.Env{Decide: "pessimistic"}); err == nil || !strings.Contains(err.Error(), `decide "pessimistic"`) {
-		t.Errorf("settings with decide pessimistic: %v", err)
 	}
 }
 

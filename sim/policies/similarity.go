@@ -92,21 +92,27 @@ type Similarity struct {
 }
 
 // NewSimilarity builds the similarity policy from the similarity model in
-// e.Models (a directory written by `coloc fit`) and the measured solo
-// rates e.Solo; it never uses e.Truth.
-func NewSimilarity(e sim.Env, o SimilarityOptions) (*Similarity, error) {
-	if e.Models == "" {
+// models (a directory written by `coloc fit`) and the measured solo rates
+// e.Solo; it never uses e.Truth.
+func NewSimilarity(e sim.Env, models string, o SimilarityOptions) (*Similarity, error) {
+	if models == "" {
 		return nil, fmt.Errorf("policy similarity needs the fitted models: give --models, a directory written by 'coloc fit'")
 	}
-	ls, err := model.LoadDir(e.Models, []string{"similarity"})
+	ls, err := model.LoadDir(models, []string{"similarity"})
 	if err != nil {
 		return nil, fmt.Errorf("policy similarity: %w", err)
 	}
 	m, ok := ls[0].Model.(*model.Similarity)
 	if !ok {
-		return nil, fmt.Errorf("policy similarity: %s: model %q is not the similarity model", e.Models, ls[0].File.Model)
+		return nil, fmt.Errorf("policy similarity: %s: model %q is not the similarity model", models, ls[0].File.Model)
 	}
 	return NewSimilarityFrom(m, ls[0].File.Space, e.Solo, o)
+}
+
+// newSimilarity is the similarity policy with the models of c, at the
+// default options.
+func newSimilarity(e sim.Env, c Config) (sim.Policy, error) {
+	return NewSimilarity(e, c.Models, DefaultSimilarityOptions)
 }
 
 // NewSimilarityFrom builds the similarity policy from a loaded similarity

@@ -54,8 +54,8 @@ func ExampleNewSimilarity() {
 	if err != nil {
 		panic(err)
 	}
-	env := sim.Env{Seed: 1, Solo: sim.SoloOnly(truth), Models: dir}
-	sp, err := policies.NewSimilarity(env, policies.DefaultSimilarityOptions)
+	env := sim.Env{Seed: 1, Solo: sim.SoloOnly(truth)}
+	sp, err := policies.NewSimilarity(env, dir, policies.DefaultSimilarityOptions)
 	if err != nil {
 		panic(err)
 	}

@@ -122,7 +122,7 @@ func tinyPolicy(t testing.TB) (*Similarity, *sim.Measured) {
 	dir, truth := tinyModel(t)
 	o := DefaultSimilarityOptions
 	o.K = 2
-	p, err := NewSimilarity(sim.Env{Seed: 1, Solo: sim.SoloOnly(truth), Models: dir}, o)
+	p, err := NewSimilarity(sim.Env{Seed: 1, Solo: sim.SoloOnly(truth)}, dir, o)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -267,30 +267,31 @@ func TestSimilarityRoundUnpacks(t *testing.T) {
 // The policy needs the model directory with a similarity model.
 func TestNewSimilarityErrors(t *testing.T) {
 	dir, truth := tinyModel(t)
-	if _, err := NewSimilarity(sim.Env{Solo: sim.SoloOnly(truth)}, DefaultSimilarityOptions); err == nil {
+	if _, err := NewSimilarity(sim.Env{Solo: sim.SoloOnly(truth)}, "", DefaultSimilarityOptions); err == nil {
 		t.Error("no model directory accepted")
 	}
-	if _, err := NewSimilarity(sim.Env{Solo: sim.SoloOnly(truth), Models: t.TempDir()}, DefaultSimilarityOptions); err == nil {
+	if _, err := NewSimilarity(sim.Env{Solo: sim.SoloOnly(truth)}, t.TempDir(), DefaultSimilarityOptions); err == nil {
 		t.Error("a directory without index.json accepted")
 	}
-	if _, err := NewSimilarity(sim.Env{Models: dir}, DefaultSimilarityOptions); err == nil {
+	if _, err := NewSimilarity(sim.Env{}, dir, DefaultSimilarityOptions); err == nil {
 		t.Error("no solo rates accepted")
 	}
-	if _, err := NewSimilarity(sim.Env{Solo: sim.SoloOnly(truth), Models: dir}, SimilarityOptions{K: -1}); err == nil {
+	if _, err := NewSimilarity(sim.Env{Solo: sim.SoloOnly(truth)}, dir, SimilarityOptions{K: -1}); err == nil {
 		t.Error("K = -1 accepted")
 	}
-	if _, err := NewSimilarity(sim.Env{Solo: sim.SoloOnly(truth), Models: dir}, SimilarityOptions{SmallParams: math.NaN()}); err == nil {
+	if _, err := NewSimilarity(sim.Env{Solo: sim.SoloOnly(truth)}, dir, SimilarityOptions{SmallParams: math.NaN()}); err == nil {
 		t.Error("a NaN threshold accepted")
 	}
 	// The registry builds it, and refuses without models.
-	info, err := sim.Lookup(Policies(), "similarity")
+	info, err := sim.Lookup(Policies(Config{}), "similarity")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := info.New(sim.Env{Solo: sim.SoloOnly(truth)}); err == nil {
 		t.Errorf("registry without models: %v", err)
 	}
-	if p, err := info.New(sim.Env{Solo: sim.SoloOnly(truth), Models: dir}); err != nil || p.Name() != "similarity" {
+	info, _ = sim.Lookup(Policies(Config{Models: dir}), "similarity")
+	if p, err := info.New(sim.Env{Solo: sim.SoloOnly(truth)}); err != nil || p.Name() != "similarity" {
 		t.Errorf("registry: %v, %v", p, err)
 	}
 }
@@ -312,7 +313,7 @@ func TestSimilarityShippedTraces(t *testing.T) {
 		}
 		var results []*sim.Result
 		for _, seed := range []uint64{1, 1, 2} {
-			p, err := NewSimilarity(sim.Env{Seed: seed, Solo: sim.SoloOnly(truth), Models: dir}, DefaultSimilarityOptions)
+			p, err := NewSimilarity(sim.Env{Seed: seed, Solo: sim.SoloOnly(truth)}, dir, DefaultSimilarityOptions)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -421,7 +422,7 @@ func TestSimilarityWarnsOfUndescribedWorkloads(t *testing.T) {
 	} {
 		o := DefaultSimilarityOptions
 		o.K = 2
-		p, err := NewSimilarity(sim.Env{Seed: 1, Solo: sim.SoloOnly(truth), Models: dir}, o)
+		p, err := NewSimilarity(sim.Env{Seed: 1, Solo: sim.SoloOnly(truth)}, dir, o)
 		if err != nil {
 			t.Fatal(err)
 		}
