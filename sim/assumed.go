@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/coloc-dev/coloc/datasets"
+	"github.com/coloc-dev/coloc/datasets/rates"
 )
 
 // Multi-GPU pairs by assumption.
@@ -45,23 +46,24 @@ import (
 // which keeps out pairs measured infeasible or suspect there. Apply it after
 // Extrapolated, so that extrapolated degrees get assumed pairs too.
 func (m *Measured) AssumedPairs() *Measured {
-	out := &Measured{solo: m.solo, pairs: map[pairKey]float64{}, workloads: m.workloads, types: m.types, extra: m.extra, assumed: map[pairKey]bool{}}
+	out := &Measured{t: m.t, solo: m.solo, pairs: map[rates.PairKey]float64{}, oneGPUPairs: m.oneGPUPairs, extra: m.extra, assumed: map[rates.PairKey]bool{}}
 	for k, v := range m.pairs {
 		out.pairs[k] = v
 	}
 	// Workloads with a solo rate, by device and degree above 1.
-	at := map[rateKey][]string{}
-	for k := range m.solo {
-		if k.degree > 1 {
-			slot := rateKey{device: k.device, degree: k.degree}
-			at[slot] = append(at[slot], k.workload)
+	at := map[rates.Slot][]string{}
+	for k := range m.solos() {
+		if k.Degree > 1 {
+			slot := rates.Slot{Device: k.Device, Degree: k.Degree}
+			at[slot] = append(at[slot], k.Workload)
 		}
 	}
 	for slot, ws := range at {
-		base, _ := datasets.BaseType(slot.device)
+		base, _ := datasets.BaseType(slot.Device)
 		for _, w := range ws {
 			for _, q := range ws {
-				if _, ok := m.pairs[pairKey{w, q, slot.device, slot.degree}]; ok {
+				k := rates.PairKey{Workload: w, Partner: q, Device: slot.Device, Degree: slot.Degree}
+				if _, ok := m.pairRate(k); ok {
 					continue // measured: kept
 				}
 				nw, okw := m.norm1(w, q, base)
@@ -69,8 +71,8 @@ func (m *Measured) AssumedPairs() *Measured {
 				if !okw || !okq {
 					continue
 				}
-				k := pairKey{w, q, slot.device, slot.degree}
-				out.pairs[k] = nw * m.solo[rateKey{w, slot.device, slot.degree}]
+				solo, _ := m.soloRate(rates.Key{Workload: w, Device: slot.Device, Degree: slot.Degree})
+				out.pairs[k] = nw * solo
 				out.assumed[k] = true
 			}
 		}
@@ -81,8 +83,8 @@ func (m *Measured) AssumedPairs() *Measured {
 // norm1 is w's measured normalized throughput next to q on one GPU of
 // type t.
 func (m *Measured) norm1(w, q, t string) (float64, bool) {
-	co, ok := m.pairs[pairKey{w, q, t, 1}]
-	solo, ok2 := m.solo[rateKey{w, t, 1}]
+	co, ok := m.pairRate(rates.PairKey{Workload: w, Partner: q, Device: t, Degree: 1})
+	solo, ok2 := m.soloRate(rates.Key{Workload: w, Device: t, Degree: 1})
 	if !ok || !ok2 || !(co > 0) || !(solo > 0) {
 		return 0, false
 	}
@@ -92,16 +94,16 @@ func (m *Measured) norm1(w, q, t string) (float64, bool) {
 // IsAssumed reports whether the co-located rate of w next to partner on
 // s is assumed (AssumedPairs), not measured.
 func (m *Measured) IsAssumed(w, partner string, s Shape) bool {
-	return m.assumed[pairKey{w, partner, m.device(s), s.GPUs}]
+	return m.assumed[rates.PairKey{Workload: w, Partner: partner, Device: m.device(s), Degree: s.GPUs}]
 }
 
 // WithoutMultiGPUPairs returns a copy of m without its pairs measured on
 // more than one GPU: the data as if pairs had been measured on one GPU
 // only, to compare the assumption with the measurements it stands for.
 func (m *Measured) WithoutMultiGPUPairs() *Measured {
-	out := &Measured{solo: m.solo, pairs: map[pairKey]float64{}, workloads: m.workloads, types: m.types, extra: m.extra, assumed: map[pairKey]bool{}}
+	out := &Measured{t: m.t, solo: m.solo, pairs: map[rates.PairKey]float64{}, oneGPUPairs: true, extra: m.extra, assumed: map[rates.PairKey]bool{}}
 	for k, v := range m.pairs {
-		if k.degree == 1 {
+		if k.Degree == 1 {
 			out.pairs[k] = v
 		}
 	}
@@ -142,43 +144,43 @@ type AssumptionError struct {
 // AssumptionErrors compares the assumption with every pair m measured on
 // more than one GPU, by device type and degree, sorted.
 func (m *Measured) AssumptionErrors() []AssumptionError {
-	acc := map[rateKey]*AssumptionError{}
-	var keys []pairKey
-	for k := range m.pairs {
-		if k.degree > 1 {
+	acc := map[rates.Slot]*AssumptionError{}
+	var keys []rates.PairKey
+	for k := range m.pairRates() {
+		if k.Degree > 1 {
 			keys = append(keys, k)
 		}
 	}
 	// In a fixed order, so that the sums are the same on every run.
 	sort.Slice(keys, func(i, j int) bool {
 		a, b := keys[i], keys[j]
-		if a.device != b.device {
-			return a.device < b.device
+		if a.Device != b.Device {
+			return a.Device < b.Device
 		}
-		if a.degree != b.degree {
-			return a.degree < b.degree
+		if a.Degree != b.Degree {
+			return a.Degree < b.Degree
 		}
-		if a.workload != b.workload {
-			return a.workload < b.workload
+		if a.Workload != b.Workload {
+			return a.Workload < b.Workload
 		}
-		return a.partner < b.partner
+		return a.Partner < b.Partner
 	})
 	for _, k := range keys {
-		co := m.pairs[k]
-		solo, ok := m.solo[rateKey{k.workload, k.device, k.degree}]
+		co, _ := m.pairRate(k)
+		solo, ok := m.soloRate(rates.Key{Workload: k.Workload, Device: k.Device, Degree: k.Degree})
 		if !ok || !(solo > 0) || !(co > 0) {
 			continue
 		}
-		base, _ := datasets.BaseType(k.device)
-		a, ok := m.norm1(k.workload, k.partner, base)
+		base, _ := datasets.BaseType(k.Device)
+		a, ok := m.norm1(k.Workload, k.Partner, base)
 		if !ok {
 			continue
 		}
 		y := co / solo
-		slot := rateKey{device: k.device, degree: k.degree}
+		slot := rates.Slot{Device: k.Device, Degree: k.Degree}
 		e := acc[slot]
 		if e == nil {
-			e = &AssumptionError{Device: k.device, Degree: k.degree}
+			e = &AssumptionError{Device: k.Device, Degree: k.Degree}
 			acc[slot] = e
 		}
 		e.Pairs++

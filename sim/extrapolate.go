@@ -1,6 +1,10 @@
 package sim
 
-import "math"
+import (
+	"math"
+
+	"github.com/coloc-dev/coloc/datasets/rates"
+)
 
 // maxExtrapolated is the largest degree Extrapolated fills in: the
 // largest scale factor of Gavel's traces.
@@ -15,12 +19,14 @@ const maxExtrapolated = 64
 // IsExtrapolated reports them, and a run says how many jobs ran on one.
 // Pair rates are never extrapolated.
 func (m *Measured) Extrapolated() *Measured {
-	out := &Measured{solo: map[rateKey]float64{}, pairs: m.pairs, workloads: m.workloads, types: m.types, extra: map[rateKey]bool{}}
-	degrees := map[[2]string][]int{}
+	out := &Measured{t: m.t, solo: map[rates.Key]float64{}, pairs: m.pairs, oneGPUPairs: m.oneGPUPairs, extra: map[rates.Key]bool{}}
 	for k, v := range m.solo {
 		out.solo[k] = v
-		key := [2]string{k.workload, k.device}
-		degrees[key] = append(degrees[key], k.degree)
+	}
+	degrees := map[[2]string][]int{}
+	for k := range m.solos() {
+		key := [2]string{k.Workload, k.Device}
+		degrees[key] = append(degrees[key], k.Degree)
 	}
 	for key, ds := range degrees {
 		top, next := 0, 0
@@ -34,15 +40,15 @@ func (m *Measured) Extrapolated() *Measured {
 		if next == 0 {
 			continue
 		}
-		rt := m.solo[rateKey{key[0], key[1], top}]
-		rn := m.solo[rateKey{key[0], key[1], next}]
+		rt, _ := m.soloRate(rates.Key{Workload: key[0], Device: key[1], Degree: top})
+		rn, _ := m.soloRate(rates.Key{Workload: key[0], Device: key[1], Degree: next})
 		if !(rt > 0) || !(rn > 0) {
 			continue
 		}
 		e := math.Min(1, (rt/rn)*float64(next)/float64(top))
 		for d := top + 1; d <= maxExtrapolated; d++ {
 			ratio := float64(d) / float64(top)
-			k := rateKey{key[0], key[1], d}
+			k := rates.Key{Workload: key[0], Device: key[1], Degree: d}
 			out.solo[k] = rt * ratio * math.Pow(e, math.Log2(ratio))
 			out.extra[k] = true
 		}
@@ -53,7 +59,7 @@ func (m *Measured) Extrapolated() *Measured {
 // IsExtrapolated reports whether the solo rate of w on s was extrapolated
 // (Extrapolated), not measured.
 func (m *Measured) IsExtrapolated(w string, s Shape) bool {
-	return m.extra[rateKey{w, m.device(s), s.GPUs}]
+	return m.extra[rates.Key{Workload: w, Device: m.device(s), Degree: s.GPUs}]
 }
 
 // extrapolatedType is what the simulator asks of a ground truth with

@@ -2,9 +2,10 @@ package sim
 
 import (
 	"fmt"
-	"sort"
+	"iter"
 
 	"github.com/coloc-dev/coloc/datasets"
+	"github.com/coloc-dev/coloc/datasets/rates"
 )
 
 // Shape is the shape of a placement: how many GPUs of which type, and
@@ -49,126 +50,48 @@ func (soloOnly) Colocated(string, string, Shape) (float64, bool) {
 }
 
 // Measured is the ground truth of the simulator: measured solo rates and
-// the co-located rates of pairs with status ok. A suspect, infeasible or
-// missing pair has no co-located rate, so the pair never shares a GPU.
+// the co-located rates of pairs with status ok, read from the dataset's
+// rate table (package datasets/rates, in iterations/s). A suspect,
+// infeasible or missing pair has no co-located rate, so the pair never
+// shares a GPU.
 //
 // A placement spread over nodes reads the spread device type
-// (datasets.SpreadType); a single GPU is never spread.
+// (rates.Device); a single GPU is never spread.
+//
+// The simulator's own variants lie over the table: solo rates
+// extrapolated beyond the measured degrees (extrapolate.go), pair rates
+// assumed on more than one GPU, or the measured ones left out there
+// (assumed.go), and spread placements rated as on one node (FreeSpread).
 type Measured struct {
-	solo      map[rateKey]float64
-	pairs     map[pairKey]float64
-	workloads map[string]bool
-	types     map[string]bool
-	extra     map[rateKey]bool // solo rates extrapolated, not measured
-	assumed   map[pairKey]bool // pair rates assumed, not measured (assumed.go)
+	t *rates.Table
+	// Rates the table does not hold: solo rates extrapolated, pair rates
+	// assumed.
+	solo  map[rates.Key]float64
+	pairs map[rates.PairKey]float64
+	// oneGPUPairs leaves out the table's pairs on more than one GPU
+	// (WithoutMultiGPUPairs).
+	oneGPUPairs bool
+	extra       map[rates.Key]bool     // solo rates extrapolated, not measured
+	assumed     map[rates.PairKey]bool // pair rates assumed, not measured (assumed.go)
 	// freeSpread rates a placement spread over nodes as one on one node
 	// (FreeSpread).
 	freeSpread bool
 }
 
-type rateKey struct {
-	workload, device string
-	degree           int
-}
-
-type pairKey struct {
-	workload, partner, device string
-	degree                    int
-}
-
 // NewMeasured builds the ground truth from a dataset's solo and pairs
-// tables, in iterations/s, the unit of trace steps. A table in samples/s
-// (what coloc's profiler writes) is converted with each workload's
-// per-GPU batch size from the solo table: a rate at degree d is the
-// job's aggregate iterations/s, d workers each doing iterations of its
-// per-GPU batch (as Gavel's rates are), so iterations/s = samples/s /
-// batch size at every degree. A workload without a batch size, or with
-// two, is refused by name.
+// tables, in iterations/s, the unit of trace steps: a table in samples/s
+// is converted with each workload's per-GPU batch size
+// (rates.InIterations says how, and what it refuses).
 func NewMeasured(solo *datasets.SoloTable, pairs *datasets.Pairs) (*Measured, error) {
-	if solo == nil {
-		return nil, fmt.Errorf("no solo table: the simulator needs measured solo rates")
-	}
-	soloDiv, pairDiv, err := divisors(solo, pairs)
+	t, err := rates.InIterations(solo, pairs)
 	if err != nil {
 		return nil, err
 	}
-	m := &Measured{
-		solo:      map[rateKey]float64{},
-		pairs:     map[pairKey]float64{},
-		workloads: map[string]bool{},
-		types:     map[string]bool{},
-	}
-	for _, r := range solo.Rows {
-		m.solo[rateKey{r.Workload, r.DeviceType, r.Degree}] = r.Throughput / soloDiv(r.Workload)
-		m.workloads[r.Workload] = true
-		base, _ := datasets.BaseType(r.DeviceType)
-		m.types[base] = true
-	}
-	if pairs != nil {
-		for _, p := range pairs.Rows {
-			if p.Measured() {
-				m.pairs[pairKey{p.Workload, p.Partner, p.DeviceType, p.Degree}] = p.Colocated / pairDiv(p.Workload)
-			}
-		}
-	}
-	return m, nil
-}
-
-// divisors returns what NewMeasured divides each table's throughputs by
-// to get iterations/s, given the workload: 1 for a table in iterations/s,
-// the workload's per-GPU batch size (from the solo table) for one in
-// samples/s. With a table in samples/s every workload the tables hold
-// must have one batch size.
-func divisors(solo *datasets.SoloTable, pairs *datasets.Pairs) (soloDiv, pairDiv func(string) float64, err error) {
-	batch := map[string]int{}
-	one := func(string) float64 { return 1 }
-	byBatch := func(w string) float64 { return float64(batch[w]) }
-	pick := func(table, unit string) (func(string) float64, error) {
-		switch unit {
-		case datasets.UnitItersPerS:
-			return one, nil
-		case datasets.UnitSamplesPerS:
-			return byBatch, nil
-		}
-		return nil, fmt.Errorf("%s throughput is in %s; the simulator needs %s (trace jobs count iterations) or %s with batch sizes", table, unit, datasets.UnitItersPerS, datasets.UnitSamplesPerS)
-	}
-	if soloDiv, err = pick("solo", solo.ThroughputUnit); err != nil {
-		return nil, nil, err
-	}
-	pairDiv = one
-	if pairs != nil {
-		if pairDiv, err = pick("pair", pairs.ThroughputUnit); err != nil {
-			return nil, nil, err
-		}
-	}
-	pairsInSamples := pairs != nil && pairs.ThroughputUnit == datasets.UnitSamplesPerS
-	if solo.ThroughputUnit == datasets.UnitItersPerS && !pairsInSamples {
-		return soloDiv, pairDiv, nil
-	}
-	for i, r := range solo.Rows {
-		switch b, ok := batch[r.Workload]; {
-		case r.BatchSize <= 0:
-			return nil, nil, fmt.Errorf("solo row %d: workload %s has no batch size: samples/s cannot be turned into the iterations/s trace steps count", i+1, r.Workload)
-		case ok && b != r.BatchSize:
-			return nil, nil, fmt.Errorf("solo row %d: workload %s has batch sizes %d and %d: samples/s cannot be turned into iterations/s", i+1, r.Workload, b, r.BatchSize)
-		}
-		batch[r.Workload] = r.BatchSize
-	}
-	if pairsInSamples {
-		for i, p := range pairs.Rows {
-			if _, ok := batch[p.Workload]; !ok && p.Measured() {
-				return nil, nil, fmt.Errorf("pairs row %d: workload %s has no solo row, so no batch size: samples/s cannot be turned into iterations/s", i+1, p.Workload)
-			}
-		}
-	}
-	return soloDiv, pairDiv, nil
+	return &Measured{t: t}, nil
 }
 
 func (m *Measured) device(s Shape) string {
-	if s.Spread && s.GPUs > 1 && !m.freeSpread {
-		return datasets.SpreadType(s.GPUType)
-	}
-	return s.GPUType
+	return rates.Device(s.GPUType, s.GPUs, s.Spread && !m.freeSpread)
 }
 
 // FreeSpread returns m with every placement spread over nodes rated as
@@ -184,29 +107,77 @@ func (m *Measured) FreeSpread() *Measured {
 
 // Solo returns the measured solo rate.
 func (m *Measured) Solo(w string, s Shape) (float64, bool) {
-	v, ok := m.solo[rateKey{w, m.device(s), s.GPUs}]
-	return v, ok
+	return m.soloRate(rates.Key{Workload: w, Device: m.device(s), Degree: s.GPUs})
 }
 
 // Colocated returns the measured rate of w next to partner, only for a
 // status-ok pair.
 func (m *Measured) Colocated(w, partner string, s Shape) (float64, bool) {
-	v, ok := m.pairs[pairKey{w, partner, m.device(s), s.GPUs}]
+	return m.pairRate(rates.PairKey{Workload: w, Partner: partner, Device: m.device(s), Degree: s.GPUs})
+}
+
+// soloRate is the solo rate of k: the table's, else an extrapolated one.
+func (m *Measured) soloRate(k rates.Key) (float64, bool) {
+	if s, ok := m.t.Solo(k); ok {
+		return s.Rate, true
+	}
+	v, ok := m.solo[k]
 	return v, ok
 }
 
-// Knows reports whether the data has any solo rate of workload w.
-func (m *Measured) Knows(w string) bool { return m.workloads[w] }
+// pairRate is the co-located rate of k: the table's status-ok pair (unless
+// left out), else an assumed one.
+func (m *Measured) pairRate(k rates.PairKey) (float64, bool) {
+	if p, ok := m.t.Pair(k); ok && m.keeps(k, p) {
+		return p.Colocated, true
+	}
+	v, ok := m.pairs[k]
+	return v, ok
+}
 
-// HasType reports whether the data has any solo rate on GPU type t.
-func (m *Measured) HasType(t string) bool { return m.types[t] }
+// keeps reports whether the table's pair row of k is one of m's rates.
+func (m *Measured) keeps(k rates.PairKey, p rates.Pair) bool {
+	return p.OK() && !(m.oneGPUPairs && k.Degree > 1)
+}
+
+// solos returns every solo rate of m, in no order.
+func (m *Measured) solos() iter.Seq2[rates.Key, float64] {
+	return func(yield func(rates.Key, float64) bool) {
+		for k, s := range m.t.Solos() {
+			if !yield(k, s.Rate) {
+				return
+			}
+		}
+		for k, v := range m.solo {
+			if !yield(k, v) {
+				return
+			}
+		}
+	}
+}
+
+// pairRates returns every co-located rate of m, in no order.
+func (m *Measured) pairRates() iter.Seq2[rates.PairKey, float64] {
+	return func(yield func(rates.PairKey, float64) bool) {
+		for k, p := range m.t.Pairs() {
+			if m.keeps(k, p) && !yield(k, p.Colocated) {
+				return
+			}
+		}
+		for k, v := range m.pairs {
+			if !yield(k, v) {
+				return
+			}
+		}
+	}
+}
+
+// Knows reports whether the data has any solo rate of workload w.
+func (m *Measured) Knows(w string) bool { return m.t.Knows(w) }
+
+// HasType reports whether the data has any solo rate on GPU type t, on
+// one node or spread.
+func (m *Measured) HasType(t string) bool { return m.t.HasGPUType(t) }
 
 // Workloads returns the sorted workloads with a solo rate.
-func (m *Measured) Workloads() []string {
-	out := make([]string, 0, len(m.workloads))
-	for w := range m.workloads {
-		out = append(out, w)
-	}
-	sort.Strings(out)
-	return out
-}
+func (m *Measured) Workloads() []string { return m.t.Workloads() }
