@@ -7,12 +7,17 @@ import (
 	"sort"
 
 	"github.com/coloc-dev/coloc/datasets"
+	"github.com/coloc-dev/coloc/datasets/rates"
 	"github.com/coloc-dev/coloc/features"
 	"github.com/coloc-dev/coloc/policy"
 )
 
 // Data are the measurements the export reads: the union of one or more
-// dataset directories, in one throughput unit.
+// dataset directories, in one throughput unit. The solo and pairs rows
+// are the rate table of package datasets/rates, in the data's unit; what
+// Data adds over it is placement's own: the scaling rows and the curves
+// drawn from them at a job's batch size, the workloads' descriptors, and
+// the files read.
 type Data struct {
 	Dirs []string
 	// Unit is the throughput unit of every rate (that of the first solo
@@ -22,9 +27,7 @@ type Data struct {
 	Files    []policy.FileSum
 	Warnings []string
 
-	solo      map[soloKey]soloVal
-	pairs     map[pairKey]pairVal
-	pairSlots map[slotKey]bool
+	rates     *rates.Table
 	scaling   map[wdKey][]datasets.Scale
 	workloads map[string]bool
 	meta      map[string]features.Descriptor
@@ -34,27 +37,6 @@ type Data struct {
 	// a job).
 	memGB map[string]float64
 	batch map[string]int
-}
-
-type soloKey struct {
-	w, dev string
-	degree int
-}
-
-type soloVal struct {
-	rate, memGB float64
-	batch       int
-	source      string
-}
-
-type pairKey struct {
-	w, p, dev string
-	degree    int
-}
-
-type pairVal struct {
-	y      float64
-	status string
 }
 
 type wdKey struct{ w, dev string }
@@ -72,7 +54,7 @@ func LoadData(dirs []string) (*Data, error) {
 		return nil, fmt.Errorf("no dataset directory")
 	}
 	d := &Data{
-		Dirs: dirs, solo: map[soloKey]soloVal{}, pairs: map[pairKey]pairVal{}, pairSlots: map[slotKey]bool{},
+		Dirs:    dirs,
 		scaling: map[wdKey][]datasets.Scale{}, workloads: map[string]bool{}, meta: map[string]features.Descriptor{},
 		curves: map[curveKey]map[int]scaleRate{}, memGB: map[string]float64{}, batch: map[string]int{},
 	}
@@ -109,8 +91,20 @@ func LoadData(dirs []string) (*Data, error) {
 	if d.Unit == "" {
 		return nil, fmt.Errorf("%v: no solo or scaling table: the policy needs measured throughputs", dirs)
 	}
+	d.rates = rates.New(d.Unit)
 	for i, ds := range sets {
 		d.add(dirs[i], ds)
+	}
+	for _, w := range d.rates.Workloads() {
+		d.workloads[w] = true
+	}
+	// By workload, from the solo rows kept: the largest peak memory and
+	// the smallest batch size, found once (an export asks once a job).
+	for k, v := range d.rates.Solos() {
+		d.memGB[k.Workload] = math.Max(d.memGB[k.Workload], memoryGB(v))
+		if b := d.batch[k.Workload]; v.Batch > 0 && (b == 0 || v.Batch < b) {
+			d.batch[k.Workload] = v.Batch
+		}
 	}
 	// A measured workload without a descriptor of the data has the known
 	// one of its family, looked up once here (Descriptor).
@@ -131,44 +125,18 @@ func (d *Data) add(dir string, ds *datasets.Dataset) {
 	}
 	dup := 0
 	if s := ds.Solo; s != nil {
-		if s.ThroughputUnit != d.Unit {
+		ok, n := d.rates.AddSolo(s)
+		if !ok {
 			other("solo", s.ThroughputUnit)
-		} else {
-			for _, r := range s.Rows {
-				k := soloKey{r.Workload, r.DeviceType, r.Degree}
-				if _, seen := d.solo[k]; seen {
-					dup++
-					continue
-				}
-				v := soloVal{rate: r.Throughput, batch: r.BatchSize, source: r.Source}
-				if r.PeakMemory > 0 {
-					v.memGB = r.PeakMemory / 1e9
-				}
-				d.solo[k] = v
-				d.workloads[r.Workload] = true
-				d.memGB[r.Workload] = math.Max(d.memGB[r.Workload], v.memGB)
-				if b := d.batch[r.Workload]; v.batch > 0 && (b == 0 || v.batch < b) {
-					d.batch[r.Workload] = v.batch
-				}
-			}
 		}
+		dup += n
 	}
 	if p := ds.Pairs; p != nil {
-		if p.ThroughputUnit != d.Unit {
+		ok, n := d.rates.AddPairs(p)
+		if !ok {
 			other("pairs", p.ThroughputUnit)
-		} else {
-			for _, r := range p.Rows {
-				k := pairKey{r.Workload, r.Partner, r.DeviceType, r.Degree}
-				if _, seen := d.pairs[k]; seen {
-					dup++
-					continue
-				}
-				d.pairs[k] = pairVal{y: r.Normalized, status: r.Status}
-				if r.Measured() {
-					d.pairSlots[slotKey{r.DeviceType, r.Degree}] = true
-				}
-			}
 		}
+		dup += n
 	}
 	if s := ds.Scaling; s != nil {
 		if s.ThroughputUnit != d.Unit {
@@ -199,12 +167,12 @@ func (d *Data) Workloads() []string {
 	return out
 }
 
-// HasType reports whether the data measure anything on GPU type t.
+// HasType reports whether the data measure anything on GPU type t: a
+// solo row on device type t (a spread device type is not t), or a
+// scaling row.
 func (d *Data) HasType(t string) bool {
-	for k := range d.solo {
-		if k.dev == t {
-			return true
-		}
+	if d.rates.HasDevice(t) {
+		return true
 	}
 	for k := range d.scaling {
 		if k.dev == t {
@@ -217,6 +185,15 @@ func (d *Data) HasType(t string) bool {
 // MemoryGB returns the largest peak memory per GPU the solo table gives
 // w, in 10^9 bytes; 0 when unknown.
 func (d *Data) MemoryGB(w string) float64 { return d.memGB[w] }
+
+// memoryGB is a solo row's peak memory per GPU in 10^9 bytes; 0 when
+// unknown.
+func memoryGB(s rates.Solo) float64 {
+	if s.PeakMemory > 0 {
+		return s.PeakMemory / 1e9
+	}
+	return 0
+}
 
 // Batch returns the per-GPU batch size of w in the solo table (the
 // smallest when rows differ); 0 when unknown.
@@ -233,14 +210,31 @@ func (d *Data) Descriptor(w string) (features.Descriptor, bool) {
 }
 
 // Pair returns the pairs table's row of (w | partner) on degree GPUs of
-// gpuType.
+// gpuType: its normalized throughput and status, whatever the status.
 func (d *Data) Pair(w, partner, gpuType string, degree int) (y float64, status string, ok bool) {
-	v, ok := d.pairs[pairKey{w, partner, gpuType, degree}]
-	return v.y, v.status, ok
+	p, ok := d.rates.Pair(rates.PairKey{Workload: w, Partner: partner, Device: gpuType, Degree: degree})
+	return p.Normalized, p.Status, ok
 }
 
 // HasPairs reports whether the data hold any status-ok pair on degree GPUs
 // of gpuType: where the models were trained, and so may predict.
 func (d *Data) HasPairs(gpuType string, degree int) bool {
-	return d.pairSlots[slotKey{gpuType, degree}]
+	return d.rates.HasOKPairs(gpuType, degree)
+}
+
+// pairSlots are the GPU types and degrees where the data hold a
+// status-ok pair (HasPairs), sorted.
+func (d *Data) pairSlots() []slotKey {
+	var out []slotKey
+	for _, s := range d.rates.OKSlots() {
+		out = append(out, slotKey{s.Device, s.Degree})
+	}
+	return out
+}
+
+// hasSolo reports whether the solo table has a row of w on degree GPUs of
+// device type dev.
+func (d *Data) hasSolo(w, dev string, degree int) bool {
+	_, ok := d.rates.Solo(rates.Key{Workload: w, Device: dev, Degree: degree})
+	return ok
 }

@@ -128,7 +128,9 @@
 // Units: all throughputs of one export are in one unit, that of the first
 // solo table of the data directories (else the first scaling table). A
 // table in another unit (Pollux's samples/s next to Gavel's iterations/s)
-// is left out with a warning; nothing is converted.
+// is left out with a warning; nothing is converted. The solo and pair rows
+// are the rate table of package datasets/rates (rates.New), which the
+// simulator reads too, in iterations/s.
 //
 // Determinism: the same inputs give the same bytes but for the creation
 // time (ExportOptions.Now; `coloc policy export` reads SOURCE_DATE_EPOCH).

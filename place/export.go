@@ -319,16 +319,16 @@ func annotatePairs(f *policy.File, in Input, types []string) policy.PredictionSu
 	}
 	sum.Clamped, sum.Unseen = len(clamped), len(unseen)
 	var dropped []string
-	for s := range in.Data.pairSlots {
+	for _, s := range in.Data.pairSlots() {
 		if !slices.Contains(types, s.typ) {
 			continue
 		}
 		for _, w := range in.Data.Workloads() {
-			if _, ok := in.Data.solo[soloKey{w, s.typ, s.degree}]; !ok {
+			if !in.Data.hasSolo(w, s.typ, s.degree) {
 				continue
 			}
 			for _, q := range in.Data.Workloads() {
-				if _, ok := in.Data.solo[soloKey{q, s.typ, s.degree}]; !ok || written[[4]string{s.typ, fmt.Sprint(s.degree), w, q}] {
+				if !in.Data.hasSolo(q, s.typ, s.degree) || written[[4]string{s.typ, fmt.Sprint(s.degree), w, q}] {
 					continue
 				}
 				if _, status, ok := in.Data.Pair(w, q, s.typ, s.degree); ok && status == datasets.StatusInfeasible {

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/coloc-dev/coloc/datasets"
+	"github.com/coloc-dev/coloc/datasets/rates"
 	"github.com/coloc-dev/coloc/policy"
 )
 
@@ -21,12 +22,9 @@ type scaleRate struct {
 // it, the batch size measured at the most degrees, the smallest on ties):
 // on one node, or on the fewest nodes above one when spread.
 func (d *Data) Solo(w, gpuType string, degree int, spread bool, batch int) (float64, bool) {
-	dev := gpuType
-	if spread && degree > 1 {
-		dev = datasets.SpreadType(gpuType)
-	}
-	if v, ok := d.solo[soloKey{w, dev, degree}]; ok {
-		return v.rate, true
+	dev := rates.Device(gpuType, degree, spread)
+	if v, ok := d.rates.Solo(rates.Key{Workload: w, Device: dev, Degree: degree}); ok {
+		return v.Rate, true
 	}
 	for _, dv := range []string{gpuType, dev} {
 		if c := d.curve(w, dv, batch); c != nil {
@@ -57,7 +55,7 @@ func (d *Data) curve(w, dev string, batch int) map[int]scaleRate {
 	if c, ok := d.curves[k]; ok {
 		return c
 	}
-	c := rates(rows, batch)
+	c := curveRates(rows, batch)
 	d.curves[k] = c
 	return c
 }
@@ -86,10 +84,10 @@ func CurveBatch(rows []datasets.Scale, batch int) int {
 	return best
 }
 
-// rates reduces the rows of one batch size to a rate per degree: the
+// curveRates reduces the rows of one batch size to a rate per degree: the
 // highest throughput on one node, and the highest on the fewest nodes
 // above one.
-func rates(rows []datasets.Scale, batch int) map[int]scaleRate {
+func curveRates(rows []datasets.Scale, batch int) map[int]scaleRate {
 	c := map[int]scaleRate{}
 	fewest := map[int]int{}
 	for _, r := range rows {
@@ -136,7 +134,7 @@ func points(c map[int]scaleRate) (pts []policy.ScalingPoint, src map[int]string)
 // scaling tables and the report's scaling figures are both drawn with it.
 func ScalingCurve(rows []datasets.Scale, batch int) ([]policy.ScalingPoint, int) {
 	batch = CurveBatch(rows, batch)
-	pts, _ := points(rates(rows, batch))
+	pts, _ := points(curveRates(rows, batch))
 	return pts, batch
 }
 
@@ -146,10 +144,10 @@ func ScalingCurve(rows []datasets.Scale, batch int) ([]policy.ScalingPoint, int)
 func (d *Data) Curve(w, gpuType string, batch int) ([]policy.ScalingPoint, string) {
 	var pts []policy.ScalingPoint
 	src := map[int]string{}
-	for k, v := range d.solo {
-		if k.w == w && k.dev == gpuType {
-			pts = append(pts, policy.ScalingPoint{Degree: k.degree, Throughput: v.rate})
-			src[k.degree] = v.source
+	for k, v := range d.rates.Solos() {
+		if k.Workload == w && k.Device == gpuType {
+			pts = append(pts, policy.ScalingPoint{Degree: k.Degree, Throughput: v.Rate})
+			src[k.Degree] = v.Source
 		}
 	}
 	if len(pts) == 0 {

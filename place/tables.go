@@ -25,22 +25,16 @@ type tables struct {
 // pairs are left out: they never share.
 func (tb tables) pairs() []policy.Pair {
 	var slots []slotKey
-	for s := range tb.d.pairSlots {
+	for _, s := range tb.d.pairSlots() {
 		if slices.Contains(tb.eng.types, s.typ) {
 			slots = append(slots, s)
 		}
 	}
-	sort.Slice(slots, func(i, j int) bool {
-		if slots[i].typ != slots[j].typ {
-			return slots[i].typ < slots[j].typ
-		}
-		return slots[i].degree < slots[j].degree
-	})
 	var out []policy.Pair
 	for _, s := range slots {
 		var ws []string
 		for _, w := range tb.d.Workloads() {
-			if _, ok := tb.d.solo[soloKey{w, s.typ, s.degree}]; ok {
+			if tb.d.hasSolo(w, s.typ, s.degree) {
 				ws = append(ws, w)
 			}
 		}
@@ -70,9 +64,9 @@ func (tb tables) pairs() []policy.Pair {
 // solo is the solo table's rows on the GPU types of the cluster.
 func (tb tables) solo() []policy.Solo {
 	var out []policy.Solo
-	for k, v := range tb.d.solo {
-		if slices.Contains(tb.eng.types, k.dev) {
-			out = append(out, policy.Solo{Workload: k.w, GPUType: k.dev, Degree: k.degree, Throughput: v.rate, MemoryGB: v.memGB})
+	for k, v := range tb.d.rates.Solos() {
+		if slices.Contains(tb.eng.types, k.Device) {
+			out = append(out, policy.Solo{Workload: k.Workload, GPUType: k.Device, Degree: k.Degree, Throughput: v.Rate, MemoryGB: memoryGB(v)})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool {
