@@ -86,7 +86,10 @@ type Core struct {
 	// started: a decision was made.
 	observed, started bool
 	refs              map[int]ref
-	arrivals          int // jobs seen so far (ref.seq)
+	// alone holds, by job ID, the options' rates of the jobs that were
+	// candidates (options): kept between decisions, for those only.
+	alone    map[int]*soloOpts
+	arrivals int // jobs seen so far (ref.seq)
 	// estDone are, with Durations Estimate, the completed jobs' true
 	// size over estimate, times resUnit, with their ref.seq (windowed as
 	// the history is).
@@ -98,7 +101,10 @@ type Core struct {
 	dense    []pairVal // pairMemo as a table for small degrees (pair)
 	denseW   int       // workloads the dense table has room for
 	wid      map[string]int32
-	last     []lastJob // the last full decision
+	// The last full decision: its jobs' IDs in the order given, and
+	// where it put the jobs it placed (a few words a waiting job).
+	lastIDs []int
+	lastRun []lastJob
 	// runs holds, per running job, when its current run began and the
 	// iterations it had done then.
 	runs map[int]run
@@ -108,18 +114,22 @@ type Core struct {
 	// scratch reused by every decision, so that a decision allocates
 	// little: the infos and their options, the candidates, the jobs by
 	// first GPU, the running jobs seen.
-	infoBuf  []info
-	ptrBuf   []*info
-	optBuf   []option
-	candBuf  []cand
-	order    candOrder
-	fit      fits
-	waitBuf  []waitKey
-	rankBuf  []uint64 // waitBuf's places in order (sortWait)
-	topBuf   []*info
-	orderBuf []*info
-	byGPU    [][]int // job IDs by first GPU
-	seen     map[int]bool
+	rankedBuf []ranked // every job of a decision (assess)
+	keepBuf   []int    // the candidates' places in rankedBuf
+	waitIdx   []int    // the waiting jobs' places in rankedBuf
+	infoBuf   []info   // the candidates'
+	ptrBuf    []*info
+	optBuf    []option
+	candBuf   []cand
+	order     candOrder
+	picks     []pick // the decisions' picks (decideJob)
+	fit       fits
+	waitBuf   []waitKey
+	rankBuf   []uint64 // waitBuf's places in order (sortWait)
+	topBuf    []*info
+	orderBuf  []*info
+	byGPU     [][]int // job IDs by first GPU
+	seen      map[int]bool
 }
 
 type soloVal struct {
@@ -148,9 +158,8 @@ func (c *Core) solo(w string, wid int32, t string, tid, d int, spread bool) (flo
 type ref struct {
 	degree int
 	rate   float64
-	seq    int       // its place in the order of arrival (history's window)
-	wid    int32     // its workload's number (widOf)
-	alone  *soloOpts // its options' rates, kept between decisions (options)
+	seq    int   // its place in the order of arrival (history's window)
+	wid    int32 // its workload's number (widOf)
 }
 
 // soloOpts are the ways a job may run alone on a topology with its
@@ -184,6 +193,7 @@ func New(rates Rates, opt Options) (*Core, error) {
 func (c *Core) Observe(j Job, iterations float64) {
 	r, ok := c.refs[j.ID]
 	delete(c.refs, j.ID)
+	delete(c.alone, j.ID)
 	if !ok || !(r.rate > 0) {
 		return
 	}
@@ -281,7 +291,6 @@ type info struct {
 	cur      *option // the running job's current placement
 	partner  int     // the job it shares with now, -1 none
 	pick     *pick   // the decision; nil: it waits
-	picked   pick    // where pick points once set (choose)
 	wid      int32   // its workload's number (Core.widOf)
 }
 
@@ -313,7 +322,7 @@ func (c *Core) refOf(j *Job) ref {
 			}
 		}
 	}
-	r := ref{degree: d, rate: best, seq: c.arrivals, wid: c.widOf(j.Workload), alone: &soloOpts{}}
+	r := ref{degree: d, rate: best, seq: c.arrivals, wid: c.widOf(j.Workload)}
 	c.arrivals++
 	c.refs[j.ID] = r
 	return r
@@ -341,16 +350,20 @@ func (c *Core) Decide(st *State) map[int][]int {
 		return out
 	}
 	out := c.placeAll(st, c.choose(infos))
-	c.last = c.last[:0]
-	for _, j := range st.Jobs {
-		c.last = append(c.last, lastJob{j.ID, out[j.ID]})
+	c.lastIDs, c.lastRun = c.lastIDs[:0], c.lastRun[:0]
+	for i, j := range st.Jobs {
+		c.lastIDs = append(c.lastIDs, j.ID)
+		if g := out[j.ID]; len(g) > 0 {
+			c.lastRun = append(c.lastRun, lastJob{i, g})
+		}
 	}
 	return out
 }
 
-// lastJob is a job of the last full decision and where it was put.
+// lastJob is a job the last full decision placed: its place in the
+// state's jobs and its GPUs.
 type lastJob struct {
-	id   int
+	at   int
 	gpus []int
 }
 
@@ -358,11 +371,17 @@ type lastJob struct {
 // decision: the same jobs, each where that decision put it, and no
 // completion learned from since.
 func (c *Core) quiet(st *State) bool {
-	if c.observed || len(st.Jobs) != len(c.last) {
+	if c.observed || len(st.Jobs) != len(c.lastIDs) {
 		return false
 	}
+	r := 0
 	for i, j := range st.Jobs {
-		if c.last[i].id != j.ID || !slices.Equal(c.last[i].gpus, j.GPUs) {
+		var gpus []int
+		if r < len(c.lastRun) && c.lastRun[r].at == i {
+			gpus = c.lastRun[r].gpus
+			r++
+		}
+		if c.lastIDs[i] != j.ID || !slices.Equal(gpus, j.GPUs) {
 			return false
 		}
 	}
@@ -428,9 +447,7 @@ func (c *Core) worthRevising(infos []*info) bool {
 // assess computes each job's index, expected remaining size, options and
 // whether it is critical for the makespan.
 func (c *Core) assess(st *State) []*info {
-	// The infos live in a buffer grown to hold every job first, so that
-	// the pointers to them stay valid; the options likewise (options).
-	c.infoBuf = slices.Grow(c.infoBuf[:0], len(st.Jobs))
+	c.rankedBuf = slices.Grow(c.rankedBuf[:0], len(st.Jobs))
 	c.optBuf = c.optBuf[:0]
 	infos := c.ptrBuf[:0]
 	if len(c.byGPU) != len(st.GPUs) {
@@ -476,15 +493,8 @@ func (c *Core) assess(st *State) []*info {
 		if !(r.rate > 0) {
 			continue
 		}
-		c.infoBuf = append(c.infoBuf, info{j: j, ref: r, partner: -1, wid: r.wid})
-		in := &c.infoBuf[len(c.infoBuf)-1]
-		if len(j.GPUs) > 0 {
-			for _, o := range byGPU[j.GPUs[0]] {
-				if o != j.ID {
-					in.partner = o
-				}
-			}
-		}
+		c.rankedBuf = append(c.rankedBuf, ranked{j: j, ref: r})
+		in := &c.rankedBuf[len(c.rankedBuf)-1]
 		unit := float64(r.degree) / r.rate // reference GPU-seconds per iteration
 		a := j.Done * unit
 		if x, ok := c.runs[j.ID]; ok && st.Now-x.since < c.opt.Round {
@@ -513,8 +523,8 @@ func (c *Core) assess(st *State) []*info {
 			in.index, in.remain = index/scale, scale*remain
 		}
 		total += in.remain
-		infos = append(infos, in)
 	}
+	all := c.rankedBuf
 	// The job that needs longest alone is critical when it needs at least
 	// the time the whole backlog needs on the whole cluster: then the
 	// makespan waits for it. One job only: with sizes unknown a remaining
@@ -522,17 +532,43 @@ func (c *Core) assess(st *State) []*info {
 	// at once, and marking them all let long jobs hold the fastest GPUs
 	// (on ed69ec's 951 jobs on 48 GPUs, average JCT 78.7 h against 51.4 h).
 	horizon := total / float64(len(st.GPUs))
-	var top *info
-	for _, in := range infos {
-		if t := in.remain / float64(in.ref.degree); t >= horizon && len(infos) > 1 && (top == nil || t > top.remain/float64(top.ref.degree)) {
-			top = in
+	top := -1
+	for i := range all {
+		in := &all[i]
+		if t := in.remain / float64(in.ref.degree); t >= horizon && len(all) > 1 && (top < 0 || t > all[top].remain/float64(all[top].ref.degree)) {
+			top = i
 		}
 	}
-	if top != nil {
-		top.critical = true
+	// Only the candidates get an info, with their options, in a buffer
+	// grown to hold them all first so that the pointers to them stay
+	// valid (the options likewise: options).
+	cands := c.candidates(all, top, len(st.GPUs))
+	c.infoBuf = slices.Grow(c.infoBuf[:0], len(cands))
+	for _, i := range cands {
+		x := &all[i]
+		c.infoBuf = append(c.infoBuf, info{j: x.j, ref: x.ref, index: x.index, remain: x.remain, critical: i == top, partner: -1, wid: x.ref.wid})
+		in := &c.infoBuf[len(c.infoBuf)-1]
+		if j := x.j; len(j.GPUs) > 0 {
+			for _, o := range byGPU[j.GPUs[0]] {
+				if o != j.ID {
+					in.partner = o
+				}
+			}
+		}
+		c.options(in)
+		infos = append(infos, in)
 	}
 	c.ptrBuf = infos
-	return c.candidates(infos, len(st.GPUs))
+	return infos
+}
+
+// ranked is what a decision computes of every job: its reference, index
+// and expected remaining size. Only the candidates among them get an
+// info (a queue of a million jobs costs a few words a job).
+type ranked struct {
+	j             *Job
+	ref           ref
+	index, remain float64
 }
 
 // updateEstimates rebuilds the distribution of true size over estimate
@@ -561,41 +597,39 @@ func (c *Core) updateEstimates(ratios []sized, since int) {
 	c.est = est
 }
 
-// candidates keeps the jobs that may get GPUs in this decision, with
-// their options: the running and critical ones, and the waiting ones of
-// highest index, as many as could take every GPU twice over (alone, or
-// next to a running job) and a few more. A waiting job below them cannot
-// outbid them for a GPU: its value per GPU is its index times a speed at
-// most its best, and at least as many jobs of higher index want GPUs.
-func (c *Core) candidates(infos []*info, gpus int) []*info {
-	var keep, wait []*info
-	for _, in := range infos {
-		if len(in.j.GPUs) > 0 || in.critical {
-			keep = append(keep, in)
+// candidates returns the places in all of the jobs that may get GPUs in
+// this decision: the running ones and the critical one (top; -1 none), in
+// the order given, then the waiting ones of highest index, as many as
+// could take every GPU twice over (alone, or next to a running job) and a
+// few more. A waiting job below them cannot outbid them for a GPU: its
+// value per GPU is its index times a speed at most its best, and at least
+// as many jobs of higher index want GPUs.
+func (c *Core) candidates(all []ranked, top, gpus int) []int {
+	keep, wait := c.keepBuf[:0], c.waitIdx[:0]
+	for i := range all {
+		if len(all[i].j.GPUs) > 0 || i == top {
+			keep = append(keep, i)
 		} else {
-			wait = append(wait, in)
+			wait = append(wait, i)
 		}
 	}
+	c.waitIdx = wait
 	if n := 2*gpus + 16; len(wait) > n {
 		// Highest index first, then earliest arrival, then in the
 		// order given.
 		keys := c.waitBuf[:0]
-		for i, in := range wait {
-			keys = append(keys, waitKey{in.index, in.j.Arrival, int32(i)})
+		for k, i := range wait {
+			keys = append(keys, waitKey{all[i].index, all[i].j.Arrival, int32(k)})
 		}
 		c.waitBuf = keys
 		c.rankBuf = sortWait(c.rankBuf, keys)
-		top := c.topBuf[:0]
 		for _, r := range c.rankBuf[:n] {
-			top = append(top, wait[keys[r].i])
+			keep = append(keep, wait[keys[r].i])
 		}
-		c.topBuf = top
-		wait = top
+	} else {
+		keep = append(keep, wait...)
 	}
-	keep = append(keep, wait...)
-	for _, in := range keep {
-		c.options(in)
-	}
+	c.keepBuf = keep
 	return keep
 }
 
@@ -604,7 +638,15 @@ func (c *Core) options(in *info) {
 	j := in.j
 	prog := float64(in.ref.degree) / in.ref.rate // reference GPU-seconds per iteration
 	start := len(c.optBuf)
-	if a := in.ref.alone; a.topo != c.topo || !slices.Equal(a.degrees, j.Degrees) {
+	a := c.alone[j.ID]
+	if a == nil {
+		if c.alone == nil {
+			c.alone = map[int]*soloOpts{}
+		}
+		a = &soloOpts{}
+		c.alone[j.ID] = a
+	}
+	if a.topo != c.topo || !slices.Equal(a.degrees, j.Degrees) {
 		a.topo, a.degrees, a.opts = c.topo, slices.Clone(j.Degrees), a.opts[:0]
 		for ti, t := range c.topo.types {
 			for _, d := range j.Degrees {
@@ -620,7 +662,7 @@ func (c *Core) options(in *info) {
 			}
 		}
 	}
-	for _, o := range in.ref.alone.opts {
+	for _, o := range a.opts {
 		o.value = in.index * o.rate * prog / float64(o.d)
 		c.optBuf = append(c.optBuf, o)
 	}
@@ -655,11 +697,15 @@ func (c *Core) keep() float64 {
 	return 1 + c.opt.RestartPenalty/c.opt.Round
 }
 
-// choose sets the job's decision to p (held in the info itself: a
-// decision allocates no pick).
-func (in *info) choose(p pick) {
-	in.picked = p
-	in.pick = &in.picked
+// decideJob sets the job's decision to p, held in the core's slab of
+// picks while it has room (a decision allocates few picks).
+func (c *Core) decideJob(in *info, p pick) {
+	if len(c.picks) < cap(c.picks) {
+		c.picks = append(c.picks, p)
+		in.pick = &c.picks[len(c.picks)-1]
+		return
+	}
+	in.pick = &p
 }
 
 // pick is a decision for one job: where it runs, alone or next to its
@@ -688,6 +734,9 @@ type cand struct {
 // times keep: changing it costs a restart. It returns the picked jobs,
 // highest index first, the order in which placeAll claims GPUs.
 func (c *Core) choose(infos []*info) []*info {
+	// Room for each job's pick and as many again (makeRoom and join may
+	// pick anew); the picks of the last decision are no longer held.
+	c.picks = slices.Grow(c.picks[:0], 2*len(infos))
 	left := map[string]int{}
 	for _, t := range c.topo.types {
 		left[t] = c.topo.count[t]
@@ -711,7 +760,7 @@ func (c *Core) choose(infos []*info) []*info {
 			}
 		}
 		if best != nil {
-			in.choose(pick{o: *best})
+			c.decideJob(in, pick{o: *best})
 			left[best.typ] -= best.d
 		}
 	}
@@ -766,10 +815,10 @@ func (c *Core) choose(infos []*info) []*info {
 			continue
 		}
 		left[x.o.typ] -= x.o.d
-		x.a.choose(pick{o: x.o, partner: x.b})
+		c.decideJob(x.a, pick{o: x.o, partner: x.b})
 		fit.add(x.a.opts, -1)
 		if x.b != nil {
-			x.b.choose(pick{o: x.o, partner: x.a})
+			c.decideJob(x.b, pick{o: x.o, partner: x.a})
 			fit.add(x.b.opts, -1)
 		}
 	}
@@ -887,7 +936,7 @@ func (c *Core) makeRoom(infos []*info, left map[string]int) {
 		}
 		left[bestOpt.typ] -= bestOpt.d
 		spare -= bestOpt.d
-		in.choose(pick{o: *bestOpt})
+		c.decideJob(in, pick{o: *bestOpt})
 		alone = append(alone, in)
 	}
 }
@@ -947,7 +996,7 @@ func (c *Core) join(infos []*info, k float64) {
 		if best == nil {
 			continue
 		}
-		w.choose(pick{o: *bestOpt, partner: best})
+		c.decideJob(w, pick{o: *bestOpt, partner: best})
 		best.pick.partner = w
 	}
 }
