@@ -41,6 +41,20 @@ type Options struct {
 	// micro-tasks. Without it jobs progress continuously and rounds last
 	// Round seconds.
 	WholeSteps bool
+	// Progress, when set, is told how a replay goes: at its first
+	// scheduling point, every 1,024 after, and when it ends. It is how a
+	// command reports on a long replay; it is not a setting of the replay
+	// (it changes nothing of it and is never serialized).
+	Progress func(Progress) `json:"-"`
+}
+
+// Progress is where a replay stands.
+type Progress struct {
+	Policy    string
+	Completed int     // jobs completed so far
+	Jobs      int     // jobs in the trace
+	Now       float64 // seconds of trace time
+	Ended     bool    // the replay is over
 }
 
 // Degree modes.

@@ -44,16 +44,17 @@ type jobState struct {
 }
 
 type simulation struct {
-	topo    *Topology
-	truth   Rates
-	pol     Policy
-	opt     Options
-	jobs    []*Job
-	st      []jobState
-	on      [][]int
-	nActive int   // jobs waiting or running
-	seq     []int // job ID -> admission order (arrival order)
-	nextSeq int
+	topo      *Topology
+	truth     Rates
+	pol       Policy
+	opt       Options
+	jobs      []*Job
+	st        []jobState
+	on        [][]int
+	nActive   int   // jobs waiting or running
+	completed int   // jobs completed (Options.Progress)
+	seq       []int // job ID -> admission order (arrival order)
+	nextSeq   int
 	// waiting holds the waiting jobs by admission order, running the
 	// running jobs by ID; both are kept up to date as jobs start, stop
 	// and finish, never rebuilt from all jobs.
@@ -112,6 +113,7 @@ func Run(topo *Topology, jobs []TraceJob, truth Rates, p Policy, opt Options) (*
 	if err := s.loop(jobs, order); err != nil {
 		return nil, err
 	}
+	s.progress(true)
 	s.finishResult(jobs)
 	if w, ok := p.(warner); ok {
 		s.res.Warnings = append(s.res.Warnings, w.Warnings()...)
@@ -150,6 +152,13 @@ func newSimulation(topo *Topology, jobs []TraceJob, truth Rates, p Policy, opt O
 	return s
 }
 
+// progress tells Options.Progress, when set, where the replay stands.
+func (s *simulation) progress(ended bool) {
+	if s.opt.Progress != nil {
+		s.opt.Progress(Progress{Policy: s.res.Policy, Completed: s.completed, Jobs: len(s.jobs), Now: s.now, Ended: ended})
+	}
+}
+
 func (s *simulation) loop(jobs []TraceJob, order []int) error {
 	next := 0
 	if len(order) > 0 {
@@ -162,6 +171,9 @@ func (s *simulation) loop(jobs []TraceJob, order []int) error {
 		ev = Round // the first arrival opens the first round
 	}
 	for events := 0; ; events++ {
+		if events%1024 == 0 {
+			s.progress(false)
+		}
 		if events >= s.opt.MaxEvents {
 			return fmt.Errorf("policy %s: more than %d scheduling points at t=%g s; is it moving jobs forever?", s.pol.Name(), s.opt.MaxEvents, s.now)
 		}
@@ -311,6 +323,7 @@ func (s *simulation) advance(t float64) (bool, error) {
 		}
 		j.Done = float64(j.Steps)
 		s.finished = append(s.finished, j)
+		s.completed++
 		st.status = done
 		st.finish = t
 		s.release(id)

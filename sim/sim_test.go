@@ -268,3 +268,29 @@ func TestPercentile(t *testing.T) {
 		t.Error("Percentile of nothing is not NaN")
 	}
 }
+
+// TestRunProgress checks what a replay tells Options.Progress: it starts
+// at nothing completed, never goes back, and ends once with every
+// runnable job completed.
+func TestRunProgress(t *testing.T) {
+	truth := fakeRates{solo: map[string]float64{"A|g": 1}}
+	jobs := []TraceJob{{Workload: "Nope", Steps: 10, Scale: 1, Line: 1}}
+	for i := range 1500 { // more than 1,024 scheduling points
+		jobs = append(jobs, TraceJob{Workload: "A", Steps: 2, Scale: 1, Arrival: float64(3 * i), Line: i + 2})
+	}
+	var seen []Progress
+	opt := opts()
+	opt.Progress = func(p Progress) { seen = append(seen, p) }
+	res := run(t, topo(t, "n g 1 1"), jobs, truth, NewFIFO(SoloOnly(truth)), opt)
+	if len(seen) < 3 || seen[0].Completed != 0 || seen[0].Ended {
+		t.Fatalf("progress %+v", seen)
+	}
+	for i, p := range seen {
+		if p.Policy != "fifo" || p.Jobs != len(jobs) || (i > 0 && p.Completed < seen[i-1].Completed) || p.Ended != (i == len(seen)-1) {
+			t.Fatalf("progress %d: %+v (before: %+v)", i, p, seen[max(0, i-1)])
+		}
+	}
+	if last := seen[len(seen)-1]; last.Completed != 1500 || res.Completed != 1500 || res.Unrunnable != 1 {
+		t.Errorf("ended at %d completed; the result: %d completed, %d unrunnable", last.Completed, res.Completed, res.Unrunnable)
+	}
+}

@@ -87,7 +87,9 @@ The cluster spec is YAML, version 1: see examples/cluster-gavel.yaml.
 
 A GPU is busy while it holds at least one job; GPU util is busy GPU time
 over available GPU time (GPUs x makespan). --json prints one JSON object per
-policy, one a line.`,
+policy, one a line. A replay that runs longer than 5 seconds says on stderr,
+every 10 seconds, how many jobs have completed and about how long is left
+at its pace so far.`,
 		Example: `  coloc simulate --trace examples/traces/msr/103959.trace \
     --cluster examples/cluster-gavel.yaml --data datasets/reference/gavel \
     --policy fifo,random-pack,greedy-pack
@@ -225,7 +227,7 @@ func (f simulateFlags) config() policies.Config {
 
 func runSimulate(e *env, f simulateFlags) error {
 	x := experiment.Experiment{Policies: f.policies, Options: sim.DefaultOptions,
-		Env: sim.Env{Seed: f.seed}, Config: f.config()}
+		Env: sim.Env{Seed: f.seed}, Config: f.config(), Progress: e.stderr}
 	in := experiment.Inputs{Trace: f.trace, Cluster: f.cluster, Data: f.data, Extrapolate: f.extrapolate,
 		AssumeMultiGPUPairs: f.assumePairs, HideMultiGPUPairs: f.hidePairs}
 	explicit := experiment.Explicit{Round: experiment.NotGiven, RestartPenalty: experiment.NotGiven}

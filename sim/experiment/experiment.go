@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/coloc-dev/coloc/sim"
@@ -46,6 +47,9 @@ type Experiment struct {
 	Config   policies.Config
 	Options  sim.Options
 	Policies []string // names in All()
+	// Progress, when set, gets a line now and then while a replay runs
+	// for more than a few seconds (jobs completed, time spent and left).
+	Progress io.Writer
 }
 
 // Check validates the policy names, the options, the cluster and the
@@ -105,7 +109,11 @@ func (x *Experiment) Run() ([]*sim.Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		res, err := sim.Run(x.Topology, x.Jobs, x.Truth, pol, x.Options)
+		opt := x.Options
+		if x.Progress != nil && opt.Progress == nil {
+			opt.Progress = newProgressLines(x.Progress).report
+		}
+		res, err := sim.Run(x.Topology, x.Jobs, x.Truth, pol, opt)
 		if err != nil {
 			return nil, err
 		}
