@@ -120,8 +120,8 @@ func New(name string, s *profile.Suite, plan *profile.Plan, n int, set Settings,
 // ShardDir is the campaign directory of shard i, relative to the fleet's.
 func ShardDir(i int) string { return filepath.Join(shardsDir, strconv.Itoa(i)) }
 
-// PlanOf returns the fleet's whole plan.
-func (f *Fleet) PlanOf() *profile.Plan { return &profile.Plan{Runs: f.Plan.Runs, Notes: f.Plan.Notes} }
+// planOf returns the fleet's whole plan.
+func (f *Fleet) planOf() *profile.Plan { return &profile.Plan{Runs: f.Plan.Runs, Notes: f.Plan.Notes} }
 
 // check validates a fleet read from path: the plan matches its hash and the
 // shards cover it, each run once.
@@ -132,7 +132,7 @@ func (f *Fleet) check(path string) error {
 	if f.Version != formatVersion {
 		return fmt.Errorf("%s: fleet manifest version %d is not known to this coloc (it reads version %d)", path, f.Version, formatVersion)
 	}
-	if h := f.PlanOf().Hash(); h != f.Plan.Hash {
+	if h := f.planOf().Hash(); h != f.Plan.Hash {
 		return fmt.Errorf("%s: plan.runs do not match plan.hash (%s, computed %s): the file was edited", path, profile.ShortHash(f.Plan.Hash), profile.ShortHash(h))
 	}
 	if len(f.Plan.Shards) == 0 {

@@ -30,8 +30,8 @@ type MergeResult struct {
 // Complete reports whether every run of the plan is finished.
 func (r *MergeResult) Complete() bool { return len(r.Missing) == 0 }
 
-// IncompleteShards returns the shards that own a missing run, ascending.
-func (r *MergeResult) IncompleteShards() []int {
+// incompleteShards returns the shards that own a missing run, ascending.
+func (r *MergeResult) incompleteShards() []int {
 	var out []int
 	for _, pr := range r.Missing {
 		if i := r.Owner[pr.ID]; !slices.Contains(out, i) {
@@ -63,7 +63,7 @@ func Merge(dir string) (*MergeResult, error) {
 	if h := s.Hash(); h != f.Suite.Hash {
 		return nil, fmt.Errorf("fleet %s: suite file %s changed since the fleet was written (hash %s, now %s)", dir, f.Suite.Path, profile.ShortHash(f.Suite.Hash), profile.ShortHash(h))
 	}
-	plan := f.PlanOf()
+	plan := f.planOf()
 	c := &profile.ShardedCampaign{Name: f.Name, Suite: s, Plan: plan, Created: f.Created,
 		Device: f.Settings.Device, DurationS: f.Settings.DurationS, WarmupS: f.Settings.WarmupS, Share: f.Settings.Share}
 	res := &MergeResult{Fleet: f, Planned: len(plan.Runs), Owner: map[string]int{}}

@@ -62,8 +62,8 @@ func TestMergeMissing(t *testing.T) {
 	for _, pr := range res.Missing {
 		missing = append(missing, pr.ID)
 	}
-	if res.Complete() || !slices.Equal(missing, f.Plan.Shards[1].Runs) || !slices.Equal(res.IncompleteShards(), []int{2}) {
-		t.Errorf("missing %v (shards %v), want shard 2's runs %v", missing, res.IncompleteShards(), f.Plan.Shards[1].Runs)
+	if res.Complete() || !slices.Equal(missing, f.Plan.Shards[1].Runs) || !slices.Equal(res.incompleteShards(), []int{2}) {
+		t.Errorf("missing %v (shards %v), want shard 2's runs %v", missing, res.incompleteShards(), f.Plan.Shards[1].Runs)
 	}
 	if res.Shards[1].Started || res.Shards[1].Finished != 0 || !res.Shards[0].Started {
 		t.Errorf("shards %+v", res.Shards)

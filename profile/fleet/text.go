@@ -95,7 +95,7 @@ func (r *MergeResult) WriteText(w io.Writer, dir string) {
 	for _, pr := range r.Missing {
 		fmt.Fprintf(w, "  %s (shard %d)\n", pr.ID, r.Owner[pr.ID])
 	}
-	list := textlist.JoinInts(r.IncompleteShards())
+	list := textlist.JoinInts(r.incompleteShards())
 	switch {
 	case f.Slurm != nil:
 		fmt.Fprintf(w, "when no task of these shards is still queued or running, resubmit them (they resume):\n  sbatch --array=%s %s\n",
