@@ -185,7 +185,7 @@ func (c *Campaign) Execute(ctx context.Context) (*Summary, error) {
 			sum.Retried++
 		}
 	}
-	if err := c.Runner.Preflight(pending); err != nil {
+	if err := c.Runner.preflight(pending); err != nil {
 		return nil, err
 	}
 	if len(pending) > 0 && c.Runner.Options.Share == datasets.ShareMPS {
@@ -244,10 +244,10 @@ func (c *Campaign) Execute(ctx context.Context) (*Summary, error) {
 			switch r.Status {
 			case datasets.StatusOK:
 				sum.OK++
-				if r.Unsettled() {
+				if r.unsettled() {
 					sum.Unsettled++
 				}
-				if r.SharedGPU() {
+				if r.sharedGPU() {
 					sum.Shared++
 				}
 			case datasets.StatusInfeasible:
@@ -274,7 +274,7 @@ type Retry struct {
 
 // again reports whether r is to be run again.
 func (rt Retry) again(r *RunRecord) bool {
-	return rt.Failed && r.Status == datasets.StatusFailed || rt.Unsettled && r.Unsettled() || rt.Shared && r.SharedGPU()
+	return rt.Failed && r.Status == datasets.StatusFailed || rt.Unsettled && r.unsettled() || rt.Shared && r.sharedGPU()
 }
 
 // pending returns the runs of plan to do: those recs does not hold, and
@@ -415,7 +415,7 @@ func (c *Campaign) runOne(ctx context.Context, pr PlannedRun, recs map[string]*R
 			return rec, nil
 		}
 	}
-	rec, samples, err := c.Runner.Run(ctx, pr)
+	rec, samples, err := c.Runner.run(ctx, pr)
 	if err != nil {
 		return nil, err
 	}
@@ -450,7 +450,7 @@ func (c *Campaign) writeTables(man *manifest, recs map[string]*RunRecord, final 
 // dir/samples) and returns them.
 func writeTables(dir, name string, s *Suite, plan *Plan, recs map[string]*RunRecord, withSamples bool) (*Tables, error) {
 	t := buildTables(name, s, plan, recs)
-	tables := t.List()
+	tables := t.list()
 	if withSamples {
 		st, err := gatherSamples(dir, plan, recs)
 		if err != nil {

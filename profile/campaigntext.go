@@ -93,10 +93,10 @@ func ReadPlanProgress(dir string, p *Plan, force bool, retry Retry) (PlanProgres
 		if rec.Status == datasets.StatusFailed {
 			out.Failed++
 		}
-		if rec.Unsettled() {
+		if rec.unsettled() {
 			out.Unsettled++
 		}
-		if rec.SharedGPU() {
+		if rec.sharedGPU() {
 			out.Shared++
 		}
 	}

@@ -144,7 +144,7 @@
 // exclusive flock(2) on DIR/.coloc.lock, which holds its PID for the
 // message refusing a second one. The kernel releases the lock when the
 // holder dies, so a campaign killed with SIGKILL never blocks the next.
-// Before the first run, Runner.Preflight checks every workload's program,
+// Before the first run, the Runner's preflight checks every workload's program,
 // script and (for a .py script) that its Python imports torch, and on
 // CUDA that no GPU's compute mode forbids a planned run (prohibited; an
 // exclusive mode under a pair sharing by time slices), so that a

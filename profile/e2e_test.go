@@ -293,7 +293,7 @@ func logRuns(t *testing.T, dir string) {
 	for _, id := range ids {
 		r := recs[id]
 		line := r.Status
-		if r.Unsettled() {
+		if r.unsettled() {
 			line += " (unsettled)"
 		}
 		if r.Status != datasets.StatusOK {

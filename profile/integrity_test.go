@@ -250,7 +250,7 @@ func TestCampaignSharedRuns(t *testing.T) {
 		t.Fatalf("%d ok, %d shared; want %d ok, %d shared", sum.OK, sum.Shared, len(ids), len(shared))
 	}
 	for _, id := range shared {
-		if r := sum.Records[id]; !r.SharedGPU() || !slices.Equal(r.Shared, []string{tenant}) {
+		if r := sum.Records[id]; !r.sharedGPU() || !slices.Equal(r.Shared, []string{tenant}) {
 			t.Errorf("record of %s: shared %q", id, r.Shared)
 		}
 		if !slices.Contains(sum.Warnings, id+": "+tenant) {
@@ -330,7 +330,7 @@ func TestJournalVersions(t *testing.T) {
 	if err != nil || len(recs) != journalVersion {
 		t.Fatalf("%d records, %v; want %d", len(recs), err, journalVersion)
 	}
-	if r := recs["solo.a.r2"]; r.SharedGPU() {
+	if r := recs["solo.a.r2"]; r.sharedGPU() {
 		t.Errorf("a version-2 record reads as shared: %+v", r)
 	}
 	for _, v := range []int{0, journalVersion + 1} {

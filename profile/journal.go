@@ -88,8 +88,8 @@ func (s *sideRecord) Unsettled() bool {
 	return s.Status == datasets.StatusOK && s.Settled != nil && !*s.Settled
 }
 
-// Unsettled reports whether the run is ok and a side of it unsettled.
-func (r *RunRecord) Unsettled() bool {
+// unsettled reports whether the run is ok and a side of it unsettled.
+func (r *RunRecord) unsettled() bool {
 	if r.Status != datasets.StatusOK {
 		return false
 	}
@@ -101,9 +101,9 @@ func (r *RunRecord) Unsettled() bool {
 	return false
 }
 
-// SharedGPU reports whether the run is ok and shared its GPUs with
+// sharedGPU reports whether the run is ok and shared its GPUs with
 // another tenant's processes.
-func (r *RunRecord) SharedGPU() bool {
+func (r *RunRecord) sharedGPU() bool {
 	return r.Status == datasets.StatusOK && len(r.Shared) > 0
 }
 
@@ -116,14 +116,14 @@ func (r *RunRecord) settle() {
 			r.Status = s.Status
 		}
 	}
-	if c := r.Cause(); c != nil {
+	if c := r.cause(); c != nil {
 		r.Error = c.Label + ": " + c.Error
 	}
 }
 
-// Cause is the side that made the run fail: the first side that is not ok
+// cause is the side that made the run fail: the first side that is not ok
 // other than one stopped because its partner failed; nil for an ok run.
-func (r *RunRecord) Cause() *sideRecord {
+func (r *RunRecord) cause() *sideRecord {
 	var first *sideRecord
 	for i := range r.Sides {
 		s := &r.Sides[i]

@@ -70,7 +70,7 @@ func soloPeak(s *Suite, name string, recs map[string]*RunRecord) (float64, strin
 	if found {
 		return peak, "measured", true
 	}
-	if w, ok := s.Workload(name); ok && w.MemoryGB > 0 {
+	if w, ok := s.workloadNamed(name); ok && w.MemoryGB > 0 {
 		return w.MemoryGB * bytesPerGiB, "from the suite's memory_gb", true
 	}
 	return 0, "", false

@@ -122,8 +122,8 @@ func NewPlan(s *Suite, o PlanOptions) (*Plan, error) {
 			}
 		}
 		for _, pr := range pairs {
-			a, _ := s.Workload(pr[0])
-			b, _ := s.Workload(pr[1])
+			a, _ := s.workloadNamed(pr[0])
+			b, _ := s.workloadNamed(pr[1])
 			p.Runs = append(p.Runs, PlannedRun{
 				ID: fmt.Sprintf("pair.%s+%s.r%d", a.Name, b.Name, r), Mode: datasets.ModePair,
 				Workloads: []string{a.Name, b.Name}, Degree: 1, Repeat: r,

@@ -12,17 +12,17 @@ import (
 	"github.com/coloc-dev/coloc/datasets"
 )
 
-// preflightTimeout bounds each check of Preflight (importing torch takes a
+// preflightTimeout bounds each check of preflight (importing torch takes a
 // few seconds on a cold cache).
 const preflightTimeout = 2 * time.Minute
 
-// Preflight checks, once per distinct command, that the runs can start:
+// preflight checks, once per distinct command, that the runs can start:
 // every workload's program exists and is executable, a script given to the
 // Python interpreter exists, and an interpreter that runs a .py script can
 // import torch (every protocol workload of the bundled suites needs it).
 // It fails on the first problem with the fix named, before any run, so a
 // campaign never records a run failed for a reason known in advance.
-func (r *Runner) Preflight(runs []PlannedRun) error {
+func (r *Runner) preflight(runs []PlannedRun) error {
 	if err := r.checkComputeModes(runs); err != nil {
 		return err
 	}
@@ -34,7 +34,7 @@ func (r *Runner) Preflight(runs []PlannedRun) error {
 				continue
 			}
 			seen[name] = true
-			w, ok := r.Suite.Workload(name)
+			w, ok := r.Suite.workloadNamed(name)
 			if !ok {
 				return fmt.Errorf("run %s: no workload %q in suite %s", pr.ID, name, r.Suite.Name)
 			}

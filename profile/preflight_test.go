@@ -28,7 +28,7 @@ func TestPreflight(t *testing.T) {
 	}
 	for _, tc := range tests {
 		r := &Runner{Suite: s, Options: fakeOptions(t)}
-		err := r.Preflight([]PlannedRun{tc.run})
+		err := r.preflight([]PlannedRun{tc.run})
 		if tc.want == nil {
 			if err != nil {
 				t.Errorf("%s: %v", tc.run.ID, err)
@@ -43,7 +43,7 @@ func TestPreflight(t *testing.T) {
 	}
 	r := &Runner{Suite: s, Options: fakeOptions(t)}
 	r.Options.Python = "/nonexistent/python3"
-	if err := r.Preflight([]PlannedRun{soloRun("ok")}); err == nil || !strings.Contains(err.Error(), "Python interpreter (--python)") {
+	if err := r.preflight([]PlannedRun{soloRun("ok")}); err == nil || !strings.Contains(err.Error(), "Python interpreter (--python)") {
 		t.Errorf("missing interpreter: %v", err)
 	}
 }
@@ -74,7 +74,7 @@ func TestPreflightComputeModes(t *testing.T) {
 		o := fakeOptions(t)
 		o.DeviceKind, o.Share = tc.kind, tc.share
 		o.Devices = []Device{{Index: 4, Type: "h200", ComputeMode: tc.modes[0]}, {Index: 6, Type: "h200", ComputeMode: tc.modes[1]}}
-		err := (&Runner{Suite: s, Options: o}).Preflight([]PlannedRun{soloRun("b"), tc.run})
+		err := (&Runner{Suite: s, Options: o}).preflight([]PlannedRun{soloRun("b"), tc.run})
 		name := tc.kind + " " + tc.share + " " + strings.Join(tc.modes, ",") + " " + tc.run.ID
 		if tc.want == nil {
 			if err != nil {

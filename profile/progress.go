@@ -187,7 +187,7 @@ func outcome(rec *RunRecord) string {
 // (the exception of a Python traceback, say) and the path of its whole
 // stderr.
 func FailureLine(rec *RunRecord) string {
-	c := rec.Cause()
+	c := rec.cause()
 	if c == nil {
 		return strings.TrimSpace(rec.Error)
 	}

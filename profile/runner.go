@@ -112,11 +112,11 @@ type Runner struct {
 	LiveFile string
 }
 
-// Run executes one planned run and returns its record and samples. A
+// run executes one planned run and returns its record and samples. A
 // workload that fails is a record with status failed, not an error; the
 // error is ctx's when the run was interrupted (nothing of it is kept) or a
 // fault of the harness.
-func (r *Runner) Run(ctx context.Context, pr PlannedRun) (*RunRecord, *datasets.Table, error) {
+func (r *Runner) run(ctx context.Context, pr PlannedRun) (*RunRecord, *datasets.Table, error) {
 	o := r.Options
 	if pr.Degree > len(o.Devices) {
 		return nil, nil, fmt.Errorf("run %s: degree %d but %d devices", pr.ID, pr.Degree, len(o.Devices))
@@ -144,7 +144,7 @@ func (r *Runner) Run(ctx context.Context, pr PlannedRun) (*RunRecord, *datasets.
 	env := []string{"PYTHONUNBUFFERED=1", "CUDA_DEVICE_ORDER=PCI_BUS_ID", "CUDA_VISIBLE_DEVICES=" + visible(o.DeviceKind, rec.DeviceIDs)}
 	env = append(env, r.Env...)
 	for i, name := range pr.Workloads {
-		w, ok := r.Suite.Workload(name)
+		w, ok := r.Suite.workloadNamed(name)
 		if !ok {
 			return nil, nil, fmt.Errorf("run %s: no workload %q in suite %s", pr.ID, name, r.Suite.Name)
 		}

@@ -19,7 +19,7 @@ func runOnce(t *testing.T, s *Suite, o RunOptions, pr PlannedRun) (*RunRecord, *
 	t.Helper()
 	mon := &fakeMonitor{}
 	r := &Runner{Suite: s, Options: o, Monitor: mon}
-	rec, samples, err := r.Run(context.Background(), pr)
+	rec, samples, err := r.run(context.Background(), pr)
 	if err != nil {
 		t.Fatalf("Run(%s): %v", pr.ID, err)
 	}
@@ -99,7 +99,7 @@ func TestRunOutcomes(t *testing.T) {
 			if tc.status != datasets.StatusOK && side.Throughput != nil {
 				t.Errorf("failed run with a throughput: %+v", side)
 			}
-			if got := rec.Unsettled(); got != tc.unsettled {
+			if got := rec.unsettled(); got != tc.unsettled {
 				t.Errorf("unsettled %v, want %v", got, tc.unsettled)
 			}
 			if tc.status == datasets.StatusOK {
@@ -119,7 +119,7 @@ func TestRunCommandMissing(t *testing.T) {
 	w.Command = []string{"{suite_dir}/no-such-script.sh"}
 	r := &Runner{Suite: fakeSuite(t, w, fake("ok", "ok")), Options: fakeOptions(t)}
 	for _, pr := range []PlannedRun{soloRun("typo"), pairRun("ok", "typo")} {
-		rec, _, err := r.Run(context.Background(), pr)
+		rec, _, err := r.run(context.Background(), pr)
 		if err != nil {
 			t.Fatalf("%s: %v, want a failed run", pr.ID, err)
 		}

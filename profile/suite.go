@@ -59,8 +59,8 @@ type workload struct {
 	EstStepS  float64  `json:"est_step_s,omitempty"`
 }
 
-// Workload returns the named workload, or false.
-func (s *Suite) Workload(name string) (workload, bool) {
+// workloadNamed returns the named workload, or false.
+func (s *Suite) workloadNamed(name string) (workload, bool) {
 	for _, w := range s.Workloads {
 		if w.Name == name {
 			return w, true

@@ -20,8 +20,8 @@ type Tables struct {
 	Warnings []string
 }
 
-// List returns the tables to write, runs first.
-func (t *Tables) List() []*datasets.Table {
+// list returns the tables to write, runs first.
+func (t *Tables) list() []*datasets.Table {
 	out := []*datasets.Table{t.Runs.Table(), t.Solo.Table(), t.Pairs.Table()}
 	if t.Scaling != nil {
 		out = append(out, t.Scaling.Table())
@@ -80,7 +80,7 @@ func buildTables(campaign string, s *Suite, plan *Plan, recs map[string]*RunReco
 	}
 	solo := map[string]map[string]soloValue{} // device type -> workload -> degree-1 value
 	for _, k := range soloOrder {
-		w, _ := s.Workload(k.w)
+		w, _ := s.workloadNamed(k.w)
 		var tput, step []float64
 		spread, pm := 0.0, math.NaN() // the largest spread of an unsettled run; peak memory
 		var loose []string
@@ -243,7 +243,7 @@ func pairRows(pk pairKey, recs []*RunRecord, solo map[string]soloValue, source s
 			sa = max(sa, sb)
 			sb = sa
 		}
-		if r.Unsettled() {
+		if r.unsettled() {
 			loose = append(loose, r.RunID)
 		}
 		co[0] = append(co[0], a)
