@@ -99,7 +99,7 @@
 // A policy that tries the waiting jobs in arrival order and lets a job that
 // does not fit leave the rest to the others (backfill, greedy-pack,
 // similarity) need not try a job whose workload and size already found
-// no room in its plan (Plan.Miss, Plan.Missed, Plan.AllMissed). The
+// no room in its plan (Plan.Miss, Plan.AllMissed). The
 // simulator keeps the waiting jobs by that class, so Plan.Untried gives
 // the next job to try without walking past the jobs of classes that found
 // no room. And while a plan only takes free GPUs and pairs jobs, free

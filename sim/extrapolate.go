@@ -16,7 +16,7 @@ const maxExtrapolated = 64
 // measured degree M with the efficiency of its last measured step:
 // rate(d) = rate(M) x (d/M) x e^log2(d/M), e = (rate(M)/rate(M')) x (M'/M)
 // for the next smaller measured degree M'. The added rates are labelled:
-// IsExtrapolated reports them, and a run says how many jobs ran on one.
+// Measured.isExtrapolated reports them, and a run says how many jobs ran on one.
 // Pair rates are never extrapolated.
 func (m *Measured) Extrapolated() *Measured {
 	out := &Measured{t: m.t, solo: map[rates.Key]float64{}, pairs: m.pairs, oneGPUPairs: m.oneGPUPairs, extra: map[rates.Key]bool{}}
@@ -56,14 +56,14 @@ func (m *Measured) Extrapolated() *Measured {
 	return out
 }
 
-// IsExtrapolated reports whether the solo rate of w on s was extrapolated
+// isExtrapolated reports whether the solo rate of w on s was extrapolated
 // (Extrapolated), not measured.
-func (m *Measured) IsExtrapolated(w string, s Shape) bool {
+func (m *Measured) isExtrapolated(w string, s Shape) bool {
 	return m.extra[rates.Key{Workload: w, Device: m.device(s), Degree: s.GPUs}]
 }
 
 // extrapolatedType is what the simulator asks of a ground truth with
 // extrapolated rates.
 type extrapolatedType interface {
-	IsExtrapolated(w string, s Shape) bool
+	isExtrapolated(w string, s Shape) bool
 }

@@ -23,10 +23,10 @@ func TestExtrapolated(t *testing.T) {
 	x := m.Extrapolated()
 	sh := Shape{GPUType: "g", GPUs: 8}
 	want := 3.2 * 2 * (3.2 / 1.8 * 2 / 4)
-	if r, ok := x.Solo("W", sh); !ok || math.Abs(r-want) > 1e-9 || !x.IsExtrapolated("W", sh) {
-		t.Errorf("rate at 8 = %v, %v (extrapolated %v), want %v", r, ok, x.IsExtrapolated("W", sh), want)
+	if r, ok := x.Solo("W", sh); !ok || math.Abs(r-want) > 1e-9 || !x.isExtrapolated("W", sh) {
+		t.Errorf("rate at 8 = %v, %v (extrapolated %v), want %v", r, ok, x.isExtrapolated("W", sh), want)
 	}
-	if x.IsExtrapolated("W", Shape{GPUType: "g", GPUs: 4}) {
+	if x.isExtrapolated("W", Shape{GPUType: "g", GPUs: 4}) {
 		t.Error("a measured rate is labelled extrapolated")
 	}
 	jobs := []TraceJob{{Workload: "W", Steps: 100, Scale: 8}}

@@ -28,7 +28,7 @@ func FreeOnNode(p *Plan, t string, n int) (gpus []int, ok bool) {
 		gpus = make([]int, 0, n)
 	}
 	for _, g := range topo.Nodes[best].GPUs {
-		if p.Free(g) && len(gpus) < n {
+		if p.isFree(g) && len(gpus) < n {
 			gpus = append(gpus, g)
 		}
 	}
@@ -63,7 +63,7 @@ func FreeSpread(p *Plan, t string, n int) (gpus []int, ok bool) {
 		}
 		free[pick] = -1
 		for _, g := range topo.Nodes[nodes[pick]].GPUs {
-			if len(gpus) < n && p.Free(g) {
+			if len(gpus) < n && p.isFree(g) {
 				gpus = append(gpus, g)
 			}
 		}

@@ -27,7 +27,7 @@ func (c *loneChecked) Schedule(v *View) (*Plan, error) {
 		for ni, n := range v.Topology.Nodes {
 			free := 0
 			for _, g := range n.GPUs {
-				if pl.Free(g) {
+				if pl.isFree(g) {
 					free++
 				}
 			}

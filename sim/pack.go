@@ -112,7 +112,7 @@ func (rp *randomPack) Schedule(v *View) (*Plan, error) {
 		if !p.Room() {
 			break
 		}
-		if p.Missed(j) {
+		if p.missed(j) {
 			continue
 		}
 		cands := rp.candidates(p, j)
@@ -138,7 +138,7 @@ func (rp *randomPack) candidates(p *Plan, j *Job) [][]int {
 			}
 			for _, ni := range v.Topology.NodesOf(t) {
 				for _, g := range v.Topology.Nodes[ni].GPUs {
-					if p.Free(g) {
+					if p.isFree(g) {
 						out = append(out, []int{g})
 					}
 				}

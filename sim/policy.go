@@ -209,9 +209,9 @@ type Plan struct {
 // when onFree had free entries and freed was freed.
 type missAt struct{ scale, gen, free, freed int }
 
-// Missed reports whether a job of the same workload and size as j found
+// missed reports whether a job of the same workload and size as j found
 // no room in this plan since its last change: it would find none either.
-func (p *Plan) Missed(j *Job) bool {
+func (p *Plan) missed(j *Job) bool {
 	w := p.view.sim.rules.wid[j.ID]
 	if int(w) >= len(p.miss) {
 		return false
@@ -352,7 +352,7 @@ func (p *Plan) Place(id int, gpus ...int) {
 	p.note(id, gs)
 	onFree := len(gs) > 0
 	for _, g := range gs {
-		if g < 0 || g >= len(p.base) || !p.Free(g) {
+		if g < 0 || g >= len(p.base) || !p.isFree(g) {
 			onFree = false
 		}
 	}
@@ -423,14 +423,8 @@ func (p *Plan) GPUsOf(id int) []int {
 // JobsOn returns the IDs of the jobs the plan puts on a GPU.
 func (p *Plan) JobsOn(gpu int) []int { return p.jobsOn(gpu) }
 
-// Free reports whether the plan leaves a GPU empty.
-func (p *Plan) Free(gpu int) bool { return len(p.jobsOn(gpu)) == 0 }
+// isFree reports whether the plan leaves a GPU empty.
+func (p *Plan) isFree(gpu int) bool { return len(p.jobsOn(gpu)) == 0 }
 
-// Placed reports whether the plan runs job id.
-func (p *Plan) Placed(id int) bool { return len(p.GPUsOf(id)) > 0 }
-
-// View returns the view the plan was made from.
-func (p *Plan) View() *View { return p.view }
-
-// Empty reports whether the plan changes nothing.
-func (p *Plan) Empty() bool { return len(p.order) == 0 }
+// empty reports whether the plan changes nothing.
+func (p *Plan) empty() bool { return len(p.order) == 0 }

@@ -6,7 +6,7 @@ import (
 )
 
 // The waiting jobs are also kept by class (workload index and size, the
-// classes Plan.Missed knows), each class in admission order, so that a
+// classes Plan.missed knows), each class in admission order, so that a
 // policy trying the waiting jobs in arrival order need not walk past the
 // jobs of classes that found no room: Plan.Untried merges the classes'
 // queues instead, at a cost per job tried, not per job waiting.
@@ -87,7 +87,7 @@ func (p *Plan) Untried() iter.Seq[*Job] {
 			h, e = popUntried(h)
 			q := s.queues[e.class].jobs
 			j := q[e.at]
-			if p.Missed(j) {
+			if p.missed(j) {
 				missed = append(missed, e)
 				continue
 			}

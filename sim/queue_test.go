@@ -58,7 +58,7 @@ func (c *queueChecked) Schedule(v *View) (*Plan, error) {
 	}
 	walk := c.tried(v, func(p *Plan, yield func(*Job) bool) {
 		for _, j := range v.Waiting {
-			if p.Missed(j) {
+			if p.missed(j) {
 				continue
 			}
 			if !yield(j) {

@@ -68,7 +68,7 @@ type simulation struct {
 	busyOf  []int   // GPUs holding a job, by type index
 	lone    int     // GPUs holding exactly one job
 	// queues hold the waiting jobs by class (workload index and size,
-	// the classes Plan.Missed knows), classIdx a class's index in
+	// the classes Plan.missed knows), classIdx a class's index in
 	// queues; nClasses counts the classes with waiting jobs (queue.go).
 	queues   []classQueue
 	classIdx map[[2]int32]int
@@ -270,7 +270,7 @@ func (s *simulation) schedule(ev Events) error {
 	if err != nil {
 		return fmt.Errorf("policy %s at t=%g s: %w", s.pol.Name(), s.now, err)
 	}
-	if plan == nil || plan.Empty() {
+	if plan == nil || plan.empty() {
 		return nil
 	}
 	if plan.view.sim != s {
@@ -468,7 +468,7 @@ func (s *simulation) rerate() error {
 			// check() refuses such placements; reaching here is a bug.
 			return fmt.Errorf("t=%g s: job %d (%s) runs on %v without a positive rate", s.now, j.ID, j.Workload, st.shape)
 		}
-		if x, ok := s.truth.(extrapolatedType); ok && x.IsExtrapolated(j.Workload, st.shape) {
+		if x, ok := s.truth.(extrapolatedType); ok && x.isExtrapolated(j.Workload, st.shape) {
 			st.extrap = true
 		}
 		if x, ok := s.truth.(assumedType); ok && st.partner >= 0 && x.IsAssumed(j.Workload, s.jobs[st.partner].Workload, st.shape) {
