@@ -2,10 +2,12 @@ package policies
 
 import (
 	"fmt"
-	"github.com/coloc-dev/coloc/place/decide"
+	"maps"
 	"math"
 	"slices"
 	"sort"
+
+	"github.com/coloc-dev/coloc/place/decide"
 
 	"github.com/coloc-dev/coloc/sim"
 )
@@ -436,11 +438,15 @@ func (r *Rule) observe(v *sim.View) {
 			}
 		}
 	}
-	for id, d := range r.last {
+	// In the order of job IDs: a sum of floats in a map's order would
+	// differ in its last bits from run to run when several jobs complete
+	// between two calls (rounds), and so could the decisions.
+	for _, id := range slices.Sorted(maps.Keys(r.last)) {
 		if _, still := now[id]; still {
 			continue
 		}
 		if v.Job(id) == nil { // gone: completed
+			d := r.last[id]
 			r.sumDone += d.steps / d.rate
 			r.doneJobs++
 		}
