@@ -198,7 +198,7 @@ func runPolicies(ds *datasets.Dataset, scenarios []Scenario, names []string, mod
 		// The same experiment `coloc simulate` runs, at its defaults, so
 		// the report's table and `coloc simulate --json` agree.
 		x := experiment.Experiment{Jobs: tr.Jobs, Topology: topo, Truth: truth, Policies: names,
-			Options: sim.DefaultOptions, Env: sim.Env{Seed: seed}, Config: policies.Config{Models: models}}
+			Options: sim.DefaultOptions, Env: sim.Env{Seed: seed}, Config: policies.Config{Models: models, EstimateMedian: sim.DefaultEstimateMedian, EstimateSigma: sim.DefaultEstimateSigma}}
 		res, err := x.Run()
 		if err != nil {
 			return fmt.Errorf("%s on %s: %w", sc.Trace, sc.Cluster, err)
