@@ -112,7 +112,8 @@ type Core struct {
 	// (keyed as solo packs them); it is cleared with the topology.
 	soloMemo map[uint64]soloVal
 	// scratch reused by every decision, so that a decision allocates
-	// little: the infos and their options, the candidates, the jobs by
+	// little: every job's rank, the candidates' infos and options, the
+	// options and pairs weighed and their order, the picks, the jobs by
 	// first GPU, the running jobs seen.
 	rankedBuf []ranked // every job of a decision (assess)
 	keepBuf   []int    // the candidates' places in rankedBuf
@@ -126,7 +127,6 @@ type Core struct {
 	fit       fits
 	waitBuf   []waitKey
 	rankBuf   []uint64 // waitBuf's places in order (sortWait)
-	topBuf    []*info
 	orderBuf  []*info
 	byGPU     [][]int // job IDs by first GPU
 	seen      map[int]bool
