@@ -98,8 +98,6 @@ type Core struct {
 	topo       *topology
 	// pairMemo remembers the predicted normalized throughputs of pairs.
 	pairMemo map[uint64]pairVal
-	dense    []pairVal // pairMemo as a table for small degrees (pair)
-	denseW   int       // workloads the dense table has room for
 	wid      map[string]int32
 	// The last full decision: its jobs' IDs in the order given, and
 	// where it put the jobs it placed (a few words a waiting job).
@@ -335,7 +333,6 @@ func (c *Core) Decide(st *State) map[int][]int {
 		// The memos are keyed by the types' places in the topology.
 		clear(c.soloMemo)
 		clear(c.pairMemo)
-		c.dense, c.denseW = nil, 0
 	}
 	c.track(st)
 	quiet := c.quiet(st)
@@ -1126,60 +1123,17 @@ func (in *info) sharing(b *info, o *option) bool {
 // workloads and the placement. The memo's key packs the workload numbers,
 // the type's index and the degree in one integer, cheap to hash: the pair
 // check runs for every candidate pair at every decision.
-//
-// Pairs of degree up to denseDegree are also kept in a table indexed by
-// the same numbers (dense), for as many workloads as fit denseMax
-// entries: a pair decision weighs thousands of pairs, and an index costs
-// less than a hash.
 func (c *Core) pair(a, b *info, o *option) (float64, bool) {
-	var slot *pairVal
-	if o.d <= denseDegree {
-		if w := int(max(a.wid, b.wid)) + 1; w > c.denseW {
-			c.growDense(w)
-		}
-		if int(max(a.wid, b.wid)) < c.denseW {
-			slot = &c.dense[((int(a.wid)*c.denseW+int(b.wid))*len(c.topo.types)+o.tid)*denseDegree+o.d-1]
-			if slot.set {
-				return slot.n, slot.ok
-			}
-		}
-	}
 	key := uint64(a.wid)<<40 | uint64(b.wid)<<20 | uint64(o.tid)<<12 | uint64(o.d)
-	v, ok := c.pairMemo[key]
-	if !ok {
-		v.n, v.ok = c.rates.Pair(a.j.Workload, b.j.Workload, o.typ, o.d)
-		if c.pairMemo == nil {
-			c.pairMemo = map[uint64]pairVal{}
-		}
-		c.pairMemo[key] = v
+	if v, ok := c.pairMemo[key]; ok {
+		return v.n, v.ok
 	}
-	if slot != nil {
-		*slot = pairVal{v.n, v.ok, true}
+	n, ok := c.rates.Pair(a.j.Workload, b.j.Workload, o.typ, o.d)
+	if c.pairMemo == nil {
+		c.pairMemo = map[uint64]pairVal{}
 	}
-	return v.n, v.ok
-}
-
-// The dense pair table: degrees 1 to denseDegree, at most denseMax
-// entries (16 MiB).
-const (
-	denseDegree = 8
-	denseMax    = 1 << 20
-)
-
-// growDense makes room in the dense pair table for w workloads (twice
-// that, for the next ones), as far as denseMax allows; the table starts
-// empty and fills from pairMemo as pairs are asked.
-func (c *Core) growDense(w int) {
-	per := len(c.topo.types) * denseDegree
-	if per == 0 {
-		return
-	}
-	n := min(max(16, 2*w), int(math.Sqrt(float64(denseMax/per))))
-	if n < w || n <= c.denseW {
-		return // beyond the table: pairMemo alone
-	}
-	c.denseW = n
-	c.dense = make([]pairVal, n*n*per)
+	c.pairMemo[key] = pairVal{n, ok}
+	return n, ok
 }
 
 // widOf numbers workload names, so that memo keys hash small integers.
@@ -1196,8 +1150,8 @@ func (c *Core) widOf(w string) int32 {
 }
 
 type pairVal struct {
-	n       float64
-	ok, set bool // set: in the dense table, filled
+	n  float64
+	ok bool
 }
 
 // growDegrees gives jobs running alone larger degrees on their type from

@@ -3,6 +3,7 @@ package decide
 import (
 	"cmp"
 	"math"
+	"math/bits"
 	"slices"
 )
 
@@ -12,19 +13,19 @@ import (
 // A sort of every candidate with a comparison function per pair took a
 // fifth of a 100k-job simulation.
 //
-// Each heap key packs the top 44 bits of a candidate's value, in an
-// encoding whose integer order is the values' order (descending), above
-// the candidate's place (candBits bits): the heap compares integers and
-// settles almost every comparison without a call. Candidates whose
-// values agree in those 44 bits come off the heap one after the other
-// and are put in compareCands' order as a run. Beyond 2^candBits
-// candidates every candidate is sorted at once with compareCands.
+// Each key packs a candidate's value, in an encoding whose integer order
+// is the values' order (descending), above its place among the
+// candidates (packKey): the heap compares integers and settles almost
+// every comparison without a call. Candidates whose values agree in the
+// bits the place leaves come off the heap one after the other and are
+// put in compareCands' order as a run.
 //
 // When a decision takes more than a quarter of what is left, the rest is
 // sorted at once instead (on a cluster with GPUs to spare every
 // candidate is looked at, and popping each costs more than a sort).
 type candOrder struct {
 	cands  []cand
+	mask   uint64   // the bits of a key that hold the place
 	heap   []uint64 // a heap of keys, or the keys sorted (sorted)
 	sorted bool
 	pos    int      // with sorted: the next key of heap
@@ -33,25 +34,19 @@ type candOrder struct {
 	at     int      // the next key of run
 }
 
-// candBits is how many low bits of a key hold the candidate's place.
-const (
-	candBits = 20
-	candMask = 1<<candBits - 1
-)
+// placeMask returns the mask of the low bits that hold a place among n:
+// as few as the places need, so that the value keeps the most bits.
+func placeMask(n int) uint64 { return 1<<bits.Len(uint(n)) - 1 }
+
+// packKey is the key of the value v at place i under mask.
+func packKey(v float64, i int, mask uint64) uint64 { return descending(v)&^mask | uint64(i) }
 
 // reset starts an order over cands, reusing the buffers.
 func (o *candOrder) reset(cands []cand) {
-	o.cands, o.heap, o.run, o.at = cands, o.heap[:0], o.run[:0], 0
+	o.cands, o.mask, o.heap, o.run, o.at = cands, placeMask(len(cands)), o.heap[:0], o.run[:0], 0
 	o.sorted, o.pos, o.pops = false, 0, 0
-	if len(cands) > candMask+1 {
-		for i := range cands {
-			o.run = append(o.run, uint64(i))
-		}
-		slices.SortFunc(o.run, func(x, y uint64) int { return compareCands(cands[x], cands[y]) })
-		return
-	}
 	for i := range cands {
-		o.heap = append(o.heap, descending(cands[i].v)&^candMask|uint64(i))
+		o.heap = append(o.heap, packKey(cands[i].v, i, o.mask))
 	}
 	for i := len(o.heap)/2 - 1; i >= 0; i-- {
 		o.down(i)
@@ -71,21 +66,18 @@ func (o *candOrder) next() (int, bool) {
 		o.run, o.at = o.run[:0], 0
 		x := o.take()
 		o.run = append(o.run, x)
-		for o.pos < len(o.heap) && o.heap[o.pos]&^candMask == x&^candMask {
+		for o.pos < len(o.heap) && o.heap[o.pos]&^o.mask == x&^o.mask {
 			o.run = append(o.run, o.take())
 		}
 		if len(o.run) > 1 {
 			slices.SortFunc(o.run, func(x, y uint64) int {
-				return compareCands(o.cands[x&candMask], o.cands[y&candMask])
+				return compareCands(o.cands[x&o.mask], o.cands[y&o.mask])
 			})
 		}
 	}
 	k := o.run[o.at]
 	o.at++
-	if len(o.cands) > candMask+1 {
-		return int(k), true
-	}
-	return int(k & candMask), true
+	return int(k & o.mask), true
 }
 
 // take removes and returns the smallest key left: the heap's top, or
@@ -176,38 +168,31 @@ func compareCands(x, y cand) int {
 }
 
 // sortWait returns, in buf's array, the places of keys in the order
-// compareWait gives them. The integers sorted pack the top 44 bits of
-// each index (descending) above its place, so that almost every
-// comparison is one of integers; runs whose indices agree in those bits
-// are then put in compareWait's order. Beyond 2^candBits keys they are
-// sorted with compareWait alone.
+// compareWait gives them: the integers sorted pack each index
+// (descending) above its place (packKey), so that almost every comparison
+// is one of integers, and runs whose indices agree in the bits the place
+// leaves are then put in compareWait's order.
 func sortWait(buf []uint64, keys []waitKey) []uint64 {
+	mask := placeMask(len(keys))
 	buf = buf[:0]
-	if len(keys) > candMask+1 {
-		for i := range keys {
-			buf = append(buf, uint64(i))
-		}
-		slices.SortFunc(buf, func(x, y uint64) int { return compareWait(keys[x], keys[y]) })
-		return buf
-	}
 	for i := range keys {
-		buf = append(buf, descending(keys[i].index)&^candMask|uint64(i))
+		buf = append(buf, packKey(keys[i].index, i, mask))
 	}
 	slices.Sort(buf)
 	for lo := 0; lo < len(buf); {
 		hi := lo + 1
-		for hi < len(buf) && buf[hi]&^candMask == buf[lo]&^candMask {
+		for hi < len(buf) && buf[hi]&^mask == buf[lo]&^mask {
 			hi++
 		}
 		if hi-lo > 1 {
 			slices.SortFunc(buf[lo:hi], func(x, y uint64) int {
-				return compareWait(keys[x&candMask], keys[y&candMask])
+				return compareWait(keys[x&mask], keys[y&mask])
 			})
 		}
 		lo = hi
 	}
 	for i := range buf {
-		buf[i] &= candMask
+		buf[i] &= mask
 	}
 	return buf
 }

@@ -90,9 +90,9 @@ func (r countingRates) Pair(w, q, t string, gpus int) (float64, bool) {
 	return float64(len(k)%7) / 10, gpus != 3
 }
 
-// TestPairMemo checks that the pair memo (its table for small degrees,
-// grown as workloads appear, and its map beyond) answers what the rates
-// say, and asks each pair once.
+// TestPairMemo checks that the pair memo answers what the rates say for
+// every pair of 60 workloads, two types and degrees up to 16 (its key
+// packs them all), and asks each of them once.
 func TestPairMemo(t *testing.T) {
 	r := countingRates{asked: map[string]int{}}
 	c := mustNew(t, r, Options{MaxPerGPU: 2})
@@ -117,9 +117,6 @@ func TestPairMemo(t *testing.T) {
 				}
 			}
 		}
-	}
-	if c.denseW < len(infos) {
-		t.Errorf("dense table holds %d workloads, want at least %d", c.denseW, len(infos))
 	}
 	for k, n := range r.asked {
 		// Each key was asked once by the memo, twice by the test.
