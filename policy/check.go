@@ -98,6 +98,24 @@ func (c *checker) nonEmpty(path, s string) {
 	c.plain(path, s)
 }
 
+// unique checks the name v of the i-th element of list (at path): plain
+// text, not empty, and not the name of an earlier element (seen, by name,
+// which it records); what ("node ", "job " or "") starts the message. It
+// reports whether v was new.
+func (c *checker) unique(path, what, v, list string, i int, seen map[string]int) bool {
+	c.plain(path, v)
+	if v == "" {
+		c.add(path, "empty")
+		return false
+	}
+	if j, dup := seen[v]; dup {
+		c.add(path, "%s%q is also %s[%d]", what, v, list, j)
+		return false
+	}
+	seen[v] = i
+	return true
+}
+
 // plain checks that s holds no control character: a newline or an escape
 // in a job's name would start a line of its own, or recolour a terminal,
 // in whatever prints it, and the writer never writes one.
@@ -153,14 +171,7 @@ func (c *checker) cluster() {
 	}
 	for i, n := range c.f.Cluster.Nodes {
 		p := elem("cluster.nodes", i)
-		c.plain(at(p, "name"), n.Name)
-		if n.Name == "" {
-			c.add(at(p, "name"), "empty")
-		} else if j, dup := c.nodes[n.Name]; dup {
-			c.add(at(p, "name"), "node %q is also cluster.nodes[%d]", n.Name, j)
-		} else {
-			c.nodes[n.Name] = i
-		}
+		c.unique(at(p, "name"), "node ", n.Name, "cluster.nodes", i, c.nodes)
 		c.nonEmpty(at(p, "gpu_type"), n.GPUType)
 		if n.GPUs < 1 || n.GPUs > MaxGPUsPerNode {
 			c.add(at(p, "gpus"), "%d, want 1 to %d", n.GPUs, MaxGPUsPerNode)
@@ -238,13 +249,7 @@ func (c *checker) similarity() {
 	clear(seen)
 	for i, r := range s.References {
 		pr := elem(at(p, "references"), i)
-		c.plain(at(pr, "workload"), r.Workload)
-		if r.Workload == "" {
-			c.add(at(pr, "workload"), "empty")
-		} else if j, dup := seen[r.Workload]; dup {
-			c.add(at(pr, "workload"), "%q is also references[%d]", r.Workload, j)
-		} else {
-			seen[r.Workload] = i
+		if c.unique(at(pr, "workload"), "", r.Workload, "references", i, seen) {
 			c.refs[r.Workload] = true
 		}
 		if len(r.Num) != len(s.Numeric) {
@@ -305,14 +310,7 @@ func (x *decisions) add(d Decision) {
 	c, i := x.c, x.n
 	x.n++
 	p := elem("decisions", i)
-	c.plain(at(p, "job"), d.Job)
-	if d.Job == "" {
-		c.add(at(p, "job"), "empty")
-	} else if j, dup := x.ids[d.Job]; dup {
-		c.add(at(p, "job"), "job %q is also decisions[%d]", d.Job, j)
-	} else {
-		x.ids[d.Job] = i
-	}
+	c.unique(at(p, "job"), "job ", d.Job, "decisions", i, x.ids)
 	if d.Status == StatusPlaced || len(d.Placement) > 0 {
 		x.kept[i] = d
 		x.order = append(x.order, i)
