@@ -17,14 +17,13 @@ const (
 	progressEvery = 10 * time.Second
 )
 
-// progressLines writes a long replay's progress to w: the jobs completed
+// progressLines writes one replay's progress to w: the jobs completed
 // of the trace's, the time spent, and the time left at the pace so far
 // (a replay's pace changes with the load, so it is an estimate).
 type progressLines struct {
 	w           io.Writer
 	clock       func() time.Time
-	policy      string
-	start, last time.Time
+	start, last time.Time // of the first report, and the last line
 	printed     bool
 }
 
@@ -35,8 +34,8 @@ func newProgressLines(w io.Writer) *progressLines {
 // report takes one sim.Progress (sim.Options.Progress).
 func (p *progressLines) report(x sim.Progress) {
 	t := p.clock()
-	if x.Policy != p.policy || p.start.IsZero() {
-		p.policy, p.start, p.last, p.printed = x.Policy, t, t, false
+	if p.start.IsZero() {
+		p.start, p.last = t, t
 	}
 	spent := t.Sub(p.start)
 	switch {
@@ -44,7 +43,6 @@ func (p *progressLines) report(x sim.Progress) {
 		if p.printed {
 			fmt.Fprintf(p.w, "policy %s: %d of %d jobs completed in %s\n", x.Policy, x.Completed, x.Jobs, spent.Round(time.Second))
 		}
-		p.start = time.Time{}
 		return
 	case spent < quietFor || (p.printed && t.Sub(p.last) < progressEvery):
 		return

@@ -32,8 +32,10 @@ func TestProgressLines(t *testing.T) {
 	if b.String() != want {
 		t.Errorf("lines:\n%s\nwant:\n%s", b.String(), want)
 	}
-	// A short replay of the next policy prints nothing.
+	// A short replay (the next policy's, a printer of its own) prints
+	// nothing.
 	b.Reset()
+	p = &progressLines{w: &b, clock: func() time.Time { return now }}
 	p.report(sim.Progress{Policy: "fifo", Jobs: 100})
 	now = now.Add(2 * time.Second)
 	p.report(sim.Progress{Policy: "fifo", Completed: 100, Jobs: 100, Ended: true})
