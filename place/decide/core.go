@@ -3,7 +3,6 @@ package decide
 import (
 	"cmp"
 	"fmt"
-	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -128,6 +127,23 @@ type Core struct {
 	orderBuf  []*info
 	byGPU     [][]int // job IDs by first GPU
 	seen      map[int]bool
+	leftBuf   []int  // GPUs left by type (choose)
+	usedBuf   []bool // GPUs taken (placeAll)
+	nodesBuf  []nodeFree
+	freeBuf   []int
+	// settled's
+	growBuf     []bool
+	growTypeBuf []int
+	firstBuf    []float64
+	blockedBuf  []int32
+	keptBuf     []int32
+	zeroBuf     []zero
+	// fullOnly turns settled off (tests hold the two ways together);
+	// settledN counts the decisions it took, settledZeros the jobs of
+	// index 0 it weighed.
+	fullOnly     bool
+	settledN     int
+	settledZeros int
 }
 
 type soloVal struct {
@@ -167,6 +183,13 @@ type soloOpts struct {
 	topo    *topology
 	degrees []int
 	opts    []option
+	// What settled reads, also independent of the index (rank): top is
+	// the option of clearly highest progress per GPU (-1: none, or a near
+	// tie); keeps[i] whether option i, kept (times keep), clearly beats
+	// every other; grows[i] whether a larger degree of its type is faster.
+	top   int
+	keeps []bool
+	grows []bool
 }
 
 // New returns a core deciding with rates.
@@ -286,10 +309,11 @@ type info struct {
 	remain   float64 // expected remaining size, reference GPU-seconds
 	critical bool
 	opts     []option
-	cur      *option // the running job's current placement
-	partner  int     // the job it shares with now, -1 none
-	pick     *pick   // the decision; nil: it waits
-	wid      int32   // its workload's number (Core.widOf)
+	cur      *option // the running job's current placement (curOpt); nil while it waits
+	curOpt   option
+	partner  int   // the job it shares with now, -1 none
+	pick     *pick // the decision; nil: it waits
+	wid      int32 // its workload's number (Core.widOf)
 }
 
 func (c *Core) refOf(j *Job) ref {
@@ -336,7 +360,16 @@ func (c *Core) Decide(st *State) map[int][]int {
 	}
 	c.track(st)
 	quiet := c.quiet(st)
-	infos := c.assess(st)
+	all, top := c.rank(st)
+	cands := c.candidates(all, top, len(st.GPUs))
+	if !quiet && !c.fullOnly {
+		if out, ok := c.settled(st, all, top, cands); ok {
+			c.settledN++
+			c.remember(st, out)
+			return out
+		}
+	}
+	infos := c.infos(all, top, cands)
 	if quiet && !c.worthRevising(infos) {
 		out := map[int][]int{}
 		for _, j := range st.Jobs {
@@ -347,6 +380,12 @@ func (c *Core) Decide(st *State) map[int][]int {
 		return out
 	}
 	out := c.placeAll(st, c.choose(infos))
+	c.remember(st, out)
+	return out
+}
+
+// remember keeps what a full decision decided, for quiet.
+func (c *Core) remember(st *State, out map[int][]int) {
 	c.lastIDs, c.lastRun = c.lastIDs[:0], c.lastRun[:0]
 	for i, j := range st.Jobs {
 		c.lastIDs = append(c.lastIDs, j.ID)
@@ -354,7 +393,6 @@ func (c *Core) Decide(st *State) map[int][]int {
 			c.lastRun = append(c.lastRun, lastJob{i, g})
 		}
 	}
-	return out
 }
 
 // lastJob is a job the last full decision placed: its place in the
@@ -441,12 +479,10 @@ func (c *Core) worthRevising(infos []*info) bool {
 	return false
 }
 
-// assess computes each job's index, expected remaining size, options and
-// whether it is critical for the makespan.
-func (c *Core) assess(st *State) []*info {
+// rank computes each job's index and expected remaining size, and which
+// job is critical for the makespan (its place in all; -1 none).
+func (c *Core) rank(st *State) (all []ranked, top int) {
 	c.rankedBuf = slices.Grow(c.rankedBuf[:0], len(st.Jobs))
-	c.optBuf = c.optBuf[:0]
-	infos := c.ptrBuf[:0]
 	if len(c.byGPU) != len(st.GPUs) {
 		c.byGPU = make([][]int, len(st.GPUs))
 	}
@@ -521,7 +557,7 @@ func (c *Core) assess(st *State) []*info {
 		}
 		total += in.remain
 	}
-	all := c.rankedBuf
+	all = c.rankedBuf
 	// The job that needs longest alone is critical when it needs at least
 	// the time the whole backlog needs on the whole cluster: then the
 	// makespan waits for it. One job only: with sizes unknown a remaining
@@ -529,17 +565,24 @@ func (c *Core) assess(st *State) []*info {
 	// at once, and marking them all let long jobs hold the fastest GPUs
 	// (on ed69ec's 951 jobs on 48 GPUs, average JCT 78.7 h against 51.4 h).
 	horizon := total / float64(len(st.GPUs))
-	top := -1
+	top = -1
 	for i := range all {
 		in := &all[i]
 		if t := in.remain / float64(in.ref.degree); t >= horizon && len(all) > 1 && (top < 0 || t > all[top].remain/float64(all[top].ref.degree)) {
 			top = i
 		}
 	}
-	// Only the candidates get an info, with their options, in a buffer
-	// grown to hold them all first so that the pointers to them stay
-	// valid (the options likewise: options).
-	cands := c.candidates(all, top, len(st.GPUs))
+	return all, top
+}
+
+// infos builds the candidates' infos (cands: their places in all), each
+// with its options and current placement. Only the candidates get an
+// info, in a buffer grown to hold them all first so that the pointers to
+// them stay valid (the options likewise: options).
+func (c *Core) infos(all []ranked, top int, cands []int) []*info {
+	c.optBuf = c.optBuf[:0]
+	infos := c.ptrBuf[:0]
+	byGPU := c.byGPU
 	c.infoBuf = slices.Grow(c.infoBuf[:0], len(cands))
 	for _, i := range cands {
 		x := &all[i]
@@ -635,30 +678,7 @@ func (c *Core) options(in *info) {
 	j := in.j
 	prog := float64(in.ref.degree) / in.ref.rate // reference GPU-seconds per iteration
 	start := len(c.optBuf)
-	a := c.alone[j.ID]
-	if a == nil {
-		if c.alone == nil {
-			c.alone = map[int]*soloOpts{}
-		}
-		a = &soloOpts{}
-		c.alone[j.ID] = a
-	}
-	if a.topo != c.topo || !slices.Equal(a.degrees, j.Degrees) {
-		a.topo, a.degrees, a.opts = c.topo, slices.Clone(j.Degrees), a.opts[:0]
-		for ti, t := range c.topo.types {
-			for _, d := range j.Degrees {
-				if d > c.topo.count[t] {
-					continue
-				}
-				spread := c.topo.largest[t] < d
-				r, ok := c.solo(j.Workload, in.wid, t, ti, d, spread)
-				if !ok || !(r > 0) {
-					continue
-				}
-				a.opts = append(a.opts, option{typ: t, tid: ti, d: d, spread: spread, rate: r})
-			}
-		}
-	}
+	a := c.soloOf(j, in.wid)
 	for _, o := range a.opts {
 		o.value = in.index * o.rate * prog / float64(o.d)
 		c.optBuf = append(c.optBuf, o)
@@ -681,7 +701,40 @@ func (c *Core) options(in *info) {
 	if !ok {
 		return
 	}
-	in.cur = &option{typ: t, tid: tid, d: len(j.GPUs), spread: spread, rate: r, value: in.index * r * prog / float64(len(j.GPUs))}
+	in.curOpt = option{typ: t, tid: tid, d: len(j.GPUs), spread: spread, rate: r, value: in.index * r * prog / float64(len(j.GPUs))}
+	in.cur = &in.curOpt
+}
+
+// soloOf returns the ways job j (of workload number wid) may run alone,
+// found once for its degrees on the topology and kept until it completes.
+func (c *Core) soloOf(j *Job, wid int32) *soloOpts {
+	a := c.alone[j.ID]
+	if a == nil {
+		if c.alone == nil {
+			c.alone = map[int]*soloOpts{}
+		}
+		a = &soloOpts{}
+		c.alone[j.ID] = a
+	}
+	if a.topo == c.topo && slices.Equal(a.degrees, j.Degrees) {
+		return a
+	}
+	a.topo, a.degrees, a.opts = c.topo, slices.Clone(j.Degrees), a.opts[:0]
+	for ti, t := range c.topo.types {
+		for _, d := range j.Degrees {
+			if d > c.topo.count[t] {
+				continue
+			}
+			spread := c.topo.largest[t] < d
+			r, ok := c.solo(j.Workload, wid, t, ti, d, spread)
+			if !ok || !(r > 0) {
+				continue
+			}
+			a.opts = append(a.opts, option{typ: t, tid: ti, d: d, spread: spread, rate: r})
+		}
+	}
+	a.rank(c.keep())
+	return a
 }
 
 // keep is the factor by which a running job's current placement is
@@ -734,10 +787,12 @@ func (c *Core) choose(infos []*info) []*info {
 	// Room for each job's pick and as many again (makeRoom and join may
 	// pick anew); the picks of the last decision are no longer held.
 	c.picks = slices.Grow(c.picks[:0], 2*len(infos))
-	left := map[string]int{}
+	// The GPUs left of each type, by its place in topology.types.
+	left := c.leftBuf[:0]
 	for _, t := range c.topo.types {
-		left[t] = c.topo.count[t]
+		left = append(left, c.topo.count[t])
 	}
+	c.leftBuf = left
 	crit := make([]*info, 0)
 	for _, in := range infos {
 		if in.critical {
@@ -749,7 +804,7 @@ func (c *Core) choose(infos []*info) []*info {
 		var best *option
 		for i := range in.opts {
 			o := &in.opts[i]
-			if left[o.typ] < o.d {
+			if left[o.tid] < o.d {
 				continue
 			}
 			if best == nil || o.rate > best.rate || (o.rate == best.rate && in.cur != nil && sameOpt(o, in.cur)) {
@@ -758,7 +813,7 @@ func (c *Core) choose(infos []*info) []*info {
 		}
 		if best != nil {
 			c.decideJob(in, pick{o: *best})
-			left[best.typ] -= best.d
+			left[best.tid] -= best.d
 		}
 	}
 	k := c.keep()
@@ -802,16 +857,16 @@ func (c *Core) choose(infos []*info) []*info {
 			fit.add(in.opts, 1)
 		}
 	}
-	for fit.any(c.topo.types, left) {
+	for fit.any(left) {
 		i, ok := order.next()
 		if !ok {
 			break
 		}
 		x := &cands[i]
-		if x.a.pick != nil || (x.b != nil && x.b.pick != nil) || left[x.o.typ] < x.o.d {
+		if x.a.pick != nil || (x.b != nil && x.b.pick != nil) || left[x.o.tid] < x.o.d {
 			continue
 		}
-		left[x.o.typ] -= x.o.d
+		left[x.o.tid] -= x.o.d
 		c.decideJob(x.a, pick{o: x.o, partner: x.b})
 		fit.add(x.a.opts, -1)
 		if x.b != nil {
@@ -836,7 +891,7 @@ func (c *Core) choose(infos []*info) []*info {
 // jobs running alone on the type it wants to other types with room,
 // those that lose least first, when what the job gains exceeds what they
 // lose (a running job's loss counts keep, as moving restarts it).
-func (c *Core) makeRoom(infos []*info, left map[string]int) {
+func (c *Core) makeRoom(infos []*info, left []int) {
 	var waiting, alone []*info
 	for _, in := range infos {
 		switch {
@@ -872,16 +927,16 @@ func (c *Core) makeRoom(infos []*info, left map[string]int) {
 		bestGain := 0.0
 		for i := range in.opts {
 			o := &in.opts[i]
-			need := o.d - left[o.typ]
+			need := o.d - left[o.tid]
 			if need <= 0 {
 				continue // the greedy took it or passed it over for a better use
 			}
 			// A move frees a job's GPUs of o's type for as many of
 			// another type: more than the other types' room never frees.
-			if need > spare-left[o.typ] {
+			if need > spare-left[o.tid] {
 				continue
 			}
-			room := maps.Clone(left)
+			room := slices.Clone(left)
 			var cands []move
 			for _, x := range alone {
 				if x.pick.o.typ != o.typ {
@@ -890,7 +945,7 @@ func (c *Core) makeRoom(infos []*info, left map[string]int) {
 				var to *option
 				for j := range x.opts {
 					y := &x.opts[j]
-					if y.typ == o.typ || y.d != x.pick.o.d || room[y.typ] < y.d {
+					if y.typ == o.typ || y.d != x.pick.o.d || room[y.tid] < y.d {
 						continue
 					}
 					if to == nil || y.value > to.value {
@@ -908,10 +963,10 @@ func (c *Core) makeRoom(infos []*info, left map[string]int) {
 				if freed >= need {
 					break
 				}
-				if room[m.to.typ] < m.to.d {
+				if room[m.to.tid] < m.to.d {
 					continue
 				}
-				room[m.to.typ] -= m.to.d
+				room[m.to.tid] -= m.to.d
 				moves = append(moves, m)
 				loss += m.loss
 				freed += m.in.pick.o.d
@@ -927,11 +982,11 @@ func (c *Core) makeRoom(infos []*info, left map[string]int) {
 			continue
 		}
 		for _, m := range bestMoves {
-			left[m.in.pick.o.typ] += m.in.pick.o.d
-			left[m.to.typ] -= m.to.d
+			left[m.in.pick.o.tid] += m.in.pick.o.d
+			left[m.to.tid] -= m.to.d
 			m.in.pick.o = m.to
 		}
-		left[bestOpt.typ] -= bestOpt.d
+		left[bestOpt.tid] -= bestOpt.d
 		spare -= bestOpt.d
 		c.decideJob(in, pick{o: *bestOpt})
 		alone = append(alone, in)
@@ -1158,7 +1213,7 @@ type pairVal struct {
 // the GPUs no job took, highest index first (picked is the picked jobs in
 // that order), when that shortens the job's expected remaining time by
 // more than the restart it may cost.
-func (c *Core) growDegrees(picked []*info, left map[string]int) {
+func (c *Core) growDegrees(picked []*info, left []int) {
 	room := false
 	for _, n := range left {
 		room = room || n > 0
@@ -1167,13 +1222,13 @@ func (c *Core) growDegrees(picked []*info, left map[string]int) {
 		return
 	}
 	for _, in := range picked {
-		if in.pick == nil || in.pick.partner != nil || left[in.pick.o.typ] == 0 {
+		if in.pick == nil || in.pick.partner != nil || left[in.pick.o.tid] == 0 {
 			continue
 		}
 		cur := in.pick.o
 		best := cur
 		for _, o := range in.opts {
-			if o.typ != cur.typ || o.d <= best.d || o.rate <= best.rate || left[o.typ] < o.d-cur.d {
+			if o.typ != cur.typ || o.d <= best.d || o.rate <= best.rate || left[o.tid] < o.d-cur.d {
 				continue
 			}
 			best = o
@@ -1188,7 +1243,7 @@ func (c *Core) growDegrees(picked []*info, left map[string]int) {
 				continue
 			}
 		}
-		left[best.typ] -= best.d - cur.d
+		left[best.tid] -= best.d - cur.d
 		in.pick.o = best
 	}
 }
@@ -1201,7 +1256,9 @@ func (c *Core) growDegrees(picked []*info, left map[string]int) {
 // their pick is spread or no node has room and the jobs may run spread.
 func (c *Core) placeAll(st *State, order []*info) map[int][]int {
 	out := make(map[int][]int, len(order))
-	used := make([]bool, len(st.GPUs))
+	used := slices.Grow(c.usedBuf[:0], len(st.GPUs))[:len(st.GPUs)]
+	clear(used)
+	c.usedBuf = used
 	claim := func(gpus []int) bool {
 		for _, g := range gpus {
 			if used[g] {
@@ -1259,32 +1316,34 @@ func (c *Core) placeAll(st *State, order []*info) map[int][]int {
 	return out
 }
 
+// nodeFree is a node's unused GPUs of one type.
+type nodeFree struct{ free []int }
+
 // freeGPUs finds o.d unused GPUs of o.typ: on one node (the one with the
 // fewest unused GPUs that still fit) unless o is spread, else over the
 // nodes with the most unused GPUs first; nil when there are not enough,
 // or the job cannot run spread.
 func (c *Core) freeGPUs(used []bool, o *option, workload string, partner *info) []int {
-	type nodeFree struct {
-		node int
-		free []int
-	}
-	var nodes []nodeFree
+	// The unused GPUs of each node of the type, in one buffer the next
+	// call reuses: what is returned is a copy.
+	nodes, free := c.nodesBuf[:0], c.freeBuf[:0]
 	total := 0
-	for n, gs := range c.topo.nodes {
+	for _, gs := range c.topo.nodes {
 		if len(gs) == 0 || c.topo.gpus[gs[0]].Type != o.typ {
 			continue
 		}
-		var f []int
+		start := len(free)
 		for _, g := range gs {
 			if !used[g] {
-				f = append(f, g)
+				free = append(free, g)
 			}
 		}
-		if len(f) > 0 {
-			nodes = append(nodes, nodeFree{n, f})
-			total += len(f)
+		if len(free) > start {
+			nodes = append(nodes, nodeFree{free[start:len(free):len(free)]})
+			total += len(free) - start
 		}
 	}
+	c.nodesBuf, c.freeBuf = nodes, free
 	if total < o.d {
 		return nil
 	}

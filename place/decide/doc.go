@@ -64,6 +64,16 @@
 // that early), which keeps equal-priority jobs from trading GPUs at every
 // event and paying a restart each time.
 //
+// Most decisions on a cluster with GPUs to spare need no greedy: when no
+// pairs are weighed, no job shares, every running job's current option,
+// kept, beats its others (or those that beat it are on types filled by
+// jobs ahead of it) and every waiting job's best option is clear, and all
+// those options fit together, the greedy would give each job exactly
+// that option whatever the indices' order. settled checks this in one
+// pass over the candidates and places the waiting jobs as placeAll would;
+// otherwise the greedy runs. Both give the same decision (a test replays
+// streams of jobs through both); the check only saves the time.
+//
 // Makespan guard: the job whose expected remaining time alone is longest
 // is critical when that time is at least the whole backlog's expected
 // remaining GPU time over the cluster's GPUs; the makespan then waits for

@@ -249,9 +249,10 @@ func (f *fits) add(opts []option, sign int) {
 }
 
 // any reports whether an option counted fits the GPUs left of its type.
-func (f *fits) any(types []string, left map[string]int) bool {
+// left holds the GPUs left by the type's place in topology.types.
+func (f *fits) any(left []int) bool {
 	for t, d := range f.least {
-		if d < len(f.count[t]) && d <= left[types[t]] {
+		if d < len(f.count[t]) && d <= left[t] {
 			return true
 		}
 	}

@@ -129,7 +129,7 @@ func TestPairMemo(t *testing.T) {
 // TestFits checks that fits reports an option that fits exactly while
 // one is counted with a degree within the GPUs left of its type.
 func TestFits(t *testing.T) {
-	types := []string{"a", "b"}
+	types := []string{"a", "b"} // left[0] is a's, left[1] b's
 	a := []option{{typ: "a", tid: 0, d: 4}, {typ: "b", tid: 1, d: 2}}
 	b := []option{{typ: "a", tid: 0, d: 1}}
 	var f fits
@@ -137,23 +137,23 @@ func TestFits(t *testing.T) {
 	f.add(a, 1)
 	f.add(b, 1)
 	for _, c := range []struct {
-		left map[string]int
+		left []int
 		want bool
 	}{
-		{map[string]int{"a": 0, "b": 0}, false},
-		{map[string]int{"a": 1, "b": 0}, true}, // b's degree 1
-		{map[string]int{"a": 0, "b": 2}, true},
-		{map[string]int{"a": 0, "b": 1}, false},
+		{[]int{0, 0}, false},
+		{[]int{1, 0}, true}, // b's degree 1
+		{[]int{0, 2}, true},
+		{[]int{0, 1}, false},
 	} {
-		if got := f.any(types, c.left); got != c.want {
+		if got := f.any(c.left); got != c.want {
 			t.Errorf("left %v, both waiting: %v, want %v", c.left, got, c.want)
 		}
 	}
 	f.add(b, -1) // b got GPUs: only a's options count
-	if f.any(types, map[string]int{"a": 3, "b": 1}) {
+	if f.any([]int{3, 1}) {
 		t.Error("a needs 4 of a or 2 of b; 3 and 1 left: nothing fits, fits says something does")
 	}
-	if !f.any(types, map[string]int{"a": 4, "b": 0}) {
+	if !f.any([]int{4, 0}) {
 		t.Error("4 of a left: a's option fits, fits says none does")
 	}
 }

@@ -1,0 +1,281 @@
+package decide
+
+import (
+	"cmp"
+	"math"
+	"slices"
+)
+
+// margin is how much clearer than a tie (relative) one option's progress
+// per GPU must be for settled to take the greedy's choice as known: far
+// above the rounding of index x rate x progress / degree (a few units in
+// the last place), so that the greedy's order of a job's own options
+// cannot differ from the order of their rates per GPU.
+const margin = 1e-9
+
+// rank finds, from the options' rates alone, what settled needs: an
+// option's value is the job's index times its rate per GPU times a
+// constant of the job, so the order of a job's own options, and whether
+// its current one kept (times k) comes first, do not depend on the index.
+func (a *soloOpts) rank(k float64) {
+	n := len(a.opts)
+	a.top = -1
+	a.keeps = append(a.keeps[:0], make([]bool, n)...)
+	a.grows = append(a.grows[:0], make([]bool, n)...)
+	per := func(o *option) float64 { return o.rate / float64(o.d) }
+	for i := range a.opts {
+		o := &a.opts[i]
+		best, kept := true, true
+		for j := range a.opts {
+			if j == i {
+				continue
+			}
+			p := &a.opts[j]
+			best = best && per(o) > per(p)*(1+margin)
+			kept = kept && per(o)*k > per(p)*(1+margin)
+			if p.typ == o.typ && p.d > o.d && p.rate > o.rate {
+				a.grows[i] = true
+			}
+		}
+		if best {
+			a.top = i
+		}
+		a.keeps[i] = kept
+	}
+}
+
+// zero is a candidate of index 0: its places in cands and all, and its
+// current placement among its options (-1 none).
+type zero struct{ k, i, at int32 }
+
+// settled decides without the greedy when its outcome is known before it
+// runs, and reports whether it could. That is when no pairs are weighed
+// (the jobs' smallest degrees fit the cluster, or no GPU is shared), no
+// job shares GPUs now, every job has a positive index, and each job's
+// pick can be told from the rates and the order of a few values: a
+// running job's current placement when, kept, it clearly beats its other
+// options, or when each option that beats it is on a type that the jobs
+// placed there fill and that come before it in the greedy's order; a
+// waiting job's (or one running where none of its options is) clearly
+// best option; and all those picks fit the GPUs of their types together.
+// Then the greedy, whatever else the indices say, takes each job's pick
+// first among its options and finds room for it, makeRoom and join find
+// no job waiting, and growDegrees no larger degree (none is faster, or no
+// GPU is left). A critical job must be running where it is fastest. The
+// running jobs keep their GPUs and the others are placed as placeAll
+// places them, highest index first: the decision is the one choose and
+// placeAll would give, at the cost of one pass over the candidates
+// (TestSettledAgrees holds the two together).
+func (c *Core) settled(st *State, all []ranked, top int, cands []int) (out map[int][]int, ok bool) {
+	if c.opt.MaxPerGPU >= 2 {
+		demand := 0
+		for _, i := range cands {
+			demand += all[i].j.Degrees[0]
+		}
+		if demand > len(c.topo.gpus) {
+			return nil, false
+		}
+	}
+	left := append(c.leftBuf[:0], make([]int, len(c.topo.types))...)
+	for t, name := range c.topo.types {
+		left[t] = c.topo.count[name]
+	}
+	c.leftBuf = left
+	used := append(c.usedBuf[:0], make([]bool, len(st.GPUs))...)
+	c.usedBuf = used
+	kf := c.keep()
+	// first is, by type, the value at which the last job placed there
+	// comes in the greedy's order (the critical job comes before all);
+	// blocked holds the running jobs to check against it (their places
+	// in all, and options).
+	first := append(c.firstBuf[:0], make([]float64, len(c.topo.types))...)
+	for t := range first {
+		first[t] = math.Inf(1)
+	}
+	blocked := c.blockedBuf[:0]
+	kept := c.keptBuf[:0] // the running jobs that stay, by place in all
+	zeros := c.zeroBuf[:0]
+	// The jobs placeAll finds GPUs for, by place in cands, and their
+	// picks; whether each job's pick has a faster larger degree, and its
+	// type.
+	keys, picks := c.waitBuf[:0], c.optBuf[:0]
+	grows, growTypes := c.growBuf[:0], c.growTypeBuf[:0]
+	defer func() {
+		c.firstBuf, c.blockedBuf, c.waitBuf, c.optBuf = first, blocked, keys, picks
+		c.growBuf, c.growTypeBuf, c.keptBuf, c.zeroBuf = grows, growTypes, kept, zeros
+	}()
+	for k, i := range cands {
+		x := &all[i]
+		j := x.j
+		if !(x.index >= 0) || math.IsInf(x.index, 1) {
+			return nil, false // not a number
+		}
+		prog := float64(x.ref.degree) / x.ref.rate
+		a := c.soloOf(j, x.ref.wid)
+		at := -1 // its current placement among its options
+		if len(j.GPUs) > 0 {
+			g0 := j.GPUs[0]
+			for _, id := range c.byGPU[g0] {
+				if id != j.ID {
+					return nil, false // it shares
+				}
+			}
+			cur := option{typ: c.topo.gpus[g0].Type, d: len(j.GPUs)}
+			for _, g := range j.GPUs {
+				cur.spread = cur.spread || c.topo.gpus[g].Node != c.topo.gpus[g0].Node
+			}
+			for o := range a.opts {
+				if sameOpt(&a.opts[o], &cur) {
+					at = o
+				}
+			}
+		}
+		if x.index == 0 {
+			c.settledZeros++
+			if i == top {
+				return nil, false
+			}
+			zeros = append(zeros, zero{k: int32(k), i: int32(i), at: int32(at)})
+			continue
+		}
+		if at < 0 {
+			// Waiting, or running where none of its options is (spread
+			// where its option is on one node): choose weighs its
+			// options as a waiting job's, and placeAll finds it GPUs.
+			if i == top {
+				return nil, false
+			}
+			if len(a.opts) == 0 {
+				continue // it cannot run: it waits
+			}
+			if a.top < 0 {
+				return nil, false
+			}
+			o := a.opts[a.top]
+			left[o.tid] -= o.d
+			first[o.tid] = min(first[o.tid], x.index*o.rate*prog/float64(o.d))
+			grows, growTypes = append(grows, a.grows[a.top]), append(growTypes, o.tid)
+			keys = append(keys, waitKey{index: x.index, i: int32(k)})
+			picks = append(picks, o)
+			continue
+		}
+		for _, g := range j.GPUs {
+			if used[g] {
+				return nil, false
+			}
+			used[g] = true
+		}
+		o := &a.opts[at]
+		switch {
+		case i == top:
+			// choose places the critical job first, on its fastest
+			// option (its current one on a tie), all GPUs free.
+			for p := range a.opts {
+				if a.opts[p].rate > o.rate && a.opts[p].d <= c.topo.count[a.opts[p].typ] {
+					return nil, false
+				}
+			}
+		default:
+			first[o.tid] = min(first[o.tid], x.index*o.rate*prog/float64(o.d)*kf)
+			if !a.keeps[at] {
+				blocked = append(blocked, int32(i), int32(at))
+			}
+		}
+		left[o.tid] -= o.d
+		grows, growTypes = append(grows, a.grows[at]), append(growTypes, o.tid)
+		kept = append(kept, int32(i))
+	}
+	for _, n := range left {
+		if n < 0 {
+			return nil, false
+		}
+	}
+	// A running job whose current placement is not clearly its best
+	// stays where it is when every option that may come before it in the
+	// greedy's order is on a type that the jobs placed there fill, and
+	// each of them comes before that option.
+	for b := 0; b < len(blocked); b += 2 {
+		x := &all[blocked[b]]
+		a := c.alone[x.j.ID]
+		cur := &a.opts[blocked[b+1]]
+		prog := float64(x.ref.degree) / x.ref.rate
+		kept := x.index * cur.rate * prog / float64(cur.d) * kf
+		for o := range a.opts {
+			p := &a.opts[o]
+			if p == cur {
+				continue
+			}
+			v := x.index * p.rate * prog / float64(p.d)
+			if v*(1+margin) <= kept {
+				continue // it comes after the current one
+			}
+			if left[p.tid] >= p.d || v*(1+margin) >= first[p.tid] {
+				return nil, false
+			}
+		}
+	}
+	// The jobs of index 0 come last in the greedy's order, all their
+	// options at value 0: by arrival, then ID, each option in the order
+	// of its type's name and its degree (compareCands), which is the
+	// order of its options. Each takes the first that fits.
+	slices.SortFunc(zeros, func(x, y zero) int {
+		a, b := all[x.i].j, all[y.i].j
+		if c := cmp.Compare(a.Arrival, b.Arrival); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.ID, b.ID)
+	})
+	for _, z := range zeros {
+		x := &all[z.i]
+		a := c.alone[x.j.ID]
+		pick := -1
+		for o := range a.opts {
+			if left[a.opts[o].tid] >= a.opts[o].d {
+				pick = o
+				break
+			}
+		}
+		if pick < 0 {
+			if len(a.opts) > 0 {
+				return nil, false // it waits, and makeRoom or join may act for it
+			}
+			continue
+		}
+		o := a.opts[pick]
+		left[o.tid] -= o.d
+		grows, growTypes = append(grows, a.grows[pick]), append(growTypes, o.tid)
+		if int(z.at) == pick {
+			for _, g := range x.j.GPUs {
+				if used[g] {
+					return nil, false
+				}
+				used[g] = true
+			}
+			kept = append(kept, z.i)
+			continue
+		}
+		keys = append(keys, waitKey{index: 0, i: z.k})
+		picks = append(picks, o)
+	}
+	// growDegrees grows a job only onto GPUs of its type left over.
+	for k, g := range grows {
+		if g && left[growTypes[k]] > 0 {
+			return nil, false
+		}
+	}
+	out = make(map[int][]int, len(cands))
+	for _, i := range kept {
+		out[all[i].j.ID] = all[i].j.GPUs
+	}
+	c.rankBuf = sortWait(c.rankBuf, keys)
+	for _, r := range c.rankBuf {
+		j := all[cands[keys[r].i]].j
+		if g := c.freeGPUs(used, &picks[r], j.Workload, nil); g != nil {
+			for _, x := range g {
+				used[x] = true
+			}
+			out[j.ID] = g
+		}
+	}
+	return out, true
+}
