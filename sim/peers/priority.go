@@ -2,6 +2,7 @@ package peers
 
 import (
 	"cmp"
+	"iter"
 	"slices"
 
 	"github.com/coloc-dev/coloc/sim"
@@ -19,9 +20,40 @@ type ranked struct {
 	solo sim.Rates
 	// key orders the jobs; attained is the job's attained service in
 	// GPU-seconds (GPUs held times time held, as the scheduler counted it).
-	key      func(v *sim.View, j *sim.Job, attained float64) float64
+	key func(v *sim.View, j *sim.Job, attained float64) float64
+	// levels, when set, are every value key takes, ascending: the waiting
+	// jobs (which the simulator lists by arrival, then ID) are then taken
+	// level by level in that order, as far as any job can still fit,
+	// instead of all of them sorted at every scheduling point.
+	levels   []float64
 	attained map[int]float64
 	last     float64
+	buf      []rankedJob
+	scales   []int
+	order    []taken
+	kept     []bool
+}
+
+// taken is a job given GPUs of a type.
+type taken struct {
+	j *sim.Job
+	t string
+}
+
+// rankedJob is a job and its key.
+type rankedJob struct {
+	j   *sim.Job
+	key float64
+}
+
+func compareRanked(a, b rankedJob) int {
+	if c := cmp.Compare(a.key, b.key); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.j.Arrival, b.j.Arrival); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.j.ID, b.j.ID)
 }
 
 // Name returns the policy's name.
@@ -36,34 +68,53 @@ func (r *ranked) Schedule(v *sim.View) (*sim.Plan, error) {
 		r.attained[j.ID] += (v.Now - r.last) * float64(len(j.GPUs))
 	}
 	r.last = v.Now
-	type ranked struct {
-		j   *sim.Job
-		key float64
-	}
-	var js []ranked
-	for _, set := range [][]*sim.Job{v.Running, v.Waiting} {
-		for _, j := range set {
-			js = append(js, ranked{j, r.key(v, j, r.attained[j.ID])})
-		}
-	}
-	slices.SortStableFunc(js, func(a, b ranked) int {
-		if c := cmp.Compare(a.key, b.key); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(a.j.Arrival, b.j.Arrival); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.j.ID, b.j.ID)
-	})
 	types := v.Topology.Types()
 	left := make(map[string]int, len(types))
+	room := 0 // the most GPUs left of one type
 	for _, t := range types {
 		left[t] = v.Topology.Count(t)
+		room = max(room, left[t])
 	}
-	want := map[int]string{} // job -> type
-	var order []*sim.Job
-	for _, x := range js {
+	// The jobs not yet taken, by scale: once none fits the most GPUs left
+	// of a type, every later one would be skipped.
+	var byScale []int // by scale, up to the most GPUs of a type
+	if r.levels != nil {
+		byScale = r.scales[:0]
+		for range room + 1 {
+			byScale = append(byScale, 0)
+		}
+		r.scales = byScale
+		for _, set := range [][]*sim.Job{v.Running, v.Waiting} {
+			for _, j := range set {
+				if j.Scale < len(byScale) {
+					byScale[j.Scale]++
+				}
+			}
+		}
+	}
+	fits := func() bool {
+		for s := range min(room+1, len(byScale)) {
+			if byScale[s] > 0 {
+				return true
+			}
+		}
+		return false
+	}
+	// The jobs taken, in order, with their types; a running job stays
+	// where it is when it is taken on the type it runs on (kept, by its
+	// place in v.Running, which lists the running jobs by ID).
+	order := r.order[:0]
+	kept := append(r.kept[:0], make([]bool, len(v.Running))...)
+	for x := range r.ordered(v) {
 		j := x.j
+		if byScale != nil {
+			if !fits() {
+				break
+			}
+			if j.Scale < len(byScale) {
+				byScale[j.Scale]--
+			}
+		}
 		best, bestRate := "", 0.0
 		if len(j.GPUs) > 0 {
 			// A running job keeps its type while it has room there.
@@ -87,33 +138,88 @@ func (r *ranked) Schedule(v *sim.View) (*sim.Plan, error) {
 			continue
 		}
 		left[best] -= j.Scale
-		want[j.ID] = best
-		order = append(order, j)
+		if left[best]+j.Scale == room {
+			room = 0
+			for _, n := range left {
+				room = max(room, n)
+			}
+		}
+		order = append(order, taken{j, best})
+		if len(j.GPUs) > 0 && v.Topology.GPUs[j.GPUs[0]].Type == best {
+			if i, ok := slices.BinarySearchFunc(v.Running, j.ID, func(x *sim.Job, id int) int { return cmp.Compare(x.ID, id) }); ok {
+				kept[i] = true
+			}
+		}
 	}
+	r.order, r.kept = order, kept
 	p := v.Plan()
-	keep := map[int]bool{}
-	for _, j := range v.Running {
-		t, ok := want[j.ID]
-		if ok && v.Topology.GPUs[j.GPUs[0]].Type == t {
-			keep[j.ID] = true
-			continue
-		}
-		p.Stop(j.ID)
-	}
-	for _, j := range order {
-		if keep[j.ID] {
-			continue
-		}
-		if gpus, ok := freeFor(p, v, j, want[j.ID]); ok {
-			p.Place(j.ID, gpus...)
+	for i, j := range v.Running {
+		if !kept[i] {
+			p.Stop(j.ID)
 		}
 	}
-	for id := range r.attained {
-		if v.Job(id) == nil {
-			delete(r.attained, id)
+	for _, x := range order {
+		if len(x.j.GPUs) > 0 && v.Topology.GPUs[x.j.GPUs[0]].Type == x.t {
+			continue // kept
 		}
+		if gpus, ok := freeFor(p, v, x.j, x.t); ok {
+			p.Place(x.j.ID, gpus...)
+		}
+	}
+	for _, j := range v.Finished {
+		delete(r.attained, j.ID)
 	}
 	return p, nil
+}
+
+// ordered yields the jobs in the system by key, then arrival, then ID.
+// Without levels every job is keyed and sorted; with them only the
+// running jobs are, and the waiting ones are merged in level by level, in
+// the simulator's order (arrival, then ID), as far as the caller reads.
+func (r *ranked) ordered(v *sim.View) iter.Seq[rankedJob] {
+	return func(yield func(rankedJob) bool) {
+		js := r.buf[:0]
+		set := v.Running
+		if r.levels == nil {
+			set = append(slices.Clip(v.Running), v.Waiting...)
+		}
+		for _, j := range set {
+			js = append(js, rankedJob{j, r.key(v, j, r.attained[j.ID])})
+		}
+		slices.SortStableFunc(js, compareRanked)
+		r.buf = js
+		if r.levels == nil {
+			for _, x := range js {
+				if !yield(x) {
+					return
+				}
+			}
+			return
+		}
+		run := 0
+		for _, level := range r.levels {
+			for _, j := range v.Waiting {
+				w := rankedJob{j, r.key(v, j, r.attained[j.ID])}
+				if w.key != level {
+					continue
+				}
+				for run < len(js) && compareRanked(js[run], w) < 0 {
+					if !yield(js[run]) {
+						return
+					}
+					run++
+				}
+				if !yield(w) {
+					return
+				}
+			}
+		}
+		for ; run < len(js); run++ {
+			if !yield(js[run]) {
+				return
+			}
+		}
+	}
 }
 
 // placeable reports whether job j can run on type t at its scale in the
@@ -157,7 +263,7 @@ const TiresiasThreshold = 3600
 // only makes the peer stronger. Its starvation guard (promotion after
 // waiting too long) is off, as in its simulator's default.
 func NewTiresias(solo sim.Rates) sim.Policy {
-	return &ranked{name: "tiresias", solo: solo, key: func(_ *sim.View, _ *sim.Job, attained float64) float64 {
+	return &ranked{name: "tiresias", solo: solo, levels: []float64{0, 1}, key: func(_ *sim.View, _ *sim.Job, attained float64) float64 {
 		if attained < TiresiasThreshold {
 			return 0
 		}
