@@ -138,6 +138,7 @@ type Core struct {
 	blockedBuf  []int32
 	keptBuf     []int32
 	zeroBuf     []zero
+	waitsBuf    []zero
 	// fullOnly turns settled off (tests hold the two ways together);
 	// settledN counts the decisions it took, settledZeros the jobs of
 	// index 0 it weighed.
@@ -183,11 +184,11 @@ type soloOpts struct {
 	topo    *topology
 	degrees []int
 	opts    []option
-	// What settled reads, also independent of the index (rank): top is
-	// the option of clearly highest progress per GPU (-1: none, or a near
-	// tie); keeps[i] whether option i, kept (times keep), clearly beats
-	// every other; grows[i] whether a larger degree of its type is faster.
-	top   int
+	// What settled reads, also independent of the index (rank): order
+	// is the options by progress per GPU, highest first; keeps[i] whether
+	// option i, kept (times keep), clearly beats every other; grows[i]
+	// whether a larger degree of its type is faster.
+	order []int
 	keeps []bool
 	grows []bool
 }

@@ -19,33 +19,36 @@ const margin = 1e-9
 // its current one kept (times k) comes first, do not depend on the index.
 func (a *soloOpts) rank(k float64) {
 	n := len(a.opts)
-	a.top = -1
 	a.keeps = append(a.keeps[:0], make([]bool, n)...)
 	a.grows = append(a.grows[:0], make([]bool, n)...)
 	per := func(o *option) float64 { return o.rate / float64(o.d) }
 	for i := range a.opts {
 		o := &a.opts[i]
-		best, kept := true, true
+		kept := true
 		for j := range a.opts {
 			if j == i {
 				continue
 			}
 			p := &a.opts[j]
-			best = best && per(o) > per(p)*(1+margin)
 			kept = kept && per(o)*k > per(p)*(1+margin)
 			if p.typ == o.typ && p.d > o.d && p.rate > o.rate {
 				a.grows[i] = true
 			}
 		}
-		if best {
-			a.top = i
-		}
 		a.keeps[i] = kept
 	}
+	// The greedy's order of a job's own options: by value (rate per
+	// GPU), ties in the order of the options (compareCands').
+	a.order = a.order[:0]
+	for i := range n {
+		a.order = append(a.order, i)
+	}
+	slices.SortStableFunc(a.order, func(x, y int) int { return cmp.Compare(per(&a.opts[y]), per(&a.opts[x])) })
 }
 
-// zero is a candidate of index 0: its places in cands and all, and its
-// current placement among its options (-1 none).
+// zero is a candidate (of index 0, or one that chooses among its
+// options): its places in cands and all, and its current placement or its
+// pick among its options (-1 none).
 type zero struct{ k, i, at int32 }
 
 // settled decides without the greedy when its outcome is known before it
@@ -95,6 +98,7 @@ func (c *Core) settled(st *State, all []ranked, top int, cands []int) (out map[i
 	blocked := c.blockedBuf[:0]
 	kept := c.keptBuf[:0] // the running jobs that stay, by place in all
 	zeros := c.zeroBuf[:0]
+	waits := c.waitsBuf[:0] // the jobs that choose among their options
 	// The jobs placeAll finds GPUs for, by place in cands, and their
 	// picks; whether each job's pick has a faster larger degree, and its
 	// type.
@@ -102,7 +106,7 @@ func (c *Core) settled(st *State, all []ranked, top int, cands []int) (out map[i
 	grows, growTypes := c.growBuf[:0], c.growTypeBuf[:0]
 	defer func() {
 		c.firstBuf, c.blockedBuf, c.waitBuf, c.optBuf = first, blocked, keys, picks
-		c.growBuf, c.growTypeBuf, c.keptBuf, c.zeroBuf = grows, growTypes, kept, zeros
+		c.growBuf, c.growTypeBuf, c.keptBuf, c.zeroBuf, c.waitsBuf = grows, growTypes, kept, zeros, waits
 	}()
 	for k, i := range cands {
 		x := &all[i]
@@ -145,19 +149,10 @@ func (c *Core) settled(st *State, all []ranked, top int, cands []int) (out map[i
 			if i == top {
 				return nil, false
 			}
-			if len(a.opts) == 0 {
-				continue // it cannot run: it waits
+			if len(a.opts) > 0 {
+				waits = append(waits, zero{k: int32(k), i: int32(i)})
 			}
-			if a.top < 0 {
-				return nil, false
-			}
-			o := a.opts[a.top]
-			left[o.tid] -= o.d
-			first[o.tid] = min(first[o.tid], x.index*o.rate*prog/float64(o.d))
-			grows, growTypes = append(grows, a.grows[a.top]), append(growTypes, o.tid)
-			keys = append(keys, waitKey{index: x.index, i: int32(k)})
-			picks = append(picks, o)
-			continue
+			continue // with no option it cannot run: it waits
 		}
 		for _, g := range j.GPUs {
 			if used[g] {
@@ -185,29 +180,72 @@ func (c *Core) settled(st *State, all []ranked, top int, cands []int) (out map[i
 		grows, growTypes = append(grows, a.grows[at]), append(growTypes, o.tid)
 		kept = append(kept, int32(i))
 	}
+	// The jobs that choose (waiting, or running where none of their
+	// options is), by their best value: each is guessed to take its
+	// first option, in the order of their values, that fits what is left;
+	// the guess is checked with the others below.
+	value := func(x *ranked, o *option) float64 {
+		return x.index * o.rate * (float64(x.ref.degree) / x.ref.rate) / float64(o.d)
+	}
+	best := func(w zero) float64 {
+		x := &all[w.i]
+		a := c.alone[x.j.ID]
+		return value(x, &a.opts[a.order[0]])
+	}
+	nRunning := len(blocked) / 2
+	slices.SortFunc(waits, func(x, y zero) int {
+		if c := cmp.Compare(best(y), best(x)); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.k, y.k)
+	})
+	for w := range waits {
+		x := &all[waits[w].i]
+		a := c.alone[x.j.ID]
+		pick := -1
+		for _, o := range a.order {
+			if left[a.opts[o].tid] >= a.opts[o].d {
+				pick = o
+				break
+			}
+		}
+		if pick < 0 {
+			return nil, false // it waits, and makeRoom or join may act for it
+		}
+		o := a.opts[pick]
+		left[o.tid] -= o.d
+		first[o.tid] = min(first[o.tid], value(x, &o))
+		grows, growTypes = append(grows, a.grows[pick]), append(growTypes, o.tid)
+		keys = append(keys, waitKey{index: x.index, i: waits[w].k})
+		picks = append(picks, o)
+		blocked = append(blocked, waits[w].i, int32(pick))
+		waits[w].at = int32(pick)
+	}
 	for _, n := range left {
 		if n < 0 {
 			return nil, false
 		}
 	}
-	// A running job whose current placement is not clearly its best
-	// stays where it is when every option that may come before it in the
-	// greedy's order is on a type that the jobs placed there fill, and
-	// each of them comes before that option.
+	// A job stays on its pick (a running job where it is, kept) when every
+	// option that may come before the pick in the greedy's order is on a
+	// type that the jobs placed there fill, each of them coming before
+	// that option: when such an option comes, it finds no room.
 	for b := 0; b < len(blocked); b += 2 {
 		x := &all[blocked[b]]
 		a := c.alone[x.j.ID]
-		cur := &a.opts[blocked[b+1]]
-		prog := float64(x.ref.degree) / x.ref.rate
-		kept := x.index * cur.rate * prog / float64(cur.d) * kf
+		at := &a.opts[blocked[b+1]]
+		kept := value(x, at)
+		if b < 2*nRunning {
+			kept *= kf // a running job's current option
+		}
 		for o := range a.opts {
 			p := &a.opts[o]
-			if p == cur {
+			if p == at {
 				continue
 			}
-			v := x.index * p.rate * prog / float64(p.d)
+			v := value(x, p)
 			if v*(1+margin) <= kept {
-				continue // it comes after the current one
+				continue // it comes after the pick
 			}
 			if left[p.tid] >= p.d || v*(1+margin) >= first[p.tid] {
 				return nil, false
