@@ -623,7 +623,8 @@ func (c *Core) updateEstimates(ratios []sized, since int) {
 		}
 	}
 	c.estDone = kept
-	est := Sizes{done: c.est.done[:0], censored: c.est.censored[:0]}
+	est := &c.est
+	est.reset()
 	for _, x := range kept {
 		est.Done(x.size)
 	}
@@ -635,7 +636,6 @@ func (c *Core) updateEstimates(ratios []sized, since int) {
 	}
 	c.estScratch = censored
 	est.Censor(censored)
-	c.est = est
 }
 
 // candidates returns the places in all of the jobs that may get GPUs in

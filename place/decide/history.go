@@ -136,7 +136,8 @@ func (h *history) update(active []sized, since int) {
 	h.scale, h.all = shrunkScales(h.classes)
 	// A fresh distribution on the last one's arrays (nothing else holds
 	// them): each update would otherwise allocate the whole history anew.
-	res := Sizes{done: h.res.done[:0], censored: h.res.censored[:0]}
+	res := &h.res
+	res.reset()
 	u := resUnit
 	for _, x := range h.done {
 		res.Done(x.size / h.scaleOf(x.workload) * u)
@@ -149,7 +150,6 @@ func (h *history) update(active []sized, since int) {
 	}
 	h.scratch = censored
 	res.Censor(censored)
-	h.res = res
 }
 
 // shrunkScales returns each workload's scale, the geometric mean of its

@@ -23,7 +23,13 @@ type Sizes struct {
 	// per grid point e[i]: survival S(e[i]), the Gittins index at age
 	// e[i], and the expected remaining size at age e[i].
 	surv, index, remain []float64
+	// scratch of update and gittins
+	deaths, leave, area, acc []float64
+	hull                     []pt
 }
+
+// pt is a point of gittins' hull.
+type pt struct{ x, y float64 }
 
 // Grid and tail constants.
 const (
@@ -63,10 +69,17 @@ func (s *Sizes) Censor(attained []float64) {
 	s.dirty = true
 }
 
+// reset forgets every size recorded, keeping the arrays for the next.
+func (s *Sizes) reset() {
+	s.done, s.censored, s.dirty = s.done[:0], s.censored[:0], true
+}
+
 // Completed returns how many completed sizes were recorded.
 func (s *Sizes) Completed() int { return len(s.done) }
 
-func bin(x float64) int {
+// binOf is the definition of a value's bin: the eighth octaves from
+// GridMin below it. bin computes the same without a logarithm.
+func binOf(x float64) int {
 	if !(x > GridMin) {
 		return 0
 	}
@@ -77,6 +90,52 @@ func bin(x float64) int {
 	return min(i, GridBins)
 }
 
+// binEdge[i] is the smallest value whose bin (binOf) is i or more, for i
+// from 1: found once by bisection over the float64s, so that bin, which
+// starts from a guess read off x's exponent and mantissa and steps to the
+// edges, gives binOf's bin exactly (binOf never falls as x rises: the
+// quotient, the logarithm and the floor are each monotone).
+var binEdge = func() []float64 {
+	e := make([]float64, GridBins+2)
+	e[0], e[GridBins+1] = 0, math.Inf(1)
+	lo0, hi0 := math.Float64bits(GridMin), math.Float64bits(grid[GridBins])
+	for i := 1; i <= GridBins; i++ {
+		lo, hi := lo0, hi0 // binOf(lo) < i <= binOf(hi)
+		for hi-lo > 1 {
+			m := lo + (hi-lo)/2
+			if binOf(math.Float64frombits(m)) >= i {
+				hi = m
+			} else {
+				lo = m
+			}
+		}
+		e[i] = math.Float64frombits(hi)
+	}
+	return e
+}()
+
+func bin(x float64) int {
+	if !(x > GridMin) {
+		return 0
+	}
+	if x >= grid[GridBins] {
+		return GridBins
+	}
+	// x/GridMin = 2^e (1+m): e octaves and, since log2(1+m) >= m, at
+	// most one bin more than m eighths of one.
+	b := math.Float64bits(x / GridMin)
+	e := int(b>>52&0x7ff) - 1023
+	m := float64(b&(1<<52-1)) / (1 << 52)
+	i := min(max(e*BinsPerOctave+int(m*BinsPerOctave), 0), GridBins)
+	for i > 0 && x < binEdge[i] {
+		i--
+	}
+	for i < GridBins && x >= binEdge[i+1] {
+		i++
+	}
+	return i
+}
+
 // update recomputes the tables.
 func (s *Sizes) update() {
 	if !s.dirty && s.surv != nil {
@@ -84,8 +143,11 @@ func (s *Sizes) update() {
 	}
 	s.dirty = false
 	n := len(grid)
-	deaths := make([]float64, n)
-	leave := make([]float64, n) // censored at that bin
+	// Every table is grid-long and rebuilt whole: the buffers of the
+	// last update are reused.
+	grow := func(b []float64, n int) []float64 { return append(b[:0], make([]float64, n)...) }
+	s.deaths, s.leave = grow(s.deaths, n), grow(s.leave, n)
+	deaths, leave := s.deaths, s.leave // leave: censored at that bin
 	maxSeen := 0.0
 	for _, x := range s.done {
 		deaths[bin(x)]++
@@ -96,7 +158,8 @@ func (s *Sizes) update() {
 		maxSeen = max(maxSeen, x)
 	}
 	atRisk := float64(len(s.done) + len(s.censored))
-	surv := make([]float64, n)
+	s.surv = grow(s.surv, n)
+	surv := s.surv
 	S := 1.0
 	// The estimate holds up to the grid point after the largest value
 	// seen; beyond it the Pareto tail takes over from what survives there.
@@ -116,13 +179,14 @@ func (s *Sizes) update() {
 	}
 	// With no information at all, S is 1 to the end of what was seen and
 	// the tail carries the index.
-	area := make([]float64, n) // integral of S over [e[i], e[i+1]) (trapezoid)
+	s.area = grow(s.area, n)
+	area := s.area // integral of S over [e[i], e[i+1]) (trapezoid)
 	for i := 0; i+1 < n; i++ {
 		area[i] = (surv[i] + surv[i+1]) / 2 * (grid[i+1] - grid[i])
 	}
 	// Beyond the grid: the Pareto tail's integral from its last point.
 	tail := surv[n-1] * grid[n-1] / (TailShape - 1)
-	s.surv, s.index, s.remain = surv, make([]float64, n), make([]float64, n)
+	s.index, s.remain = grow(s.index, n), grow(s.remain, n)
 	cum := tail
 	for i := n - 1; i >= 0; i-- {
 		if i+1 < n {
@@ -146,13 +210,14 @@ func (s *Sizes) update() {
 // O(n log n) instead of comparing every pair.
 func (s *Sizes) gittins(area []float64, tail float64) {
 	n := len(grid)
-	A := make([]float64, n+1) // A[n] is the end of the tail: (0, 0)
+	s.acc = append(s.acc[:0], make([]float64, n+1)...)
+	A := s.acc // A[n] is the end of the tail: (0, 0)
 	A[n-1] = tail
 	for i := n - 2; i >= 0; i-- {
 		A[i] = A[i+1] + area[i]
 	}
-	type pt struct{ x, y float64 }
-	hull := []pt{{0, 0}}
+	hull := append(s.hull[:0], pt{0, 0})
+	defer func() { s.hull = hull }()
 	slope := func(q, p pt) float64 { return (q.y - p.y) / (q.x - p.x) }
 	for i := n - 1; i >= 0; i-- {
 		q := pt{A[i], s.surv[i]}

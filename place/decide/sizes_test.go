@@ -146,3 +146,26 @@ func TestIndexRemaining(t *testing.T) {
 		}
 	}
 }
+
+// TestBinIsBinOf checks bin against its definition at every edge, the
+// floats next to each, and a million values drawn log-uniformly over and
+// beyond the grid.
+func TestBinIsBinOf(t *testing.T) {
+	check := func(x float64) {
+		if got, want := bin(x), binOf(x); got != want {
+			t.Fatalf("bin(%v) = %d, want %d", x, got, want)
+		}
+	}
+	for _, x := range []float64{math.Inf(-1), -1, 0, GridMin, math.NaN(), math.Inf(1), grid[GridBins]} {
+		check(x)
+	}
+	for i := 1; i <= GridBins; i++ {
+		for _, x := range []float64{binEdge[i], math.Nextafter(binEdge[i], 0), math.Nextafter(binEdge[i], math.Inf(1)), grid[i], math.Nextafter(grid[i], 0)} {
+			check(x)
+		}
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 1_000_000 {
+		check(GridMin * math.Exp2(42*rng.Float64()-1))
+	}
+}
