@@ -104,15 +104,16 @@ type Core struct {
 	lastRun []lastJob
 	// runs holds, per running job, when its current run began and the
 	// iterations it had done then.
-	runs map[int]run
+	runs   map[int]*run
+	tracks int // calls of track
 	// soloMemo remembers solo rates by workload, type, degree and spread
 	// (keyed as solo packs them); it is cleared with the topology.
 	soloMemo map[uint64]soloVal
 	// scratch reused by every decision, so that a decision allocates
 	// little: every job's rank, the candidates' infos and options, the
 	// options and pairs weighed and their order, the picks, the jobs by
-	// first GPU, the running jobs seen.
-	rankedBuf []ranked // every job of a decision (assess)
+	// first GPU, and settled's.
+	rankedBuf []ranked // every job of a decision (rank)
 	keepBuf   []int    // the candidates' places in rankedBuf
 	waitIdx   []int    // the waiting jobs' places in rankedBuf
 	infoBuf   []info   // the candidates'
@@ -126,9 +127,8 @@ type Core struct {
 	rankBuf   []uint64 // waitBuf's places in order (sortWait)
 	orderBuf  []*info
 	byGPU     [][]int // job IDs by first GPU
-	seen      map[int]bool
-	leftBuf   []int  // GPUs left by type (choose)
-	usedBuf   []bool // GPUs taken (placeAll)
+	leftBuf   []int   // GPUs left by type (choose)
+	usedBuf   []bool  // GPUs taken (placeAll)
 	nodesBuf  []nodeFree
 	freeBuf   []int
 	// settled's
@@ -228,34 +228,42 @@ func (c *Core) Observe(j Job, iterations float64) {
 	c.hist.completed(j.Workload, size/float64(r.degree), r.seq)
 }
 
-// run is the start of a job's current run.
+// run is the start of a job's current run, and the track call that last
+// saw it running.
 type run struct {
 	since, done float64
 	gpus        []int
+	seen        int
 }
 
 // track records the runs that began since the last call and forgets the
 // jobs that stopped.
 func (c *Core) track(st *State) {
 	if c.runs == nil {
-		c.runs = map[int]run{}
+		c.runs = map[int]*run{}
 	}
-	if c.seen == nil {
-		c.seen = map[int]bool{}
-	}
-	seen := c.seen
-	clear(seen)
+	c.tracks++
+	running := 0
 	for _, j := range st.Jobs {
 		if len(j.GPUs) == 0 {
 			continue
 		}
-		seen[j.ID] = true
-		if x, ok := c.runs[j.ID]; !ok || !slices.Equal(x.gpus, j.GPUs) {
-			c.runs[j.ID] = run{since: st.Now, done: j.Done, gpus: j.GPUs}
+		running++
+		x := c.runs[j.ID]
+		switch {
+		case x == nil:
+			c.runs[j.ID] = &run{since: st.Now, done: j.Done, gpus: j.GPUs, seen: c.tracks}
+		case !slices.Equal(x.gpus, j.GPUs):
+			*x = run{since: st.Now, done: j.Done, gpus: j.GPUs, seen: c.tracks}
+		default:
+			x.seen = c.tracks
 		}
 	}
-	for id := range c.runs {
-		if !seen[id] {
+	if len(c.runs) == running {
+		return // every run is one seen now
+	}
+	for id, x := range c.runs {
+		if x.seen != c.tracks {
 			delete(c.runs, id)
 		}
 	}
