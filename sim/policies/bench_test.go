@@ -3,16 +3,19 @@ package policies
 import (
 	"fmt"
 	"os"
+	"slices"
 	"testing"
 
 	"github.com/coloc-dev/coloc/model"
 	"github.com/coloc-dev/coloc/sim"
+	"github.com/coloc-dev/coloc/sim/peers"
 )
 
 // BenchmarkSimulate replays generated Gavel-format traces (sim.Generate,
 // seed 1, a job every 150 s on average) of 10k, 50k and 100k jobs on
 // 1,024 GPUs (128 nodes of 8: 43 V100, 43 P100, 42 K80, as
-// examples/cluster-1024.yaml) under each policy, and reports jobs/s. Run
+// examples/cluster-1024.yaml) under each policy (the baselines, the
+// published peers and coloc's), and reports jobs/s. Run
 // one size at a time, e.g. -bench 'Simulate/^10000/'; -short leaves out
 // the 100k traces. coloc reads its models from $COLOC_MODELS (a directory
 // written by 'coloc fit') when set; otherwise the benchmark fits IASP and
@@ -32,12 +35,12 @@ func BenchmarkSimulate(b *testing.B) {
 			b.Fatal(err)
 		}
 		topo := simTopo(b, "v100 v100 43 8", "p100 p100 43 8", "k80 k80 42 8")
-		for _, name := range []string{"fifo", "backfill", "greedy-pack", "similarity", "coloc", "oracle"} {
+		for _, name := range []string{"fifo", "backfill", "greedy-pack", "similarity", "gavel-las", "gavel-las-packed", "tiresias", "srtf-known", "coloc", "oracle"} {
 			b.Run(fmt.Sprintf("%d/%s", n, name), func(b *testing.B) {
 				if name == "coloc" && os.Getenv("COLOC_MODELS") == "" {
 					dir = benchModels(b)
 				}
-				info, err := sim.Lookup(append(sim.Baselines(), Policies(Config{Models: dir})...), name)
+				info, err := sim.Lookup(slices.Concat(sim.Baselines(), peers.Peers(), Policies(Config{Models: dir})), name)
 				if err != nil {
 					b.Fatal(err)
 				}
