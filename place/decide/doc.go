@@ -21,6 +21,16 @@
 //     heavy-tailed sizes the index falls as a job ages, so a job that has
 //     run long yields to new ones (as least-attained-service schedulers
 //     do), while a job near its workload's typical size is let finish.
+//     When the largest size seen is a completion nothing survives past
+//     it, so a job whose service has passed every size seen has index 0
+//     (and nothing left to do) until the next completion revises the
+//     estimate with it censored at its service: it comes last, and its
+//     options, all worth 0, are taken in the greedy's order of ties (the
+//     first GPU type by name with room). Giving such a job the Pareto
+//     tail's index at its age instead changed coloc's average JCT by
+//     0.2% on the shipped traces' cuts
+//     (docs/notes/2026-12-05-settled-decisions.md), so the estimate stays
+//     as Kaplan-Meier has it.
 //   - estimate: a user's estimate of each job's size (a requested time
 //     limit). The core learns the distribution of the ratio of true size
 //     to estimate from the jobs completed so far (Sizes, the running jobs
