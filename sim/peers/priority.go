@@ -25,13 +25,37 @@ type ranked struct {
 	// jobs (which the simulator lists by arrival, then ID) are then taken
 	// level by level in that order, as far as any job can still fit,
 	// instead of all of them sorted at every scheduling point.
-	levels   []float64
-	attained map[int]float64
-	last     float64
-	buf      []rankedJob
-	scales   []int
-	order    []taken
-	kept     []bool
+	levels []float64
+	// waitFixed, when set, says that a waiting job's key does not change
+	// while it waits (it depends on what the job has done, not on time):
+	// the waiting jobs' order is then kept from one scheduling point to
+	// the next, the jobs that came to wait keyed and merged into it.
+	waitFixed bool
+	waits     []waitKeyed // the waiting jobs in order at the last point
+	waitsAlt  []waitKeyed // the buffer the next order is built in
+	waitOf    map[int]*waitEntry
+	calls     int // scheduling points so far
+	fresh     []waitKeyed
+	attained  map[int]float64
+	last      float64
+	buf       []rankedJob
+	scales    []int
+	order     []taken
+	kept      []bool
+}
+
+// waitEntry is what a waitFixed policy keeps of a waiting job: its key,
+// the work it had done when keyed, and the last scheduling point that
+// saw it waiting.
+type waitEntry struct {
+	key, done   float64
+	seen, keyed int // the last point that saw it waiting, and that keyed it
+}
+
+// waitKeyed is a waiting job in a waitFixed policy's order.
+type waitKeyed struct {
+	rankedJob
+	e *waitEntry
 }
 
 // taken is a job given GPUs of a type.
@@ -78,7 +102,7 @@ func (r *ranked) Schedule(v *sim.View) (*sim.Plan, error) {
 	// The jobs not yet taken, by scale: once none fits the most GPUs left
 	// of a type, every later one would be skipped.
 	var byScale []int // by scale, up to the most GPUs of a type
-	if r.levels != nil {
+	if r.levels != nil || r.waitFixed {
 		byScale = r.scales[:0]
 		for range room + 1 {
 			byScale = append(byScale, 0)
@@ -180,7 +204,7 @@ func (r *ranked) ordered(v *sim.View) iter.Seq[rankedJob] {
 	return func(yield func(rankedJob) bool) {
 		js := r.buf[:0]
 		set := v.Running
-		if r.levels == nil {
+		if r.levels == nil && !r.waitFixed {
 			set = append(slices.Clip(v.Running), v.Waiting...)
 		}
 		for _, j := range set {
@@ -188,6 +212,27 @@ func (r *ranked) ordered(v *sim.View) iter.Seq[rankedJob] {
 		}
 		slices.SortStableFunc(js, compareRanked)
 		r.buf = js
+		if r.waitFixed {
+			waits := r.waitOrder(v)
+			run := 0
+			for _, w := range waits {
+				for run < len(js) && compareRanked(js[run], w.rankedJob) < 0 {
+					if !yield(js[run]) {
+						return
+					}
+					run++
+				}
+				if !yield(w.rankedJob) {
+					return
+				}
+			}
+			for ; run < len(js); run++ {
+				if !yield(js[run]) {
+					return
+				}
+			}
+			return
+		}
 		if r.levels == nil {
 			for _, x := range js {
 				if !yield(x) {
@@ -220,6 +265,57 @@ func (r *ranked) ordered(v *sim.View) iter.Seq[rankedJob] {
 			}
 		}
 	}
+}
+
+// waitOrder returns the waiting jobs by key, then arrival, then ID: the
+// last scheduling point's order less the jobs that no longer wait (or
+// ran since, and so may have a new key), merged with the jobs that came
+// to wait, keyed and sorted.
+func (r *ranked) waitOrder(v *sim.View) []waitKeyed {
+	if r.waitOf == nil {
+		r.waitOf = map[int]*waitEntry{}
+	}
+	r.calls++
+	fresh := r.fresh[:0]
+	for _, j := range v.Waiting {
+		e := r.waitOf[j.ID]
+		if e != nil && e.seen == r.calls-1 && e.done == j.Done {
+			e.seen = r.calls // in the last order, with the same key
+			continue
+		}
+		if e == nil {
+			e = &waitEntry{}
+			r.waitOf[j.ID] = e
+		}
+		*e = waitEntry{key: r.key(v, j, r.attained[j.ID]), done: j.Done, seen: r.calls, keyed: r.calls}
+		fresh = append(fresh, waitKeyed{rankedJob{j, e.key}, e})
+	}
+	slices.SortFunc(fresh, func(a, b waitKeyed) int { return compareRanked(a.rankedJob, b.rankedJob) })
+	r.fresh = fresh
+	// The last order, kept where its jobs still wait unchanged (fresh
+	// entries were rekeyed this call: their old places go), merged with
+	// the fresh ones.
+	out := r.waitsAlt[:0]
+	f := 0
+	for _, w := range r.waits {
+		if w.e.seen != r.calls {
+			if r.waitOf[w.j.ID] == w.e {
+				delete(r.waitOf, w.j.ID) // it no longer waits
+			}
+			continue
+		}
+		if w.e.keyed == r.calls {
+			continue // rekeyed this call: it is among the fresh
+		}
+		for f < len(fresh) && compareRanked(fresh[f].rankedJob, w.rankedJob) < 0 {
+			out = append(out, fresh[f])
+			f++
+		}
+		out = append(out, w)
+	}
+	out = append(out, fresh[f:]...)
+	r.waits, r.waitsAlt = out, r.waits
+	return out
 }
 
 // placeable reports whether job j can run on type t at its scale in the
@@ -277,7 +373,7 @@ func NewTiresias(solo sim.Rates) sim.Policy {
 // scale. It is a reference for what knowing durations is worth, not a
 // peer.
 func NewSRTFKnown(solo sim.Rates) sim.Policy {
-	return &ranked{name: "srtf-known", solo: solo, key: func(v *sim.View, j *sim.Job, _ float64) float64 {
+	return &ranked{name: "srtf-known", solo: solo, waitFixed: true, key: func(v *sim.View, j *sim.Job, _ float64) float64 {
 		best := 0.0
 		for _, t := range v.Topology.Types() {
 			if r, ok := solo.Solo(j.Workload, sim.Shape{GPUType: t, GPUs: j.Scale}); ok {
