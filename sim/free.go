@@ -217,22 +217,25 @@ func (p *Plan) loneOf(n int) []loneJob {
 func (s *simulation) loneBase(v *View, n int) []loneJob {
 	bp := &Plan{view: v, base: s.on}
 	m, ok := s.loneMemo[n]
-	if ok && m.touched == len(s.touched) && m.touchedJobs == len(s.touchedJobs) {
+	// The logs' lengths and the memo's offsets count from the start of
+	// the replay (trimTouched drops what no memo reads).
+	absT, absJ := s.touchedBase+len(s.touched), s.touchedJobsBase+len(s.touchedJobs)
+	if ok && m.touched == absT && m.touchedJobs == absJ {
 		return m.jobs
 	}
 	// The last answer is revised in place: the plans that read it were
 	// those of earlier calls, gone now (a plan lives during one call,
 	// and the simulator's placement changes only between calls).
 	var out []loneJob
-	if ok && len(s.touched)-m.touched < len(s.on)/8 {
-		out = bp.reviseLone(n, m.jobs, true, s.touched[m.touched:], s.touchedJobs[m.touchedJobs:])
+	if ok && absT-m.touched < len(s.on)/8 {
+		out = bp.reviseLone(n, m.jobs, true, s.touched[m.touched-s.touchedBase:], s.touchedJobs[m.touchedJobs-s.touchedJobsBase:])
 	} else {
 		out = bp.scanLone(n)
 	}
 	if s.loneMemo == nil {
 		s.loneMemo = map[int]loneAt{}
 	}
-	s.loneMemo[n] = loneAt{0, len(s.touched), len(s.touchedJobs), out, true}
+	s.loneMemo[n] = loneAt{0, absT, absJ, out, true}
 	return out
 }
 

@@ -81,12 +81,15 @@ type simulation struct {
 	res      *Result
 	rules    rules
 	// touched and touchedJobs log the GPUs whose jobs changed and the
-	// jobs that started, stopped or completed, in order; loneMemo is
-	// loneBase's answer by size and how much of the logs it has seen.
-	touched     []int
-	touchedJobs []int
-	loneMemo    map[int]loneAt
-	removeAt    []int // removeWaiting's buffer
+	// jobs that started, stopped or completed, in order, from the
+	// touchedBase-th and touchedJobsBase-th entry on (trimTouched);
+	// loneMemo is loneBase's answer by size and how much of the logs it
+	// has seen.
+	touched                      []int
+	touchedJobs                  []int
+	touchedBase, touchedJobsBase int
+	loneMemo                     map[int]loneAt
+	removeAt                     []int // removeWaiting's buffer
 	// carry is what the last committed plan learned about classes that
 	// found no room (Plan.PlacedOnFreeSince), while no job finished.
 	carry *missCarry
@@ -352,6 +355,31 @@ func (s *simulation) release(id int) {
 func (s *simulation) touch(id int, gpus []int) {
 	s.touchedJobs = append(s.touchedJobs, id)
 	s.touched = append(s.touched, gpus...)
+	if len(s.touched) > 4*len(s.on)+64 {
+		s.trimTouched()
+	}
+}
+
+// trimTouched drops the part of the logs no memo of loneBase can read
+// again, so that they do not grow with every start and stop of a long
+// replay (preempting policies log millions). Offsets into the logs are
+// absolute: touchedBase and touchedJobsBase count the entries dropped. A
+// memo is revised only while fewer than len(s.on)/8 GPUs were touched
+// since it; an older one would be answered by a scan, which a memo no
+// longer kept gives too.
+func (s *simulation) trimTouched() {
+	abs := s.touchedBase + len(s.touched)
+	keepT, keepJ := abs, s.touchedJobsBase+len(s.touchedJobs)
+	for n, m := range s.loneMemo {
+		if abs-m.touched >= len(s.on)/8 {
+			delete(s.loneMemo, n)
+			continue
+		}
+		keepT, keepJ = min(keepT, m.touched), min(keepJ, m.touchedJobs)
+	}
+	s.touched = append(s.touched[:0], s.touched[keepT-s.touchedBase:]...)
+	s.touchedJobs = append(s.touchedJobs[:0], s.touchedJobs[keepJ-s.touchedJobsBase:]...)
+	s.touchedBase, s.touchedJobsBase = keepT, keepJ
 }
 
 // countGPU adds sign times GPU g's contribution to the free, busy and
