@@ -137,8 +137,8 @@ type Core struct {
 	firstBuf    []float64
 	blockedBuf  []int32
 	keptBuf     []int32
-	zeroBuf     []zero
-	waitsBuf    []zero
+	zeroBuf     []chooser
+	waitsBuf    []chooser
 	// fullOnly turns settled off (tests hold the two ways together);
 	// settledN counts the decisions it took, settledZeros the jobs of
 	// index 0 it weighed.

@@ -46,21 +46,25 @@ func (a *soloOpts) rank(k float64) {
 	slices.SortStableFunc(a.order, func(x, y int) int { return cmp.Compare(per(&a.opts[y]), per(&a.opts[x])) })
 }
 
-// zero is a candidate (of index 0, or one that chooses among its
-// options): its places in cands and all, and its current placement or its
-// pick among its options (-1 none).
-type zero struct{ k, i, at int32 }
+// chooser is a candidate that settled places by its options (one of
+// index 0, or one that chooses among its options): its places in cands
+// and all, and its current placement or its pick among its options (-1
+// none).
+type chooser struct{ k, i, at int32 }
 
 // settled decides without the greedy when its outcome is known before it
 // runs, and reports whether it could. That is when no pairs are weighed
 // (the jobs' smallest degrees fit the cluster, or no GPU is shared), no
-// job shares GPUs now, every job has a positive index, and each job's
-// pick can be told from the rates and the order of a few values: a
-// running job's current placement when, kept, it clearly beats its other
-// options, or when each option that beats it is on a type that the jobs
-// placed there fill and that come before it in the greedy's order; a
-// waiting job's (or one running where none of its options is) clearly
-// best option; and all those picks fit the GPUs of their types together.
+// job shares GPUs now, and each job's pick can be told from the rates
+// and the order of a few values: a running job's current placement when,
+// kept, it clearly beats its other options, or when each option that may
+// come before it is on a type that the jobs placed there fill, each of
+// them ahead of that option in the greedy's order; a waiting job's (or
+// one running where none of its options is) first option, in the order
+// of their values, that fits what is left, checked the same way; a job
+// of index 0 its first option that fits after all the others, in the
+// greedy's order of ties; and all those picks fit the GPUs of their types
+// together.
 // Then the greedy, whatever else the indices say, takes each job's pick
 // first among its options and finds room for it, makeRoom and join find
 // no job waiting, and growDegrees no larger degree (none is faster, or no
@@ -139,7 +143,7 @@ func (c *Core) settled(st *State, all []ranked, top int, cands []int) (out map[i
 			if i == top {
 				return nil, false
 			}
-			zeros = append(zeros, zero{k: int32(k), i: int32(i), at: int32(at)})
+			zeros = append(zeros, chooser{k: int32(k), i: int32(i), at: int32(at)})
 			continue
 		}
 		if at < 0 {
@@ -150,7 +154,7 @@ func (c *Core) settled(st *State, all []ranked, top int, cands []int) (out map[i
 				return nil, false
 			}
 			if len(a.opts) > 0 {
-				waits = append(waits, zero{k: int32(k), i: int32(i)})
+				waits = append(waits, chooser{k: int32(k), i: int32(i)})
 			}
 			continue // with no option it cannot run: it waits
 		}
@@ -187,13 +191,13 @@ func (c *Core) settled(st *State, all []ranked, top int, cands []int) (out map[i
 	value := func(x *ranked, o *option) float64 {
 		return x.index * o.rate * (float64(x.ref.degree) / x.ref.rate) / float64(o.d)
 	}
-	best := func(w zero) float64 {
+	best := func(w chooser) float64 {
 		x := &all[w.i]
 		a := c.alone[x.j.ID]
 		return value(x, &a.opts[a.order[0]])
 	}
 	nRunning := len(blocked) / 2
-	slices.SortFunc(waits, func(x, y zero) int {
+	slices.SortFunc(waits, func(x, y chooser) int {
 		if c := cmp.Compare(best(y), best(x)); c != 0 {
 			return c
 		}
@@ -256,7 +260,7 @@ func (c *Core) settled(st *State, all []ranked, top int, cands []int) (out map[i
 	// options at value 0: by arrival, then ID, each option in the order
 	// of its type's name and its degree (compareCands), which is the
 	// order of its options. Each takes the first that fits.
-	slices.SortFunc(zeros, func(x, y zero) int {
+	slices.SortFunc(zeros, func(x, y chooser) int {
 		a, b := all[x.i].j, all[y.i].j
 		if c := cmp.Compare(a.Arrival, b.Arrival); c != 0 {
 			return c
