@@ -196,10 +196,10 @@ func (r *ranked) Schedule(v *sim.View) (*sim.Plan, error) {
 	return p, nil
 }
 
-// ordered yields the jobs in the system by key, then arrival, then ID.
-// Without levels every job is keyed and sorted; with them only the
-// running jobs are, and the waiting ones are merged in level by level, in
-// the simulator's order (arrival, then ID), as far as the caller reads.
+// ordered yields the jobs in the system by key, then arrival, then ID, as
+// far as the caller reads. Without levels or waitFixed every job is keyed
+// and sorted; with either only the running jobs are, and the waiting ones
+// (waiting) are merged in.
 func (r *ranked) ordered(v *sim.View) iter.Seq[rankedJob] {
 	return func(yield func(rankedJob) bool) {
 		js := r.buf[:0]
@@ -212,56 +212,48 @@ func (r *ranked) ordered(v *sim.View) iter.Seq[rankedJob] {
 		}
 		slices.SortStableFunc(js, compareRanked)
 		r.buf = js
-		if r.waitFixed {
-			waits := r.waitOrder(v)
-			run := 0
-			for _, w := range waits {
-				for run < len(js) && compareRanked(js[run], w.rankedJob) < 0 {
-					if !yield(js[run]) {
-						return
-					}
-					run++
-				}
-				if !yield(w.rankedJob) {
-					return
-				}
-			}
-			for ; run < len(js); run++ {
+		// The waiting jobs in order (none apart when js holds them),
+		// each preceded by the running jobs that come before it.
+		run := 0
+		for w := range r.waiting(v) {
+			for run < len(js) && compareRanked(js[run], w) < 0 {
 				if !yield(js[run]) {
 					return
 				}
+				run++
 			}
-			return
-		}
-		if r.levels == nil {
-			for _, x := range js {
-				if !yield(x) {
-					return
-				}
-			}
-			return
-		}
-		run := 0
-		for _, level := range r.levels {
-			for _, j := range v.Waiting {
-				w := rankedJob{j, r.key(v, j, r.attained[j.ID])}
-				if w.key != level {
-					continue
-				}
-				for run < len(js) && compareRanked(js[run], w) < 0 {
-					if !yield(js[run]) {
-						return
-					}
-					run++
-				}
-				if !yield(w) {
-					return
-				}
+			if !yield(w) {
+				return
 			}
 		}
 		for ; run < len(js); run++ {
 			if !yield(js[run]) {
 				return
+			}
+		}
+	}
+}
+
+// waiting yields the waiting jobs in order apart from the running ones:
+// with waitFixed the order kept from the last point (waitOrder); with
+// levels level by level in the simulator's order; otherwise none (ordered
+// sorts them with the running jobs).
+func (r *ranked) waiting(v *sim.View) iter.Seq[rankedJob] {
+	return func(yield func(rankedJob) bool) {
+		switch {
+		case r.waitFixed:
+			for _, w := range r.waitOrder(v) {
+				if !yield(w.rankedJob) {
+					return
+				}
+			}
+		case r.levels != nil:
+			for _, level := range r.levels {
+				for _, j := range v.Waiting {
+					if w := (rankedJob{j, r.key(v, j, r.attained[j.ID])}); w.key == level && !yield(w) {
+						return
+					}
+				}
 			}
 		}
 	}
@@ -299,9 +291,7 @@ func (r *ranked) waitOrder(v *sim.View) []waitKeyed {
 	f := 0
 	for _, w := range r.waits {
 		if w.e.seen != r.calls {
-			if r.waitOf[w.j.ID] == w.e {
-				delete(r.waitOf, w.j.ID) // it no longer waits
-			}
+			delete(r.waitOf, w.j.ID) // it no longer waits
 			continue
 		}
 		if w.e.keyed == r.calls {
