@@ -95,8 +95,10 @@ type Core struct {
 	estDone    []sized
 	estScratch []float64 // the active jobs' ratios, reused
 	topo       *topology
-	// pairMemo remembers the predicted normalized throughputs of pairs.
-	pairMemo map[uint64]pairVal
+	// pairMemo remembers the predicted normalized throughputs of pairs:
+	// by the first workload's number, the second's, then one entry per
+	// placement asked (pair).
+	pairMemo [][][]pairVal
 	wid      map[string]int32
 	// The last full decision: its jobs' IDs in the order given, and
 	// where it put the jobs it placed (a few words a waiting job).
@@ -120,8 +122,9 @@ type Core struct {
 	ptrBuf    []*info
 	optBuf    []option
 	candBuf   []cand
-	order     candOrder
-	picks     []pick // the decisions' picks (decideJob)
+	order     candOrder // the pairs'
+	singles   jobOrder  // the jobs' options alone
+	picks     []pick    // the decisions' picks (decideJob)
 	fit       fits
 	waitBuf   []waitKey
 	rankBuf   []uint64 // waitBuf's places in order (sortWait)
@@ -145,6 +148,10 @@ type Core struct {
 	fullOnly     bool
 	settledN     int
 	settledZeros int
+	// allPairs keeps the pairs a job alone outbids (pairs drops them;
+	// tests hold the two ways together); prunedN counts those pairs.
+	allPairs bool
+	prunedN  int
 }
 
 type soloVal struct {
@@ -365,7 +372,7 @@ func (c *Core) Decide(st *State) map[int][]int {
 		c.topo = newTopology(st.GPUs)
 		// The memos are keyed by the types' places in the topology.
 		clear(c.soloMemo)
-		clear(c.pairMemo)
+		c.pairMemo = nil
 	}
 	c.track(st)
 	quiet := c.quiet(st)
@@ -826,19 +833,6 @@ func (c *Core) choose(infos []*info) []*info {
 		}
 	}
 	k := c.keep()
-	cands := c.candBuf[:0]
-	for _, in := range infos {
-		if in.pick != nil {
-			continue
-		}
-		for _, o := range in.opts {
-			v := o.value
-			if in.cur != nil && in.partner < 0 && sameOpt(&o, in.cur) {
-				v *= k
-			}
-			cands = append(cands, cand{a: in, o: o, v: v})
-		}
-	}
 	// Sharing is for when GPUs are scarce: pairs compete with single jobs
 	// for GPUs only while the jobs need more GPUs (each at its smallest
 	// degree) than the cluster has. Otherwise every job that can have
@@ -850,15 +844,19 @@ func (c *Core) choose(infos []*info) []*info {
 	for _, in := range infos {
 		demand += in.j.Degrees[0]
 	}
+	cands := c.candBuf[:0]
 	if c.opt.MaxPerGPU >= 2 && demand > len(c.topo.gpus) {
 		cands = c.pairs(cands, infos, k)
 	}
 	c.candBuf = cands
-	// Taken in order while a candidate can still be taken: the order is
-	// drawn from a heap as far as it is needed, which on a full cluster
-	// is a small part of the candidates.
-	order := &c.order
-	order.reset(cands)
+	// Taken in compareCands' order while a candidate can still be taken:
+	// the jobs' options alone and the pairs come from two orders, merged,
+	// each drawn as far as it is needed (on a full cluster a small part).
+	singles := &c.singles
+	singles.reset(infos, k)
+	pairs := &c.order
+	pairs.reset(cands)
+	next, more := pairs.next()
 	fit := &c.fit
 	fit.reset(len(c.topo.types))
 	for _, in := range infos {
@@ -867,21 +865,31 @@ func (c *Core) choose(infos []*info) []*info {
 		}
 	}
 	for fit.any(left) {
-		i, ok := order.next()
+		a, o, v, ok := singles.top()
+		if more && (!ok || compareCands(cands[next], cand{a: a, o: *o, v: v}) < 0) {
+			x := &cands[next]
+			next, more = pairs.next()
+			if x.a.pick != nil || x.b.pick != nil || left[x.o.tid] < x.o.d {
+				continue
+			}
+			left[x.o.tid] -= x.o.d
+			c.decideJob(x.a, pick{o: x.o, partner: x.b})
+			c.decideJob(x.b, pick{o: x.o, partner: x.a})
+			fit.add(x.a.opts, -1)
+			fit.add(x.b.opts, -1)
+			continue
+		}
 		if !ok {
 			break
 		}
-		x := &cands[i]
-		if x.a.pick != nil || (x.b != nil && x.b.pick != nil) || left[x.o.tid] < x.o.d {
+		if left[o.tid] < o.d {
+			singles.pass()
 			continue
 		}
-		left[x.o.tid] -= x.o.d
-		c.decideJob(x.a, pick{o: x.o, partner: x.b})
-		fit.add(x.a.opts, -1)
-		if x.b != nil {
-			c.decideJob(x.b, pick{o: x.o, partner: x.a})
-			fit.add(x.b.opts, -1)
-		}
+		left[o.tid] -= o.d
+		c.decideJob(a, pick{o: *o})
+		fit.add(a.opts, -1)
+		singles.drop()
 	}
 	c.makeRoom(infos, left)
 	if c.opt.MaxPerGPU >= 2 {
@@ -1158,6 +1166,23 @@ func (c *Core) pairs(out []cand, infos []*info, k float64) []cand {
 						vb *= k
 					}
 				}
+				// Never taken when one job alone on the same option
+				// is worth more: that option comes first, and then
+				// either the job is placed or the option's GPUs are
+				// not left (the greedy only takes GPUs away).
+				sa, sb := oa.value, ob.value
+				if a.cur != nil && a.partner < 0 && sameOpt(&oa, a.cur) {
+					sa *= k
+				}
+				if b.cur != nil && b.partner < 0 && sameOpt(ob, b.cur) {
+					sb *= k
+				}
+				if va+vb < sa || va+vb < sb {
+					c.prunedN++
+					if !c.allPairs {
+						continue
+					}
+				}
 				o := oa
 				o.rate = 0 // two rates: not one job's
 				out = append(out, cand{a: a, b: b, o: o, v: va + vb})
@@ -1184,19 +1209,28 @@ func (in *info) sharing(b *info, o *option) bool {
 
 // pair returns the predicted normalized throughput of a's workload next
 // to b's on o's GPU type and degree, remembered: it depends only on the
-// workloads and the placement. The memo's key packs the workload numbers,
-// the type's index and the degree in one integer, cheap to hash: the pair
-// check runs for every candidate pair at every decision.
+// workloads and the placement. The memo is indexed by the workloads'
+// numbers, each pair of workloads holding the few placements asked of it
+// (the types times the degrees both run at) for a short scan: the pair
+// check runs for every candidate pair at every decision, and hashing a
+// key there took a twentieth of a 100k-job simulation.
 func (c *Core) pair(a, b *info, o *option) (float64, bool) {
-	key := uint64(a.wid)<<40 | uint64(b.wid)<<20 | uint64(o.tid)<<12 | uint64(o.d)
-	if v, ok := c.pairMemo[key]; ok {
-		return v.n, v.ok
+	if int(a.wid) >= len(c.pairMemo) {
+		c.pairMemo = append(c.pairMemo, make([][][]pairVal, int(a.wid)+1-len(c.pairMemo))...)
+	}
+	row := c.pairMemo[a.wid]
+	if int(b.wid) >= len(row) {
+		row = append(row, make([][]pairVal, int(b.wid)+1-len(row))...)
+		c.pairMemo[a.wid] = row
+	}
+	tid, d := int32(o.tid), int32(o.d)
+	for _, v := range row[b.wid] {
+		if v.tid == tid && v.d == d {
+			return v.n, v.ok
+		}
 	}
 	n, ok := c.rates.Pair(a.j.Workload, b.j.Workload, o.typ, o.d)
-	if c.pairMemo == nil {
-		c.pairMemo = map[uint64]pairVal{}
-	}
-	c.pairMemo[key] = pairVal{n, ok}
+	row[b.wid] = append(row[b.wid], pairVal{tid: tid, d: d, n: n, ok: ok})
 	return n, ok
 }
 
@@ -1214,8 +1248,9 @@ func (c *Core) widOf(w string) int32 {
 }
 
 type pairVal struct {
-	n  float64
-	ok bool
+	tid, d int32 // the placement: the type's place in the topology, the degree
+	n      float64
+	ok     bool
 }
 
 // growDegrees gives jobs running alone larger degrees on their type from

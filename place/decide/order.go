@@ -258,3 +258,147 @@ func (f *fits) any(left []int) bool {
 	}
 	return false
 }
+
+// jobOrder yields the options of jobs alone in compareCands' order: each
+// job's options sorted, and the jobs in a heap by the first of theirs not
+// yet passed over (a k-way merge). A job that gets a pick leaves the heap
+// with all its options, which the greedy would pass over one by one, and
+// an option that does not fit the GPUs left gives way to the job's next.
+// On a full cluster the greedy then looks at a job's options until one
+// fits, not at every option of every job placed before it: with every
+// option in one heap, ordering them took a third of a 100k-job
+// simulation.
+type jobOrder struct {
+	jobs  []*info
+	vals  []float64 // the options' values, job by job, each job's in order
+	opts  []int32   // the options' places in their job's opts, likewise
+	start []int32   // per job, where its options begin (one more: the end)
+	head  []int32   // per job, its first option not passed over
+	keys  []uint64  // per job, descending(its head option's value)
+	heap  []int32   // the jobs left, by their head options
+}
+
+// reset starts an order over the options of the jobs in infos not yet
+// picked; k multiplies a running job's current option (as choose counts
+// it).
+func (o *jobOrder) reset(infos []*info, k float64) {
+	o.jobs, o.vals, o.opts, o.start = o.jobs[:0], o.vals[:0], o.opts[:0], o.start[:0]
+	for _, in := range infos {
+		if in.pick != nil || len(in.opts) == 0 {
+			continue
+		}
+		o.jobs = append(o.jobs, in)
+		s := len(o.vals)
+		o.start = append(o.start, int32(s))
+		for i := range in.opts {
+			x := &in.opts[i]
+			v := x.value
+			if in.cur != nil && in.partner < 0 && sameOpt(x, in.cur) {
+				v *= k
+			}
+			// Insertion into the job's few options so far.
+			at := len(o.vals)
+			o.vals, o.opts = append(o.vals, v), append(o.opts, int32(i))
+			for ; at > s && optBefore(in, v, i, o.vals[at-1], int(o.opts[at-1])); at-- {
+				o.vals[at], o.opts[at] = o.vals[at-1], o.opts[at-1]
+			}
+			o.vals[at], o.opts[at] = v, int32(i)
+		}
+	}
+	o.start = append(o.start, int32(len(o.vals)))
+	o.head = append(o.head[:0], o.start[:len(o.jobs)]...)
+	o.keys, o.heap = o.keys[:0], o.heap[:0]
+	for x := range o.jobs {
+		o.keys = append(o.keys, descending(o.vals[o.start[x]]))
+		o.heap = append(o.heap, int32(x))
+	}
+	for i := len(o.heap)/2 - 1; i >= 0; i-- {
+		o.down(i)
+	}
+}
+
+// optBefore reports whether job in's option i of value v comes before its
+// option h of value w in compareCands' order.
+func optBefore(in *info, v float64, i int, w float64, h int) bool {
+	if kv, kw := descending(v), descending(w); kv != kw {
+		return kv < kw
+	}
+	x, y := &in.opts[i], &in.opts[h]
+	if x.typ != y.typ {
+		return x.typ < y.typ
+	}
+	if x.d != y.d {
+		return x.d < y.d
+	}
+	return !x.spread && y.spread
+}
+
+// top returns the next option in order, its job and its value, leaving it
+// in place; jobs picked since they were last looked at leave first.
+func (o *jobOrder) top() (*info, *option, float64, bool) {
+	for len(o.heap) > 0 {
+		x := o.heap[0]
+		in := o.jobs[x]
+		if in.pick != nil {
+			o.drop()
+			continue
+		}
+		h := o.head[x]
+		return in, &in.opts[o.opts[h]], o.vals[h], true
+	}
+	return nil, nil, 0, false
+}
+
+// pass moves past the top option: its job's next one takes its place.
+func (o *jobOrder) pass() {
+	x := o.heap[0]
+	o.head[x]++
+	if o.head[x] == o.start[x+1] {
+		o.drop()
+		return
+	}
+	o.keys[x] = descending(o.vals[o.head[x]])
+	o.down(0)
+}
+
+// drop removes the top option's job with all its options.
+func (o *jobOrder) drop() {
+	n := len(o.heap) - 1
+	o.heap[0] = o.heap[n]
+	o.heap = o.heap[:n]
+	o.down(0)
+}
+
+// less orders the jobs x and y by their head options: by value, then
+// arrival, then ID, as compareCands orders two jobs' options alone.
+func (o *jobOrder) less(x, y int32) bool {
+	if kx, ky := o.keys[x], o.keys[y]; kx != ky {
+		return kx < ky
+	}
+	a, b := o.jobs[x].j, o.jobs[y].j
+	if a.Arrival != b.Arrival {
+		return a.Arrival < b.Arrival
+	}
+	return a.ID < b.ID
+}
+
+// down restores the heap below i.
+func (o *jobOrder) down(i int) {
+	h := o.heap
+	n := len(h)
+	for {
+		l := 2*i + 1
+		if l >= n {
+			return
+		}
+		m := l
+		if r := l + 1; r < n && o.less(h[r], h[l]) {
+			m = r
+		}
+		if !o.less(h[m], h[i]) {
+			return
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
+}

@@ -157,3 +157,71 @@ func TestFits(t *testing.T) {
 		t.Error("4 of a left: a's option fits, fits says none does")
 	}
 }
+
+// TestJobOrder checks that jobOrder, passed over option by option, yields
+// every option of every job not yet picked as a sort of the candidates
+// alone by compareCands orders them: values that tie (within a job and
+// across jobs), NaN and both zeros, running jobs whose current option
+// counts keep times, and picked jobs left out.
+func TestJobOrder(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	base := []float64{1, 1, 2, 0.5, math.Copysign(0, -1), 0, math.NaN(), 1 + 1e-13}
+	types := []string{"k80", "p100", "v100"}
+	for trial := 0; trial < 50; trial++ {
+		const k = 1.25
+		jobs := make([]info, 30)
+		var infos []*info
+		var want []cand
+		for i := range jobs {
+			in := &jobs[i]
+			*in = info{j: &Job{ID: i, Arrival: float64(r.IntN(4))}, partner: -1}
+			for tid, typ := range types {
+				for _, d := range []int{1, 2} {
+					if r.IntN(4) > 0 {
+						in.opts = append(in.opts, option{typ: typ, tid: tid, d: d, spread: r.IntN(3) == 0, value: base[r.IntN(len(base))]})
+					}
+				}
+			}
+			if len(in.opts) > 0 && r.IntN(3) == 0 {
+				in.curOpt = in.opts[r.IntN(len(in.opts))]
+				in.cur = &in.curOpt
+				if r.IntN(4) == 0 {
+					in.partner = 99 // sharing: no keep on its own
+				}
+			}
+			if r.IntN(6) == 0 {
+				in.pick = &pick{}
+			}
+			infos = append(infos, in)
+			if in.pick != nil {
+				continue
+			}
+			for _, o := range in.opts {
+				v := o.value
+				if in.cur != nil && in.partner < 0 && sameOpt(&o, in.cur) {
+					v *= k
+				}
+				want = append(want, cand{a: in, o: o, v: v})
+			}
+		}
+		slices.SortStableFunc(want, compareCands)
+		var o jobOrder
+		o.reset(infos, k)
+		for i := 0; ; i++ {
+			a, opt, v, ok := o.top()
+			if !ok {
+				if i != len(want) {
+					t.Fatalf("trial %d: %d options yielded of %d", trial, i, len(want))
+				}
+				break
+			}
+			if i >= len(want) {
+				t.Fatalf("trial %d: more options yielded than the %d of the jobs not picked", trial, len(want))
+			}
+			if got := (cand{a: a, o: *opt, v: v}); compareCands(got, want[i]) != 0 {
+				t.Fatalf("trial %d: place %d holds job %d's %s x%d (value %v), a sort by compareCands puts job %d's %s x%d (value %v) there", trial, i, a.j.ID, opt.typ, opt.d, v, want[i].a.j.ID, want[i].o.typ, want[i].o.d, want[i].v)
+			}
+			o.pass()
+		}
+	}
+}

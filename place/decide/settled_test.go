@@ -10,33 +10,40 @@ import (
 
 // TestSettledAgrees replays streams of jobs on a small cluster of three
 // types through two cores, one deciding with settled and one always with
-// the greedy, and requires the same decision at every step: arrivals,
+// the greedy over every pair (also those a job alone outbids, which the
+// first drops), and requires the same decision at every step: arrivals,
 // completions (learned from), round ticks, jobs that cannot run, index-0
 // jobs (sizes past all those seen), degrees chosen or given, sharing on
 // and off, sizes unknown and known. Each stream must take both ways
-// (settled's decisions and the greedy's), so the test can fail either way.
+// (settled's decisions and the greedy's) and, with sharing on, drop pairs,
+// so the test can fail either way.
 func TestSettledAgrees(t *testing.T) {
 	for _, tc := range []struct {
 		perGPU    int
 		durations string
 		degrees   bool // jobs may choose among degrees
 		bursty    bool // bursts of short jobs and a few long ones, quiet between
+		busy      int  // arrivals times this: a cluster full for long
 		seed      uint64
 	}{
-		{1, Attained, false, false, 1}, {2, Attained, false, false, 2}, {2, Attained, true, false, 3},
-		{1, Known, false, false, 4}, {2, Known, true, false, 5}, {2, Attained, false, false, 6},
-		{1, Attained, false, true, 7},
+		{1, Attained, false, false, 1, 1}, {2, Attained, false, false, 1, 2}, {2, Attained, true, false, 1, 3},
+		{1, Known, false, false, 1, 4}, {2, Known, true, false, 1, 5}, {2, Attained, false, false, 1, 6},
+		{1, Attained, false, true, 1, 7}, {2, Attained, true, false, 3, 8}, {2, Known, false, false, 3, 9},
 	} {
-		t.Run(fmt.Sprintf("perGPU=%d/%s/degrees=%v/bursty=%v", tc.perGPU, tc.durations, tc.degrees, tc.bursty), func(t *testing.T) {
-			replayBoth(t, tc.perGPU, tc.durations, tc.degrees, tc.bursty, tc.seed)
+		t.Run(fmt.Sprintf("perGPU=%d/%s/degrees=%v/bursty=%v/busy=%d", tc.perGPU, tc.durations, tc.degrees, tc.bursty, tc.busy), func(t *testing.T) {
+			pruned := replayBoth(t, tc.perGPU, tc.durations, tc.degrees, tc.bursty, tc.busy, tc.seed)
+			if tc.busy > 1 && pruned == 0 {
+				t.Fatalf("no pair dropped: the busy replay does not try the rule")
+			}
 		})
 	}
 }
 
-// replayBoth replays one stream through both ways. Bursty streams leave
-// long jobs running without a completion for long: their service passes
-// every size the core has seen end, and their index falls to 0.
-func replayBoth(t *testing.T, perGPU int, durations string, degrees, bursty bool, seed uint64) {
+// replayBoth replays one stream through both ways and returns how many
+// pairs the first way dropped. Bursty streams leave long jobs running
+// without a completion for long: their service passes every size the
+// core has seen end, and their index falls to 0.
+func replayBoth(t *testing.T, perGPU int, durations string, degrees, bursty bool, busy int, seed uint64) int {
 	rng := rand.New(rand.NewPCG(seed, 7))
 	r := rates{solo: map[string]map[string]float64{}, pair: map[[2]string]float64{}}
 	var ws []string
@@ -62,7 +69,7 @@ func replayBoth(t *testing.T, perGPU int, durations string, degrees, bursty bool
 	}
 	opt := Options{Round: 360, RestartPenalty: 30, MaxPerGPU: perGPU, Durations: durations}
 	fast, full := mustNew(t, r, opt), mustNew(t, r, opt)
-	full.fullOnly = true
+	full.fullOnly, full.allPairs = true, true
 	type live struct {
 		Job
 		size float64 // iterations
@@ -76,7 +83,7 @@ func replayBoth(t *testing.T, perGPU int, durations string, degrees, bursty bool
 	}
 	for step := 0; step < steps; step++ {
 		// Arrivals, a burst now and then so that the cluster fills.
-		n := rng.IntN(2) + b2i(step%40 < 5)*rng.IntN(5)
+		n := (rng.IntN(2) + b2i(step%40 < 5)*rng.IntN(5)) * busy
 		if bursty {
 			n = b2i(step%100 < 3) * (8 + rng.IntN(8))
 			if step%5 == 0 {
@@ -145,5 +152,6 @@ func replayBoth(t *testing.T, perGPU int, durations string, degrees, bursty bool
 	if bursty && fast.settledZeros == 0 {
 		t.Fatalf("no job of index 0 in %d decisions: the bursty replay does not reach them", decisions)
 	}
-	t.Logf("settled took %d of %d decisions (%d jobs of index 0 weighed)", fast.settledN, decisions, fast.settledZeros)
+	t.Logf("settled took %d of %d decisions (%d jobs of index 0 weighed); %d pairs dropped", fast.settledN, decisions, fast.settledZeros, fast.prunedN)
+	return fast.prunedN
 }
