@@ -1,7 +1,7 @@
 package peers
 
 import (
-	"cmp"
+	"fmt"
 	"iter"
 	"slices"
 
@@ -21,41 +21,16 @@ type ranked struct {
 	// key orders the jobs; attained is the job's attained service in
 	// GPU-seconds (GPUs held times time held, as the scheduler counted it).
 	key func(v *sim.View, j *sim.Job, attained float64) float64
-	// levels, when set, are every value key takes, ascending: the waiting
-	// jobs (which the simulator lists by arrival, then ID) are then taken
-	// level by level in that order, as far as any job can still fit,
-	// instead of all of them sorted at every scheduling point.
-	levels []float64
-	// waitFixed, when set, says that a waiting job's key does not change
-	// while it waits (it depends on what the job has done, not on time):
-	// the waiting jobs' order is then kept from one scheduling point to
-	// the next, the jobs that came to wait keyed and merged into it.
-	waitFixed bool
-	waits     []waitKeyed // the waiting jobs in order at the last point
-	waitsAlt  []waitKeyed // the buffer the next order is built in
-	waitOf    map[int]*waitEntry
-	calls     int // scheduling points so far
-	fresh     []waitKeyed
-	attained  map[int]float64
-	last      float64
-	buf       []rankedJob
-	scales    []int
-	order     []taken
-	kept      []bool
-}
-
-// waitEntry is what a waitFixed policy keeps of a waiting job: its key,
-// the work it had done when keyed, and the last scheduling point that
-// saw it waiting.
-type waitEntry struct {
-	key, done   float64
-	seen, keyed int // the last point that saw it waiting, and that keyed it
-}
-
-// waitKeyed is a waiting job in a waitFixed policy's order.
-type waitKeyed struct {
-	rankedJob
-	e *waitEntry
+	// The key of a waiting job must not change while it waits (it
+	// depends on what the job has done, not on time): the waiting jobs
+	// are kept in order from one point to the next (waitQueues).
+	queues   waitQueues
+	attained map[int]float64
+	last     float64
+	buf      []rankedJob
+	left     []int
+	order    []taken
+	kept     []bool
 }
 
 // taken is a job given GPUs of a type.
@@ -64,20 +39,12 @@ type taken struct {
 	t string
 }
 
-// rankedJob is a job and its key.
+// rankedJob is a job and its key, and a running job's place in
+// View.Running (-1 for a waiting job).
 type rankedJob struct {
 	j   *sim.Job
 	key float64
-}
-
-func compareRanked(a, b rankedJob) int {
-	if c := cmp.Compare(a.key, b.key); c != 0 {
-		return c
-	}
-	if c := cmp.Compare(a.j.Arrival, b.j.Arrival); c != 0 {
-		return c
-	}
-	return cmp.Compare(a.j.ID, b.j.ID)
+	run int
 }
 
 // Name returns the policy's name.
@@ -93,87 +60,38 @@ func (r *ranked) Schedule(v *sim.View) (*sim.Plan, error) {
 	}
 	r.last = v.Now
 	types := v.Topology.Types()
-	left := make(map[string]int, len(types))
-	room := 0 // the most GPUs left of one type
+	left := r.left[:0] // GPUs left by type, in the order of types
 	for _, t := range types {
-		left[t] = v.Topology.Count(t)
-		room = max(room, left[t])
+		left = append(left, v.Topology.Count(t))
 	}
-	// The jobs not yet taken, by scale: once none fits the most GPUs left
-	// of a type, every later one would be skipped.
-	var byScale []int // by scale, up to the most GPUs of a type
-	if r.levels != nil || r.waitFixed {
-		byScale = r.scales[:0]
-		for range room + 1 {
-			byScale = append(byScale, 0)
-		}
-		r.scales = byScale
-		for _, set := range [][]*sim.Job{v.Running, v.Waiting} {
-			for _, j := range set {
-				if j.Scale < len(byScale) {
-					byScale[j.Scale]++
-				}
-			}
-		}
-	}
-	fits := func() bool {
-		for s := range min(room+1, len(byScale)) {
-			if byScale[s] > 0 {
-				return true
-			}
-		}
-		return false
+	r.left = left
+	if err := r.queues.sync(v, func(j *sim.Job) float64 { return r.key(v, j, r.attained[j.ID]) }); err != nil {
+		return nil, fmt.Errorf("policy %s: %w", r.name, err)
 	}
 	// The jobs taken, in order, with their types; a running job stays
 	// where it is when it is taken on the type it runs on (kept, by its
 	// place in v.Running, which lists the running jobs by ID).
 	order := r.order[:0]
 	kept := append(r.kept[:0], make([]bool, len(v.Running))...)
-	for x := range r.ordered(v) {
+	fits := func(j *sim.Job) bool { return r.fastest(v, j, types, left, false) >= 0 }
+	for x := range r.ordered(v, fits) {
 		j := x.j
-		if byScale != nil {
-			if !fits() {
-				break
-			}
-			if j.Scale < len(byScale) {
-				byScale[j.Scale]--
-			}
-		}
-		best, bestRate := "", 0.0
-		if len(j.GPUs) > 0 {
+		best := -1
+		if x.run >= 0 {
 			// A running job keeps its type while it has room there.
-			if t := v.Topology.GPUs[j.GPUs[0]].Type; left[t] >= j.Scale {
-				best, bestRate = t, 1
+			if t := slices.Index(types, v.Topology.GPUs[j.GPUs[0]].Type); left[t] >= j.Scale {
+				best = t
+				kept[x.run] = true
 			}
 		}
-		for _, t := range types {
-			if bestRate > 0 && len(j.GPUs) > 0 {
-				break
-			}
-			if left[t] < j.Scale || !placeable(v, j, t) {
-				continue
-			}
-			rate, ok := r.solo.Solo(j.Workload, sim.Shape{GPUType: t, GPUs: j.Scale})
-			if ok && rate > bestRate {
-				best, bestRate = t, rate
-			}
+		if best < 0 {
+			best = r.fastest(v, j, types, left, x.run >= 0)
 		}
-		if best == "" {
+		if best < 0 {
 			continue
 		}
 		left[best] -= j.Scale
-		if left[best]+j.Scale == room {
-			room = 0
-			for _, n := range left {
-				room = max(room, n)
-			}
-		}
-		order = append(order, taken{j, best})
-		if len(j.GPUs) > 0 && v.Topology.GPUs[j.GPUs[0]].Type == best {
-			if i, ok := slices.BinarySearchFunc(v.Running, j.ID, func(x *sim.Job, id int) int { return cmp.Compare(x.ID, id) }); ok {
-				kept[i] = true
-			}
-		}
+		order = append(order, taken{j, types[best]})
 	}
 	r.order, r.kept = order, kept
 	p := v.Plan()
@@ -197,25 +115,19 @@ func (r *ranked) Schedule(v *sim.View) (*sim.Plan, error) {
 }
 
 // ordered yields the jobs in the system by key, then arrival, then ID, as
-// far as the caller reads. Without levels or waitFixed every job is keyed
-// and sorted; with either only the running jobs are, and the waiting ones
-// (waiting) are merged in.
-func (r *ranked) ordered(v *sim.View) iter.Seq[rankedJob] {
+// far as the caller reads: the running jobs keyed and sorted, the waiting
+// ones from the queues kept (as far as fits says one can still be taken),
+// merged.
+func (r *ranked) ordered(v *sim.View, fits func(*sim.Job) bool) iter.Seq[rankedJob] {
 	return func(yield func(rankedJob) bool) {
 		js := r.buf[:0]
-		set := v.Running
-		if r.levels == nil && !r.waitFixed {
-			set = append(slices.Clip(v.Running), v.Waiting...)
-		}
-		for _, j := range set {
-			js = append(js, rankedJob{j, r.key(v, j, r.attained[j.ID])})
+		for i, j := range v.Running {
+			js = append(js, rankedJob{j, r.key(v, j, r.attained[j.ID]), i})
 		}
 		slices.SortStableFunc(js, compareRanked)
 		r.buf = js
-		// The waiting jobs in order (none apart when js holds them),
-		// each preceded by the running jobs that come before it.
 		run := 0
-		for w := range r.waiting(v) {
+		for w := range r.queues.jobs(fits) {
 			for run < len(js) && compareRanked(js[run], w) < 0 {
 				if !yield(js[run]) {
 					return
@@ -234,78 +146,24 @@ func (r *ranked) ordered(v *sim.View) iter.Seq[rankedJob] {
 	}
 }
 
-// waiting yields the waiting jobs in order apart from the running ones:
-// with waitFixed the order kept from the last point (waitOrder); with
-// levels level by level in the simulator's order; otherwise none (ordered
-// sorts them with the running jobs).
-func (r *ranked) waiting(v *sim.View) iter.Seq[rankedJob] {
-	return func(yield func(rankedJob) bool) {
-		switch {
-		case r.waitFixed:
-			for _, w := range r.waitOrder(v) {
-				if !yield(w.rankedJob) {
-					return
-				}
-			}
-		case r.levels != nil:
-			for _, level := range r.levels {
-				for _, j := range v.Waiting {
-					if w := (rankedJob{j, r.key(v, j, r.attained[j.ID])}); w.key == level && !yield(w) {
-						return
-					}
-				}
-			}
+// fastest returns the place in types of the type of highest solo rate
+// among those with room for j (left: GPUs left by type) on which it can
+// run; -1 when none has. With first, the first such type in types.
+func (r *ranked) fastest(v *sim.View, j *sim.Job, types []string, left []int, first bool) int {
+	best, bestRate := -1, 0.0
+	for i, t := range types {
+		if first && best >= 0 {
+			break
 		}
-	}
-}
-
-// waitOrder returns the waiting jobs by key, then arrival, then ID: the
-// last scheduling point's order less the jobs that no longer wait (or
-// ran since, and so may have a new key), merged with the jobs that came
-// to wait, keyed and sorted.
-func (r *ranked) waitOrder(v *sim.View) []waitKeyed {
-	if r.waitOf == nil {
-		r.waitOf = map[int]*waitEntry{}
-	}
-	r.calls++
-	fresh := r.fresh[:0]
-	for _, j := range v.Waiting {
-		e := r.waitOf[j.ID]
-		if e != nil && e.seen == r.calls-1 && e.done == j.Done {
-			e.seen = r.calls // in the last order, with the same key
+		if left[i] < j.Scale || !placeable(v, j, t) {
 			continue
 		}
-		if e == nil {
-			e = &waitEntry{}
-			r.waitOf[j.ID] = e
+		rate, ok := r.solo.Solo(j.Workload, sim.Shape{GPUType: t, GPUs: j.Scale})
+		if ok && rate > bestRate {
+			best, bestRate = i, rate
 		}
-		*e = waitEntry{key: r.key(v, j, r.attained[j.ID]), done: j.Done, seen: r.calls, keyed: r.calls}
-		fresh = append(fresh, waitKeyed{rankedJob{j, e.key}, e})
 	}
-	slices.SortFunc(fresh, func(a, b waitKeyed) int { return compareRanked(a.rankedJob, b.rankedJob) })
-	r.fresh = fresh
-	// The last order, kept where its jobs still wait unchanged (fresh
-	// entries were rekeyed this call: their old places go), merged with
-	// the fresh ones.
-	out := r.waitsAlt[:0]
-	f := 0
-	for _, w := range r.waits {
-		if w.e.seen != r.calls {
-			delete(r.waitOf, w.j.ID) // it no longer waits
-			continue
-		}
-		if w.e.keyed == r.calls {
-			continue // rekeyed this call: it is among the fresh
-		}
-		for f < len(fresh) && compareRanked(fresh[f].rankedJob, w.rankedJob) < 0 {
-			out = append(out, fresh[f])
-			f++
-		}
-		out = append(out, w)
-	}
-	out = append(out, fresh[f:]...)
-	r.waits, r.waitsAlt = out, r.waits
-	return out
+	return best
 }
 
 // placeable reports whether job j can run on type t at its scale in the
@@ -349,7 +207,7 @@ const TiresiasThreshold = 3600
 // only makes the peer stronger. Its starvation guard (promotion after
 // waiting too long) is off, as in its simulator's default.
 func NewTiresias(solo sim.Rates) sim.Policy {
-	return &ranked{name: "tiresias", solo: solo, levels: []float64{0, 1}, key: func(_ *sim.View, _ *sim.Job, attained float64) float64 {
+	return &ranked{name: "tiresias", solo: solo, key: func(_ *sim.View, _ *sim.Job, attained float64) float64 {
 		if attained < TiresiasThreshold {
 			return 0
 		}
@@ -363,7 +221,7 @@ func NewTiresias(solo sim.Rates) sim.Policy {
 // scale. It is a reference for what knowing durations is worth, not a
 // peer.
 func NewSRTFKnown(solo sim.Rates) sim.Policy {
-	return &ranked{name: "srtf-known", solo: solo, waitFixed: true, key: func(v *sim.View, j *sim.Job, _ float64) float64 {
+	return &ranked{name: "srtf-known", solo: solo, key: func(v *sim.View, j *sim.Job, _ float64) float64 {
 		best := 0.0
 		for _, t := range v.Topology.Types() {
 			if r, ok := solo.Solo(j.Workload, sim.Shape{GPUType: t, GPUs: j.Scale}); ok {
