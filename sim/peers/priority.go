@@ -12,7 +12,8 @@ import (
 // scheduling point the jobs in the system, in the order key gives (lower
 // first; ties by arrival), take GPUs while any type has room for them,
 // each on the fastest type by solo rate with room (a running job keeps its
-// type and GPUs when they are still its best with room); a job that does
+// type and GPUs while its type has room; one whose type has none moves to
+// the fastest with room, as a waiting job starts there); a job that does
 // not fit is skipped, so later jobs backfill; running jobs left out stop.
 // Tiresias and the foresight reference are instances.
 type ranked struct {
@@ -73,7 +74,7 @@ func (r *ranked) Schedule(v *sim.View) (*sim.Plan, error) {
 	// place in v.Running, which lists the running jobs by ID).
 	order := r.order[:0]
 	kept := append(r.kept[:0], make([]bool, len(v.Running))...)
-	fits := func(j *sim.Job) bool { return r.fastest(v, j, types, left, false) >= 0 }
+	fits := func(j *sim.Job) bool { return r.fastest(v, j, types, left) >= 0 }
 	for x := range r.ordered(v, fits) {
 		j := x.j
 		best := -1
@@ -85,7 +86,7 @@ func (r *ranked) Schedule(v *sim.View) (*sim.Plan, error) {
 			}
 		}
 		if best < 0 {
-			best = r.fastest(v, j, types, left, x.run >= 0)
+			best = r.fastest(v, j, types, left)
 		}
 		if best < 0 {
 			continue
@@ -148,13 +149,10 @@ func (r *ranked) ordered(v *sim.View, fits func(*sim.Job) bool) iter.Seq[rankedJ
 
 // fastest returns the place in types of the type of highest solo rate
 // among those with room for j (left: GPUs left by type) on which it can
-// run; -1 when none has. With first, the first such type in types.
-func (r *ranked) fastest(v *sim.View, j *sim.Job, types []string, left []int, first bool) int {
+// run; -1 when none has.
+func (r *ranked) fastest(v *sim.View, j *sim.Job, types []string, left []int) int {
 	best, bestRate := -1, 0.0
 	for i, t := range types {
-		if first && best >= 0 {
-			break
-		}
 		if left[i] < j.Scale || !placeable(v, j, t) {
 			continue
 		}

@@ -100,3 +100,46 @@ func TestWaitQueuesFollowWaiting(t *testing.T) {
 		t.Logf("%s: %d points, %d with a job of key above 0 waiting, %d waits after a run, %d restarts", p.Name(), q.points, q.upper, q.again, res.Restarts)
 	}
 }
+
+// typeWatch records the GPU type a job runs on at each scheduling point.
+type typeWatch struct {
+	sim.Policy
+	id    int
+	types []string
+}
+
+func (w *typeWatch) Schedule(v *sim.View) (*sim.Plan, error) {
+	if j := v.Job(w.id); j != nil && len(j.GPUs) > 0 {
+		w.types = append(w.types, v.Topology.GPUs[j.GPUs[0]].Type)
+	}
+	return w.Policy.Schedule(v)
+}
+
+// TestDisplacedJobTakesFastest: one GPU each of k80, p100 and v100. Job
+// 0 runs on the v100 past Tiresias's threshold; job 1 arrives, comes
+// first (it has attained nothing) and takes the v100; job 0 must move to
+// the fastest type left, the p100, not to the k80 that comes first by
+// name.
+func TestDisplacedJobTakesFastest(t *testing.T) {
+	tp, err := sim.NewTopology(&cluster.Spec{Version: 1, Name: "t", Groups: []cluster.NodeGroup{
+		{Name: "k", Count: 1, GPUType: "k80", GPUs: 1},
+		{Name: "p", Count: 1, GPUType: "p100", GPUs: 1},
+		{Name: "v", Count: 1, GPUType: "v100", GPUs: 1},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rates{solo: map[string]float64{"a|k80": 1, "a|p100": 2, "a|v100": 3}}
+	jobs := []sim.TraceJob{
+		{Workload: "a", Scale: 1, Steps: 100000},
+		{Workload: "a", Scale: 1, Steps: 100000, Arrival: 2 * TiresiasThreshold},
+	}
+	w := &typeWatch{Policy: NewTiresias(r), id: 0}
+	if _, err := sim.Run(tp, jobs, r, w, sim.DefaultOptions); err != nil {
+		t.Fatal(err)
+	}
+	at := slices.Index(w.types, "p100")
+	if len(w.types) == 0 || w.types[0] != "v100" || at < 0 || slices.Contains(w.types[:at], "k80") {
+		t.Fatalf("job 0 ran on %v at the points it ran: want v100, then p100 once job 1 took the v100", w.types)
+	}
+}
