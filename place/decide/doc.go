@@ -84,6 +84,15 @@
 // otherwise the greedy runs. Both give the same decision (a test replays
 // streams of jobs through both); the check only saves the time.
 //
+// The greedy itself draws its candidates in order only as far as it
+// needs them: each job's options alone from a heap of jobs (a placed job
+// leaves with all its options), merged with the pairs' heap; and it never
+// builds a pair worth less than one of its jobs alone on the same option,
+// since that option comes first and then either the job is placed or the
+// option's GPUs are gone. Neither changes a decision (one test checks the
+// merge against a sort of every option, another replays streams against a
+// greedy that keeps every pair); both save its time on a full cluster.
+//
 // Makespan guard: the job whose expected remaining time alone is longest
 // is critical when that time is at least the whole backlog's expected
 // remaining GPU time over the cluster's GPUs; the makespan then waits for
