@@ -8,7 +8,7 @@ BIN      := bin/coloc
 # are noise for us.
 export CGO_CFLAGS ?= -O2 -g -Wno-deprecated-declarations
 
-.PHONY: install build test test-short demo paper screenshot vet bench clean interop-deps test-workloads toolchain test-optional results results-sim results-heldout results-oracle results-budget fuzz
+.PHONY: install build test test-short demo paper screenshot vet bench clean interop-deps test-workloads toolchain test-optional results results-sim results-heldout results-scale results-oracle results-budget fuzz
 
 # toolchain says what is missing before a build fails obscurely: Go on
 # PATH, and the C compiler cgo needs for go-nvml (without it the build
@@ -127,6 +127,12 @@ results-sim: build results-heldout
 
 results-heldout: build
 	./scripts/heldout-sim.sh $(BIN) docs/results/heldout.md docs/simulation.md docs/results.md
+
+# docs/performance.md's table of the simulator at trace scale: every policy
+# on 10k, 50k and 100k jobs on 1,024 GPUs, CPU seconds on one core (about
+# 15 minutes; run it alone, as timings are).
+results-scale: build
+	./scripts/scale-sim.sh $(BIN) docs/performance.md
 
 results-oracle: build
 	./scripts/oracle-worth.sh $(BIN) docs/simulation.md
