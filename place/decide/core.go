@@ -920,12 +920,6 @@ func (c *Core) makeRoom(infos []*info, left []int) {
 	}
 	slices.SortStableFunc(waiting, func(a, b *info) int { return cmp.Compare(b.index, a.index) })
 	k := c.keep()
-	value := func(in *info, o *option) float64 {
-		if in.cur != nil && in.partner < 0 && sameOpt(o, in.cur) {
-			return o.value * k
-		}
-		return o.value
-	}
 	type move struct {
 		in   *info
 		to   option
@@ -970,7 +964,7 @@ func (c *Core) makeRoom(infos []*info, left []int) {
 					}
 				}
 				if to != nil {
-					cands = append(cands, move{x, *to, value(x, &x.pick.o) - to.value})
+					cands = append(cands, move{x, *to, x.alone(&x.pick.o, k) - to.value})
 				}
 			}
 			slices.SortStableFunc(cands, func(a, b move) int { return cmp.Compare(a.loss, b.loss) })
@@ -1050,10 +1044,7 @@ func (c *Core) join(infos []*info, k float64) {
 			if !ok1 || !ok2 {
 				continue
 			}
-			alone := ho.value
-			if h.cur != nil && h.partner < 0 && sameOpt(ho, h.cur) {
-				alone *= k
-			}
+			alone := h.alone(ho, k)
 			together := o.value*min(nw, 1) + ho.value*min(nh, 1)
 			if w.sharing(h, o) {
 				together *= k
@@ -1159,10 +1150,10 @@ func (c *Core) pairs(out []cand, infos []*info, k float64) []cand {
 				if a.sharing(b, &oa) {
 					va, vb = va*k, vb*k
 				} else {
-					if a.cur != nil && a.partner < 0 && sameOpt(&oa, a.cur) {
+					if a.keeps(&oa) {
 						va *= k
 					}
-					if b.cur != nil && b.partner < 0 && sameOpt(ob, b.cur) {
+					if b.keeps(ob) {
 						vb *= k
 					}
 				}
@@ -1170,14 +1161,7 @@ func (c *Core) pairs(out []cand, infos []*info, k float64) []cand {
 				// is worth more: that option comes first, and then
 				// either the job is placed or the option's GPUs are
 				// not left (the greedy only takes GPUs away).
-				sa, sb := oa.value, ob.value
-				if a.cur != nil && a.partner < 0 && sameOpt(&oa, a.cur) {
-					sa *= k
-				}
-				if b.cur != nil && b.partner < 0 && sameOpt(ob, b.cur) {
-					sb *= k
-				}
-				if va+vb < sa || va+vb < sb {
+				if va+vb < a.alone(&oa, k) || va+vb < b.alone(ob, k) {
 					c.prunedN++
 					if !c.allPairs {
 						continue
@@ -1200,6 +1184,21 @@ func (in *info) opt(t string, d int, spread bool) *option {
 		}
 	}
 	return nil
+}
+
+// keeps reports whether o is in's current placement, alone: choosing it
+// again costs no restart.
+func (in *info) keeps(o *option) bool {
+	return in.cur != nil && in.partner < 0 && sameOpt(o, in.cur)
+}
+
+// alone returns in's value alone on o as the greedy weighs it: times k
+// when o is where it runs alone now.
+func (in *info) alone(o *option, k float64) float64 {
+	if in.keeps(o) {
+		return o.value * k
+	}
+	return o.value
 }
 
 // sharing reports whether in runs next to b now, on a placement like o.

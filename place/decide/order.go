@@ -7,11 +7,12 @@ import (
 	"slices"
 )
 
-// candOrder yields candidates in the order compareCands gives them,
-// highest value first, drawing them from a heap so that a decision that
-// stops early (no GPU left, every job picked) orders only what it takes.
-// A sort of every candidate with a comparison function per pair took a
-// fifth of a 100k-job simulation.
+// candOrder yields candidates (the greedy's pairs; the jobs alone come
+// from jobOrder) in the order compareCands gives them, highest value
+// first, drawing them from a heap so that a decision that stops early (no
+// GPU left, every job picked) orders only what it takes. A sort of every
+// candidate with a comparison function per pair took a fifth of a
+// 100k-job simulation.
 //
 // Each key packs a candidate's value, in an encoding whose integer order
 // is the values' order (descending), above its place among the
@@ -21,8 +22,8 @@ import (
 // put in compareCands' order as a run.
 //
 // When a decision takes more than a quarter of what is left, the rest is
-// sorted at once instead (on a cluster with GPUs to spare every
-// candidate is looked at, and popping each costs more than a sort).
+// sorted at once instead (when most candidates are looked at, popping
+// each costs more than a sort).
 type candOrder struct {
 	cands  []cand
 	mask   uint64   // the bits of a key that hold the place
@@ -292,10 +293,7 @@ func (o *jobOrder) reset(infos []*info, k float64) {
 		o.start = append(o.start, int32(s))
 		for i := range in.opts {
 			x := &in.opts[i]
-			v := x.value
-			if in.cur != nil && in.partner < 0 && sameOpt(x, in.cur) {
-				v *= k
-			}
+			v := in.alone(x, k)
 			// Insertion into the job's few options so far.
 			at := len(o.vals)
 			o.vals, o.opts = append(o.vals, v), append(o.opts, int32(i))

@@ -86,6 +86,8 @@ func (r *ranked) Schedule(v *sim.View) (*sim.Plan, error) {
 			}
 		}
 		if best < 0 {
+			// Again for a waiting job: the queues checked its class
+			// before the running jobs ahead of it took their GPUs.
 			best = r.fastest(v, j, types, left)
 		}
 		if best < 0 {
