@@ -10,7 +10,7 @@ func (s *simulation) admit(id int) bool {
 	}
 	if why := s.unrunnable(j); why != "" {
 		s.st[id].status = unrunnable
-		s.st[id].reason = why
+		s.reasons[id] = why
 		return false
 	}
 	s.st[id].status = waiting

@@ -99,6 +99,7 @@ func (s *simulation) commit(p *Plan) {
 		}
 		touched = append(touched, gpus...)
 		st.shape, _ = s.topo.ShapeOf(gpus)
+		st.rated = false
 		st.status = running
 		if !wasRunning {
 			started = append(started, s.seq[id])

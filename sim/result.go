@@ -105,7 +105,7 @@ func (s *simulation) finishResult(trace []TraceJob) {
 		jr := JobResult{
 			ID: i, Line: trace[i].Line, Workload: j.Workload, Scale: j.Request, Degree: st.shape.GPUs, Steps: j.Steps,
 			Arrival: j.Arrival, Start: st.start, Finish: st.finish, JCT: math.NaN(),
-			GPUType: st.shape.GPUType, Restarts: st.restarts, Shared: st.shared, Extrapolated: st.extrap,
+			GPUType: st.shape.GPUType, Restarts: int(st.restarts), Shared: st.shared, Extrapolated: st.extrap,
 			Assumed: st.assumed,
 		}
 		switch st.status {
@@ -115,7 +115,7 @@ func (s *simulation) finishResult(trace []TraceJob) {
 			jcts = append(jcts, jr.JCT)
 			first = math.Min(first, j.Arrival)
 			last = math.Max(last, st.finish)
-			r.Restarts += st.restarts
+			r.Restarts += int(st.restarts)
 			if st.shared > 0 {
 				r.Shared++
 			}
@@ -127,9 +127,9 @@ func (s *simulation) finishResult(trace []TraceJob) {
 			}
 		case unrunnable:
 			jr.Status = StatusUnrunnable
-			jr.Reason = st.reason
+			jr.Reason = s.reasons[i]
 			r.Unrunnable++
-			reasons[st.reason]++
+			reasons[jr.Reason]++
 		}
 		r.Jobs[i] = jr
 	}

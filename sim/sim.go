@@ -17,30 +17,30 @@ const (
 	unrunnable
 )
 
-// jobState is the simulator's side of a job.
+// jobState is the simulator's side of a job: a job list of a million
+// jobs holds a million of them, so the flags share a word and why a job
+// cannot run is kept apart (simulation.reasons).
 type jobState struct {
-	status  jobStatus
-	shape   Shape
-	partner int // -1: alone
-	rate    float64
-	norm    float64 // rate over the solo rate on the same placement
-	restore float64 // no progress before this time
-	eta     float64
+	status   jobStatus
+	extrap   bool  // ran on an extrapolated solo rate
+	assumed  bool  // shared on an assumed pair rate
+	rated    bool  // rate and norm hold for shape and ratedPartner (apply clears it when the shape changes)
+	restarts int32 // starts after the first
+	shape    Shape
+	partner  int // -1: alone
+	// ratedPartner is the partner rate and norm were looked up for.
+	ratedPartner int
+	rate         float64
+	norm         float64 // rate over the solo rate on the same placement
+	restore      float64 // no progress before this time
+	eta          float64
 	// cap and hold: with Options.WholeSteps, the job stops progressing
 	// this round once it has done cap iterations, at time hold (+Inf:
 	// no cap).
 	cap, hold float64
 	start     float64
 	finish    float64
-	restarts  int
 	shared    float64
-	reason    string
-	extrap    bool // ran on an extrapolated solo rate
-	assumed   bool // shared on an assumed pair rate
-	// The placement and partner rate and norm were looked up for.
-	rated        bool
-	ratedPartner int
-	ratedShape   Shape
 }
 
 type simulation struct {
@@ -50,6 +50,7 @@ type simulation struct {
 	opt       Options
 	jobs      []*Job
 	st        []jobState
+	reasons   map[int]string // why a job cannot run, by ID
 	on        [][]int
 	nActive   int   // jobs waiting or running
 	completed int   // jobs completed (Options.Progress)
@@ -125,7 +126,7 @@ func Run(topo *Topology, jobs []TraceJob, truth Rates, p Policy, opt Options) (*
 }
 
 func newSimulation(topo *Topology, jobs []TraceJob, truth Rates, p Policy, opt Options) *simulation {
-	s := &simulation{topo: topo, truth: truth, pol: p, opt: opt, on: make([][]int, len(topo.GPUs))}
+	s := &simulation{topo: topo, truth: truth, pol: p, opt: opt, on: make([][]int, len(topo.GPUs)), reasons: map[int]string{}}
 	name := ""
 	if p != nil {
 		name = p.Name()
@@ -481,7 +482,7 @@ func (s *simulation) rerate() error {
 				st.partner = o
 			}
 		}
-		if st.rated && st.ratedPartner == st.partner && st.ratedShape == st.shape {
+		if st.rated && st.ratedPartner == st.partner {
 			// Same placement and partner as at the last rating: same rate.
 			s.setEta(j, st)
 			continue
@@ -508,7 +509,7 @@ func (s *simulation) rerate() error {
 				st.norm = st.rate / solo
 			}
 		}
-		st.rated, st.ratedPartner, st.ratedShape = true, st.partner, st.shape
+		st.rated, st.ratedPartner = true, st.partner
 		s.setEta(j, st)
 	}
 	return nil

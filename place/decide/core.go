@@ -116,6 +116,7 @@ type Core struct {
 	// options and pairs weighed and their order, the picks, the jobs by
 	// first GPU, and settled's.
 	rankedBuf []ranked // every job of a decision (rank)
+	activeBuf []sized  // the active jobs' service (rank), grown once to the jobs' number
 	keepBuf   []int    // the candidates' places in rankedBuf
 	waitIdx   []int    // the waiting jobs' places in rankedBuf
 	infoBuf   []info   // the candidates'
@@ -178,9 +179,9 @@ func (c *Core) solo(w string, wid int32, t string, tid, d int, spread bool) (flo
 // ref is a job's unit of size: its rate at its reference degree on its
 // fastest type.
 type ref struct {
-	degree int
 	rate   float64
 	seq    int   // its place in the order of arrival (history's window)
+	degree int32 // int32s: a queue of a million jobs holds a ref each
 	wid    int32 // its workload's number (widOf)
 }
 
@@ -360,7 +361,7 @@ func (c *Core) refOf(j *Job) ref {
 			}
 		}
 	}
-	r := ref{degree: d, rate: best, seq: c.arrivals, wid: c.widOf(j.Workload)}
+	r := ref{degree: int32(d), rate: best, seq: c.arrivals, wid: c.widOf(j.Workload)}
 	c.arrivals++
 	c.refs[j.ID] = r
 	return r
@@ -515,7 +516,7 @@ func (c *Core) rank(st *State) (all []ranked, top int) {
 	// revision costs a pass over the window's jobs), with the active
 	// jobs' service as lower bounds of theirs.
 	if c.opt.Durations != Known && (c.observed || !c.started) {
-		var active []sized
+		active := slices.Grow(c.activeBuf[:0], len(st.Jobs))
 		var ratios []sized
 		for i := range st.Jobs {
 			j := &st.Jobs[i]
@@ -532,6 +533,7 @@ func (c *Core) rank(st *State) (all []ranked, top int) {
 		}
 		since := c.arrivals - window
 		c.hist.update(active, since)
+		c.activeBuf = active
 		c.updateEstimates(ratios, since)
 		c.observed, c.started = false, true
 	}

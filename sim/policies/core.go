@@ -73,8 +73,9 @@ func (p *corePolicy) Schedule(v *sim.View) (*sim.Plan, error) {
 		p.core.Observe(p.job(j), float64(j.Steps))
 	}
 	// The state's job list is reused from one decision to the next (the
-	// core keeps nothing of it).
-	st := &decide.State{Now: v.Now, GPUs: p.gpus, Jobs: p.jobs[:0]}
+	// core keeps nothing of it), grown once to its size: appending a
+	// million waiting jobs to an empty list would copy it a dozen times.
+	st := &decide.State{Now: v.Now, GPUs: p.gpus, Jobs: slices.Grow(p.jobs[:0], len(v.Running)+len(v.Waiting))}
 	for _, set := range [][]*sim.Job{v.Running, v.Waiting} {
 		for _, j := range set {
 			st.Jobs = append(st.Jobs, p.job(j))
