@@ -27,14 +27,16 @@ func (s *simulation) admit(id int) bool {
 // a request above every measured degree gets the largest measured one.
 // Scale becomes the largest allowed degree. With none, j keeps its
 // request and is reported unrunnable.
-func (s *simulation) degrees(j *Job) {
+func (s *simulation) degrees(j *Job) { policyDegrees(s.topo, s.truth, j, s.opt.MaxDegree) }
+
+func policyDegrees(topo *Topology, truth Rates, j *Job, maxDegree int) {
 	limit := j.Request
-	if s.opt.MaxDegree > 0 {
-		limit = s.opt.MaxDegree
+	if maxDegree > 0 {
+		limit = maxDegree
 	}
 	var ds []int
 	for d := 1; d <= limit; d++ {
-		if s.runnableAt(j, d) {
+		if runnableAt(topo, truth, j.Workload, d) {
 			ds = append(ds, d)
 		}
 	}
@@ -43,20 +45,20 @@ func (s *simulation) degrees(j *Job) {
 	}
 }
 
-// runnableAt reports whether some GPU type of the cluster can run j on d
-// GPUs.
-func (s *simulation) runnableAt(j *Job, d int) bool {
-	for _, t := range s.topo.Types() {
-		if s.topo.Count(t) < d {
+// runnableAt reports whether some GPU type of the cluster can run
+// workload w on d GPUs.
+func runnableAt(topo *Topology, truth Rates, w string, d int) bool {
+	for _, t := range topo.Types() {
+		if topo.Count(t) < d {
 			continue
 		}
-		if s.topo.LargestNode(t) >= d {
-			if _, ok := s.truth.Solo(j.Workload, Shape{GPUType: t, GPUs: d}); ok {
+		if topo.LargestNode(t) >= d {
+			if _, ok := truth.Solo(w, Shape{GPUType: t, GPUs: d}); ok {
 				return true
 			}
 		}
 		if d > 1 {
-			if _, ok := s.truth.Solo(j.Workload, Shape{GPUType: t, GPUs: d, Spread: true}); ok {
+			if _, ok := truth.Solo(w, Shape{GPUType: t, GPUs: d, Spread: true}); ok {
 				return true
 			}
 		}
@@ -66,20 +68,36 @@ func (s *simulation) runnableAt(j *Job, d int) bool {
 
 // unrunnable says why no GPU type of the cluster can run j, or "".
 func (s *simulation) unrunnable(j *Job) string {
-	if k, ok := s.truth.(interface{ Knows(string) bool }); ok && !k.Knows(j.Workload) {
-		return fmt.Sprintf("job type %q is not in the data", j.Workload)
+	return whyUnrunnable(s.topo, s.truth, j.Workload, j.Scale)
+}
+
+func whyUnrunnable(topo *Topology, truth Rates, w string, scale int) string {
+	if k, ok := truth.(interface{ Knows(string) bool }); ok && !k.Knows(w) {
+		return fmt.Sprintf("job type %q is not in the data", w)
 	}
-	if s.runnableAt(j, j.Scale) {
+	if runnableAt(topo, truth, w, scale) {
 		return ""
 	}
 	most := 0
-	for _, t := range s.topo.Types() {
-		most = max(most, s.topo.Count(t))
+	for _, t := range topo.Types() {
+		most = max(most, topo.Count(t))
 	}
-	if most < j.Scale {
-		return fmt.Sprintf("needs %d GPUs of one type; the cluster has at most %d", j.Scale, most)
+	if most < scale {
+		return fmt.Sprintf("needs %d GPUs of one type; the cluster has at most %d", scale, most)
 	}
-	return fmt.Sprintf("no measured rate at %d GPU(s) on any GPU type of the cluster that has that many", j.Scale)
+	return fmt.Sprintf("no measured rate at %d GPU(s) on any GPU type of the cluster that has that many", scale)
+}
+
+// PolicyAdmission is what the simulator makes of a job of workload w
+// asking request GPUs when it arrives in policy mode (Options.Degree
+// DegreePolicy, with Options.MaxDegree maxDegree): the degrees it may run
+// on, and why it cannot run ("" when it can; its degrees are then
+// {request}). It lets a caller decide as a replay's first scheduling
+// point would without replaying: each job is admitted by the same code.
+func PolicyAdmission(topo *Topology, truth Rates, w string, request, maxDegree int) (degrees []int, why string) {
+	j := &Job{Workload: w, Scale: request, Request: request, Degrees: []int{request}}
+	policyDegrees(topo, truth, j, maxDegree)
+	return j.Degrees, whyUnrunnable(topo, truth, w, j.Scale)
 }
 
 func (s *simulation) warnTypes() {

@@ -79,6 +79,18 @@ type View struct {
 	sim      *simulation
 }
 
+// EmptyView is the view of topo with no job in it, at time 0, on truth
+// under opt: its rate questions (CanRun, CanShare, Assumed, MaxPerGPU,
+// RestartPenalty, Round) answer as a replay's would. It serves a caller
+// that decides as a replay's first scheduling point would without
+// replaying (with PolicyAdmission); having no jobs, it plans nothing.
+func EmptyView(topo *Topology, truth Rates, opt Options) (*View, error) {
+	if err := opt.validate(); err != nil {
+		return nil, err
+	}
+	return &View{Topology: topo, sim: newSimulation(topo, nil, truth, nil, opt)}, nil
+}
+
 // Job returns the job with the given ID (nil when it is not in the system).
 func (v *View) Job(id int) *Job { return v.sim.lookup(id) }
 

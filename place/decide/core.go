@@ -284,6 +284,7 @@ type topology struct {
 	count   map[string]int
 	largest map[string]int // GPUs of the largest node of a type
 	nodes   [][]int        // GPU indices by node
+	tid     []int          // each GPU's type's index in types
 }
 
 func newTopology(gpus []GPU) *topology {
@@ -299,6 +300,10 @@ func newTopology(gpus []GPU) *topology {
 		t.count[x.Type]++
 	}
 	sort.Strings(t.types)
+	t.tid = make([]int, len(gpus))
+	for g, x := range gpus {
+		t.tid[g] = slices.Index(t.types, x.Type)
+	}
 	for _, ns := range t.nodes {
 		if len(ns) > 0 {
 			typ := gpus[ns[0]].Type
@@ -403,7 +408,7 @@ func (c *Core) Decide(st *State) map[int][]int {
 
 // remember keeps what a full decision decided, for quiet.
 func (c *Core) remember(st *State, out map[int][]int) {
-	c.lastIDs, c.lastRun = c.lastIDs[:0], c.lastRun[:0]
+	c.lastIDs, c.lastRun = slices.Grow(c.lastIDs[:0], len(st.Jobs)), c.lastRun[:0]
 	for i, j := range st.Jobs {
 		c.lastIDs = append(c.lastIDs, j.ID)
 		if g := out[j.ID]; len(g) > 0 {
@@ -482,7 +487,7 @@ func (c *Core) worthRevising(infos []*info) bool {
 	}
 	for _, w := range waiting {
 		for _, h := range hosts {
-			o := w.opt(h.cur.typ, h.cur.d, h.cur.spread)
+			o := w.opt(h.cur.tid, h.cur.d, h.cur.spread)
 			if o == nil {
 				continue
 			}
@@ -714,7 +719,7 @@ func (c *Core) options(in *info) {
 			spread = true
 		}
 	}
-	tid := slices.Index(c.topo.types, t)
+	tid := c.topo.tid[j.GPUs[0]]
 	r, ok := c.solo(j.Workload, in.wid, t, tid, len(j.GPUs), spread)
 	if !ok {
 		return
@@ -1037,7 +1042,7 @@ func (c *Core) join(infos []*info, k float64) {
 				continue
 			}
 			ho := &h.pick.o
-			o := w.opt(ho.typ, ho.d, ho.spread)
+			o := w.opt(ho.tid, ho.d, ho.spread)
 			if o == nil {
 				continue
 			}
@@ -1116,7 +1121,7 @@ func b2i(b bool) int {
 	return 0
 }
 
-func sameOpt(a, b *option) bool { return a.typ == b.typ && a.d == b.d && a.spread == b.spread }
+func sameOpt(a, b *option) bool { return a.tid == b.tid && a.d == b.d && a.spread == b.spread }
 
 // pairOpts is the most jobs, highest index first, whose pairs are
 // weighed at one decision: pairs among them cost their square.
@@ -1126,20 +1131,16 @@ const pairOpts = 64
 // highest index: for each GPU type and degree both may run at, the value
 // per GPU of both at their predicted normalized throughputs.
 func (c *Core) pairs(out []cand, infos []*info, k float64) []cand {
-	var pool []*info
-	for _, in := range infos {
-		if in.pick == nil && !in.critical {
-			pool = append(pool, in)
-		}
-	}
-	slices.SortStableFunc(pool, func(a, b *info) int { return cmp.Compare(b.index, a.index) })
+	// In the order of a stable sort by index, highest first (byIndex's
+	// buffer is free until choose orders the picked jobs).
+	pool := c.byIndex(infos, func(in *info) bool { return in.pick == nil && !in.critical })
 	if n := pairOpts; len(pool) > n {
 		pool = pool[:n]
 	}
 	for i, a := range pool {
 		for _, b := range pool[i+1:] {
 			for _, oa := range a.opts {
-				ob := b.opt(oa.typ, oa.d, oa.spread)
+				ob := b.opt(oa.tid, oa.d, oa.spread)
 				if ob == nil {
 					continue
 				}
@@ -1178,10 +1179,11 @@ func (c *Core) pairs(out []cand, infos []*info, k float64) []cand {
 	return out
 }
 
-// opt returns the job's option on type t at degree d, spread or not.
-func (in *info) opt(t string, d int, spread bool) *option {
+// opt returns the job's option on the type of index tid (topology.types) at
+// degree d, spread or not.
+func (in *info) opt(tid, d int, spread bool) *option {
 	for i := range in.opts {
-		if o := &in.opts[i]; o.typ == t && o.d == d && o.spread == spread {
+		if o := &in.opts[i]; o.tid == tid && o.d == d && o.spread == spread {
 			return o
 		}
 	}

@@ -128,7 +128,7 @@ func (c *Core) settled(st *State, all []ranked, top int, cands []int) (out map[i
 					return nil, false // it shares
 				}
 			}
-			cur := option{typ: c.topo.gpus[g0].Type, d: len(j.GPUs)}
+			cur := option{typ: c.topo.gpus[g0].Type, tid: c.topo.tid[g0], d: len(j.GPUs)}
 			for _, g := range j.GPUs {
 				cur.spread = cur.spread || c.topo.gpus[g].Node != c.topo.gpus[g0].Node
 			}

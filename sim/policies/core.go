@@ -54,20 +54,8 @@ func (r coreRates) Pair(w, q, t string, gpus int) (float64, bool) {
 func (p *corePolicy) Name() string { return p.name }
 
 func (p *corePolicy) Schedule(v *sim.View) (*sim.Plan, error) {
-	p.view = v
-	if p.core == nil {
-		perGPU := v.MaxPerGPU()
-		if p.alone {
-			perGPU = 1
-		}
-		c, err := decide.New(coreRates{p}, decide.Options{RestartPenalty: v.RestartPenalty(), Round: v.Round(), MaxPerGPU: perGPU, Durations: p.durations})
-		if err != nil {
-			return nil, fmt.Errorf("policy %s: %w", p.name, err)
-		}
-		p.core = c
-		for _, g := range v.Topology.GPUs {
-			p.gpus = append(p.gpus, decide.GPU{Node: g.Node, Type: g.Type})
-		}
+	if err := p.start(v); err != nil {
+		return nil, err
 	}
 	for _, j := range v.Finished {
 		p.core.Observe(p.job(j), float64(j.Steps))
@@ -97,6 +85,27 @@ func (p *corePolicy) Schedule(v *sim.View) (*sim.Plan, error) {
 		}
 	}
 	return plan, nil
+}
+
+// start makes the core at the first call and points the rates at v.
+func (p *corePolicy) start(v *sim.View) error {
+	p.view = v
+	if p.core != nil {
+		return nil
+	}
+	perGPU := v.MaxPerGPU()
+	if p.alone {
+		perGPU = 1
+	}
+	c, err := decide.New(coreRates{p}, decide.Options{RestartPenalty: v.RestartPenalty(), Round: v.Round(), MaxPerGPU: perGPU, Durations: p.durations})
+	if err != nil {
+		return fmt.Errorf("policy %s: %w", p.name, err)
+	}
+	p.core = c
+	for _, g := range v.Topology.GPUs {
+		p.gpus = append(p.gpus, decide.GPU{Node: g.Node, Type: g.Type})
+	}
+	return nil
 }
 
 // job is what the core sees of j: its size only as the durations mode

@@ -88,7 +88,8 @@ func (x RuleExport) Decide(in place.Input, js []place.Resolved, emit func(policy
 // first scheduling point: every job at time 0, allowed its list's
 // degrees, on the export's data as the simulator's rates. It keeps a few
 // words a job beside the list: the replay's trace, and which list job
-// each simulated job is.
+// each simulated job is. CoreExport's has no trace: it does not replay
+// (admitList).
 type exportRun struct {
 	js      []place.Resolved
 	topo    *sim.Topology
@@ -103,12 +104,31 @@ type exportRun struct {
 }
 
 func newExportRun(in place.Input, js []place.Resolved, assume bool, efficiency float64) (*exportRun, error) {
+	ex, err := admitList(in, js, assume, efficiency, func(ex *exportRun, tj sim.TraceJob, ds []int) {
+		if ex.trace == nil {
+			ex.trace = make([]sim.TraceJob, 0, len(js))
+		}
+		if !everyDegreeTo(ds) {
+			ex.allow[len(ex.trace)] = ds
+		}
+		ex.trace = append(ex.trace, tj)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return ex, nil
+}
+
+// admitList is an exportRun without its trace: add is given, in list
+// order, each job the policy can consider (it becomes the replay's job
+// len(ex.ids), and is added to ids after add returns), as a trace job at
+// time 0 asking its largest allowed degree, with its list's degrees.
+func admitList(in place.Input, js []place.Resolved, assume bool, efficiency float64, add func(ex *exportRun, tj sim.TraceJob, ds []int)) (*exportRun, error) {
 	topo, err := sim.NewTopology(in.Cluster)
 	if err != nil {
 		return nil, err
 	}
-	ex := &exportRun{js: js, topo: topo, rates: dataRates{in.Data}, reasons: map[int]string{}, allow: map[int][]int{},
-		ids: make([]int, 0, len(js)), trace: make([]sim.TraceJob, 0, len(js))}
+	ex := &exportRun{js: js, topo: topo, rates: dataRates{in.Data}, reasons: map[int]string{}, allow: map[int][]int{}, ids: make([]int, 0, len(js))}
 	if assume {
 		ex.rates = assumedData{dataRates{in.Data}}
 	}
@@ -125,10 +145,7 @@ func newExportRun(in place.Input, js []place.Resolved, assume bool, efficiency f
 		j.Workload = r.Workload
 		tj, _ := sim.TraceJobOf(&j, topo, ex.rates, efficiency)
 		tj.Arrival, tj.Scale = 0, slices.Max(j.Degrees)
-		if !everyDegreeTo(j.Degrees) {
-			ex.allow[len(ex.trace)] = j.Degrees
-		}
-		ex.trace = append(ex.trace, tj)
+		add(ex, tj, j.Degrees)
 		ex.ids = append(ex.ids, i)
 	}
 	return ex, nil
@@ -157,6 +174,12 @@ func (ex *exportRun) run(snap *snapshot, opt sim.Options, perGPU int, emit func(
 	}
 	snap.soloOn, snap.pairOf = nil, nil
 	ex.trace, ex.allow = nil, nil
+	return ex.emit(snap, emit)
+}
+
+// emit gives emit the decision of every job of the list, in order, from
+// what snap took at the first scheduling point.
+func (ex *exportRun) emit(snap *snapshot, emit func(policy.Decision) error) error {
 	k := 0 // the next simulated job
 	for i, r := range ex.js {
 		var d policy.Decision

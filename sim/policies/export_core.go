@@ -14,12 +14,17 @@ import (
 // decision core (package place/decide): the decisions the simulator's
 // coloc policy takes at its first scheduling point, on the empty cluster,
 // with every job of the list waiting at time 0 (a snapshot, as the list is
-// placed at once). It runs the same code (corePolicy inside sim.Run) on
-// the inputs RuleExport lists: the measured solo rates of the export's
-// data, the node-level model's predicted normalized throughputs where the
-// data hold a status-ok measurement of the pair, each job's allowed
-// degrees, its steps (only with Durations known) and the workload that
-// stands for it.
+// placed at once). It takes them without the replay: each job is admitted
+// by the simulator's code (sim.PolicyAdmission), the core is made and
+// asked once as corePolicy makes and asks it, and its answer is recorded
+// as the replay's plan would be (TestCoreExportIsReplay checks the
+// decisions against corePolicy inside sim.Run on every shipped list), so
+// that a list of a million jobs holds no simulated job or trace beside the
+// core's. The inputs are those RuleExport lists: the measured solo rates
+// of the export's data, the node-level model's predicted normalized
+// throughputs where the data hold a status-ok measurement of the pair,
+// each job's allowed degrees, its steps (only with Durations known) and
+// the workload that stands for it.
 //
 // With Durations attained (the default) the core knows nothing of the
 // jobs' sizes and has seen none complete: every job has the same
@@ -65,28 +70,128 @@ func (x CoreExport) Decide(in place.Input, js []place.Resolved, emit func(policy
 	if d := x.durations(); d != decide.Attained && d != decide.Known {
 		return fmt.Errorf("durations %q: an export knows %s or %s", d, decide.Attained, decide.Known)
 	}
-	ex, err := newExportRun(in, js, x.AssumeMultiGPUPairs, x.Efficiency)
-	if err != nil {
-		return err
-	}
 	mem := newExportMemory(in, js)
 	pol, err := newCorePolicy("coloc", sim.Env{}, Config{Durations: x.durations(), MinNormalized: x.MinNormalized}, memoryPairs(predictedPair(in.Models), mem))
 	if err != nil {
 		return err
 	}
 	p := pol.(*corePolicy)
-	p.solo, p.allow = memoryRates{ex.rates, mem}, ex.allow
-	solo := func(j *sim.Job, sh sim.Shape) float64 {
-		s, ok := ex.rates.Solo(j.Workload, sh)
-		if !ok || !(s > 0) {
+	// The jobs as the replay's coloc policy sees them at its first
+	// scheduling point: admitted by the simulator's code, all waiting at
+	// time 0, in list order; only what the core reads is kept of each.
+	// Jobs of one workload, request and list of degrees are admitted
+	// alike: once, their degrees shared (nothing changes them).
+	type class struct {
+		workload   string
+		request    int
+		narrowedTo string // the list's degrees when they narrow the replay's
+	}
+	type admitted struct {
+		degrees []int
+		ok      bool
+	}
+	admit := map[class]admitted{}
+	known := x.durations() == decide.Known
+	var waiting []decide.Job
+	ex, err := admitList(in, js, x.AssumeMultiGPUPairs, x.Efficiency, func(ex *exportRun, tj sim.TraceJob, ds []int) {
+		k := class{workload: tj.Workload, request: tj.Scale}
+		if !everyDegreeTo(ds) {
+			k.narrowedTo = joinDegrees(ds)
+		}
+		a, seen := admit[k]
+		if !seen {
+			degrees, why := sim.PolicyAdmission(ex.topo, ex.rates, tj.Workload, tj.Scale, 0)
+			if a.ok = why == ""; a.ok && k.narrowedTo != "" {
+				degrees = keepDegrees(degrees, ds)
+			}
+			a.degrees = degrees
+			admit[k] = a
+		}
+		if !a.ok {
+			return // the replay never admits it: unplaceable (snapshot.decision)
+		}
+		degrees := a.degrees
+		if waiting == nil {
+			waiting = make([]decide.Job, 0, len(js))
+		}
+		j := decide.Job{ID: len(ex.ids), Workload: tj.Workload, Degrees: degrees}
+		if known {
+			j.Work = float64(tj.Steps)
+		}
+		waiting = append(waiting, j)
+	})
+	if err != nil {
+		return err
+	}
+	p.solo = memoryRates{ex.rates, mem}
+	opt := sim.DefaultOptions
+	opt.Degree, opt.MaxPerGPU, opt.MaxDegree = sim.DegreePolicy, x.MaxPerGPU, 0
+	v, err := sim.EmptyView(ex.topo, ex.rates, opt)
+	if err != nil {
+		return err
+	}
+	if err := p.start(v); err != nil {
+		return err
+	}
+	out := p.core.Decide(&decide.State{GPUs: p.gpus, Jobs: waiting})
+	solo := func(w string, sh sim.Shape) float64 {
+		r, ok := ex.rates.Solo(w, sh)
+		if !ok || !(r > 0) {
 			return 0
 		}
-		return s
+		return r
 	}
-	pair := func(v *sim.View, j, q *sim.Job, sh sim.Shape) (float64, bool) {
-		return p.pair(v, j.Workload, q.Workload, sh)
+	pair := func(w, q string, sh sim.Shape) (float64, bool) { return p.pair(v, w, q, sh) }
+	snap := &snapshot{}
+	snap.took(v, waiting, len(ex.ids), out, solo, pair)
+	// The core and its jobs are not used past here: the collector may
+	// take them while the decisions are written.
+	return ex.emit(snap, emit)
+}
+
+// took records the core's answer out for the waiting jobs (the replay's
+// jobs 0 to n-1 not among them were never admitted), as Schedule records
+// a plan: each placed job's GPUs (sorted), shape, solo rate on it, partner
+// and predicted normalized throughput next to it (pair).
+func (s *snapshot) took(v *sim.View, waiting []decide.Job, n int, out map[int][]int, solo func(w string, sh sim.Shape) float64, pair func(w, q string, sh sim.Shape) (float64, bool)) {
+	s.seen, s.gpus, s.with = make([]bool, n), map[int][]int{}, map[int][]int{}
+	s.norm, s.solo, s.shapes = map[int]float64{}, map[int]float64{}, map[int]sim.Shape{}
+	s.assumed = map[int]bool{}
+	s.first = -1
+	on := map[int][]int{} // the jobs on a GPU, in the order the plan places them
+	workload := map[int]string{}
+	for _, j := range waiting {
+		s.seen[j.ID] = true
+		g := out[j.ID]
+		if len(g) == 0 {
+			continue
+		}
+		g = slices.Sorted(slices.Values(g))
+		s.gpus[j.ID], workload[j.ID] = g, j.Workload
+		for _, x := range g {
+			on[x] = append(on[x], j.ID)
+		}
 	}
-	return ex.run(&snapshot{inner: p, soloOn: solo, pairOf: pair}, sim.DefaultOptions, x.MaxPerGPU, emit)
+	for _, j := range waiting {
+		gpus := s.gpus[j.ID]
+		if len(gpus) == 0 {
+			continue
+		}
+		sh, _ := shapeOf(v, gpus)
+		s.shapes[j.ID] = sh
+		s.solo[j.ID] = solo(j.Workload, sh)
+		s.norm[j.ID] = 1
+		for _, q := range on[gpus[0]] {
+			if q == j.ID {
+				continue
+			}
+			s.with[j.ID] = append(s.with[j.ID], q)
+			s.assumed[j.ID] = s.assumed[j.ID] || (len(gpus) > 1 && v.Assumed(j.Workload, workload[q], sh))
+			if x, ok := pair(j.Workload, workload[q], sh); ok {
+				s.norm[j.ID] = x
+			}
+		}
+	}
 }
 
 // allowed keeps the degrees of ds that the list allows job id (all when
@@ -96,6 +201,11 @@ func allowed(ds []int, allow map[int][]int, id int) []int {
 	if !ok {
 		return ds
 	}
+	return keepDegrees(ds, a)
+}
+
+// keepDegrees is a copy of ds without the degrees a lacks.
+func keepDegrees(ds, a []int) []int {
 	return slices.DeleteFunc(slices.Clone(ds), func(d int) bool { return !slices.Contains(a, d) })
 }
 

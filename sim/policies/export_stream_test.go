@@ -38,22 +38,7 @@ func TestWriteExportIsExport(t *testing.T) {
 		t.Skip("fits IASP, IAPP and the similarity model, and exports 148 times (seconds)")
 	}
 	models, data := gavelPlaceInputs(t)
-	type input struct{ cluster, jobs string }
-	var inputs []input
-	for _, j := range []string{"jobs.yaml", "jobs-busy.yaml"} {
-		inputs = append(inputs, input{"../../examples/cluster.yaml", "../../examples/" + j})
-	}
-	traces, _ := filepath.Glob("../../examples/traces/*/*.trace")
-	for _, tr := range traces {
-		inputs = append(inputs, input{"../../examples/cluster-gavel.yaml", tr})
-	}
-	cuts, _ := filepath.Glob("../../sim/experiment/testdata/gavel/traces/*-gavel-16.trace")
-	for _, tr := range cuts {
-		inputs = append(inputs, input{"../../examples/cluster-gavel-16.yaml", tr})
-	}
-	if len(traces) < 20 || len(cuts) < 10 {
-		t.Fatalf("%d traces and %d cuts: the shipped inputs moved", len(traces), len(cuts))
-	}
+	inputs := shippedExportInputs(t)
 	dir := t.TempDir()
 	th := policy.DefaultThresholds
 	th.MinNormalized = 0
@@ -112,6 +97,31 @@ func TestWriteExportIsExport(t *testing.T) {
 		}
 	}
 	t.Logf("%d exports byte for byte the same", exports)
+}
+
+// exportInput is a job list and the cluster it is exported on.
+type exportInput struct{ cluster, jobs string }
+
+// shippedExportInputs are every shipped job list and trace: the examples
+// on their cluster, Gavel's traces on Gavel's cluster and the results'
+// 16-GPU cuts on theirs.
+func shippedExportInputs(t *testing.T) []exportInput {
+	var inputs []exportInput
+	for _, j := range []string{"jobs.yaml", "jobs-busy.yaml"} {
+		inputs = append(inputs, exportInput{"../../examples/cluster.yaml", "../../examples/" + j})
+	}
+	traces, _ := filepath.Glob("../../examples/traces/*/*.trace")
+	for _, tr := range traces {
+		inputs = append(inputs, exportInput{"../../examples/cluster-gavel.yaml", tr})
+	}
+	cuts, _ := filepath.Glob("../../sim/experiment/testdata/gavel/traces/*-gavel-16.trace")
+	for _, tr := range cuts {
+		inputs = append(inputs, exportInput{"../../examples/cluster-gavel-16.yaml", tr})
+	}
+	if len(traces) < 20 || len(cuts) < 10 {
+		t.Fatalf("%d traces and %d cuts: the shipped inputs moved", len(traces), len(cuts))
+	}
+	return inputs
 }
 
 // A job list of more jobs than the 100,000 a list once held, read from a
