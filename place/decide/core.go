@@ -2,6 +2,7 @@ package decide
 
 import (
 	"cmp"
+	"container/heap"
 	"fmt"
 	"math"
 	"slices"
@@ -116,7 +117,7 @@ type Core struct {
 	// options and pairs weighed and their order, the picks, the jobs by
 	// first GPU, and settled's.
 	rankedBuf []ranked // every job of a decision (rank)
-	activeBuf []sized  // the active jobs' service (rank), grown once to the jobs' number
+	activeBuf []sized  // the window's active jobs' service (rank)
 	keepBuf   []int    // the candidates' places in rankedBuf
 	waitIdx   []int    // the waiting jobs' places in rankedBuf
 	infoBuf   []info   // the candidates'
@@ -517,16 +518,25 @@ func (c *Core) rank(st *State) (all []ranked, top int) {
 			byGPU[g] = append(byGPU[g], st.Jobs[i].ID)
 		}
 	}
+	for i := range st.Jobs {
+		j := &st.Jobs[i]
+		if r := c.refOf(j); r.rate > 0 {
+			c.rankedBuf = append(c.rankedBuf, ranked{j: j, ref: r})
+		}
+	}
+	all = c.rankedBuf
 	// The sizes learned are revised when a completion changed them (each
 	// revision costs a pass over the window's jobs), with the active
-	// jobs' service as lower bounds of theirs.
+	// jobs' service as lower bounds of theirs: those of the window's jobs
+	// (arrived from the since-th on), the only ones history and the
+	// estimates keep.
 	if c.opt.Durations != Known && (c.observed || !c.started) {
-		active := slices.Grow(c.activeBuf[:0], len(st.Jobs))
+		since := c.arrivals - window
+		active := c.activeBuf[:0]
 		var ratios []sized
-		for i := range st.Jobs {
-			j := &st.Jobs[i]
-			r := c.refOf(j)
-			if !(r.rate > 0) {
+		for i := range all {
+			j, r := all[i].j, all[i].ref
+			if r.seq < since {
 				continue
 			}
 			a := j.Done / r.rate * float64(r.degree)
@@ -536,21 +546,15 @@ func (c *Core) rank(st *State) (all []ranked, top int) {
 			}
 			active = append(active, sized{j.Workload, a / float64(r.degree), r.seq})
 		}
-		since := c.arrivals - window
 		c.hist.update(active, since)
 		c.activeBuf = active
 		c.updateEstimates(ratios, since)
 		c.observed, c.started = false, true
 	}
 	total := 0.0
-	for i := range st.Jobs {
-		j := &st.Jobs[i]
-		r := c.refOf(j)
-		if !(r.rate > 0) {
-			continue
-		}
-		c.rankedBuf = append(c.rankedBuf, ranked{j: j, ref: r})
-		in := &c.rankedBuf[len(c.rankedBuf)-1]
+	for i := range all {
+		in := &all[i]
+		j, r := in.j, in.ref
 		unit := float64(r.degree) / r.rate // reference GPU-seconds per iteration
 		a := j.Done * unit
 		if x, ok := c.runs[j.ID]; ok && st.Now-x.since < c.opt.Round {
@@ -580,7 +584,6 @@ func (c *Core) rank(st *State) (all []ranked, top int) {
 		}
 		total += in.remain
 	}
-	all = c.rankedBuf
 	// The job that needs longest alone is critical when it needs at least
 	// the time the whole backlog needs on the whole cluster: then the
 	// makespan waits for it. One job only: with sizes unknown a remaining
@@ -679,16 +682,25 @@ func (c *Core) candidates(all []ranked, top, gpus int) []int {
 	c.waitIdx = wait
 	if n := 2*gpus + 16; len(wait) > n {
 		// Highest index first, then earliest arrival, then in the
-		// order given.
-		keys := c.waitBuf[:0]
+		// order given: the first n in compareWait's order, found with a
+		// heap of n whose root is the last of them (a queue of a million
+		// jobs is not sorted, nor held twice), then sorted.
+		h := lastFirst(c.waitBuf[:0])
 		for k, i := range wait {
-			keys = append(keys, waitKey{all[i].index, all[i].j.Arrival, int32(k)})
+			x := waitKey{all[i].index, all[i].j.Arrival, int32(k)}
+			switch {
+			case len(h) < n:
+				heap.Push(&h, x)
+			case compareWait(x, h[0]) < 0:
+				h[0] = x
+				heap.Fix(&h, 0)
+			}
 		}
-		c.waitBuf = keys
-		c.rankBuf = sortWait(c.rankBuf, keys)
-		for _, r := range c.rankBuf[:n] {
-			keep = append(keep, wait[keys[r].i])
+		slices.SortFunc(h, compareWait)
+		for _, x := range h {
+			keep = append(keep, wait[x.i])
 		}
+		c.waitBuf = h
 	} else {
 		keep = append(keep, wait...)
 	}
@@ -1112,6 +1124,21 @@ func compareWait(x, y waitKey) int {
 		return c
 	}
 	return cmp.Compare(x.i, y.i)
+}
+
+// lastFirst is a heap of wait keys whose root is the last in
+// compareWait's order.
+type lastFirst []waitKey
+
+func (h lastFirst) Len() int           { return len(h) }
+func (h lastFirst) Less(i, j int) bool { return compareWait(h[i], h[j]) > 0 }
+func (h lastFirst) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *lastFirst) Push(x any)        { *h = append(*h, x.(waitKey)) }
+func (h *lastFirst) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
 }
 
 func b2i(b bool) int {

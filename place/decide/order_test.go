@@ -76,6 +76,54 @@ func TestSortWait(t *testing.T) {
 	}
 }
 
+// TestCandidates checks that candidates keeps the running jobs and the
+// critical one in the order given, then the waiting jobs (in the order
+// given when they are 2N+16 at most, else the first 2N+16 of a sort of
+// them by compareWait), on queues shorter and longer than that, with indices and arrivals that tie and NaN.
+func TestCandidates(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	base := []float64{2, 2 + 1e-13, 0.25, 0, math.NaN(), 7e-9, 1e-300}
+	c := &Core{}
+	for trial := 0; trial < 60; trial++ {
+		gpus := 1 + r.IntN(20)
+		n := r.IntN(6*gpus + 40)
+		jobs := make([]Job, n)
+		all := make([]ranked, n)
+		top := -1
+		if n > 0 && r.IntN(2) == 0 {
+			top = r.IntN(n)
+		}
+		for i := range all {
+			jobs[i] = Job{ID: i, Arrival: float64(r.IntN(5))}
+			if r.IntN(4) == 0 {
+				jobs[i].GPUs = []int{0}
+			}
+			all[i] = ranked{j: &jobs[i], index: base[r.IntN(len(base))]}
+		}
+		var want, wait []int
+		var keys []waitKey
+		for i := range all {
+			if len(jobs[i].GPUs) > 0 || i == top {
+				want = append(want, i)
+			} else {
+				keys = append(keys, waitKey{all[i].index, jobs[i].Arrival, int32(len(wait))})
+				wait = append(wait, i)
+			}
+		}
+		if len(wait) <= 2*gpus+16 {
+			want = append(want, wait...) // all of them, in the order given
+		} else {
+			slices.SortFunc(keys, compareWait)
+			for _, k := range keys[:2*gpus+16] {
+				want = append(want, wait[k.i])
+			}
+		}
+		if got := c.candidates(all, top, gpus); !slices.Equal(got, want) {
+			t.Fatalf("trial %d (%d jobs, %d GPUs): candidates %v, want %v", trial, n, gpus, got, want)
+		}
+	}
+}
+
 // countingRates answers every pair with a value of its own and counts
 // the questions.
 type countingRates struct{ asked map[string]int }
