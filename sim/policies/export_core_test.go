@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/coloc-dev/coloc/place"
-	"github.com/coloc-dev/coloc/place/cluster"
 	"github.com/coloc-dev/coloc/policy"
 	"github.com/coloc-dev/coloc/sim"
 )
@@ -64,14 +63,7 @@ func TestCoreExportIsReplay(t *testing.T) {
 	seen := map[string]int{}
 	shared, exports := 0, 0
 	for _, in := range shippedExportInputs(t) {
-		spec, err := cluster.Load(in.cluster)
-		if err != nil {
-			t.Fatal(err)
-		}
-		list, err := sim.LoadJobs(in.jobs)
-		if err != nil {
-			t.Fatal(err)
-		}
+		spec, list := in.spec, in.list
 		for _, x := range settings {
 			x.Efficiency = th.ScalingEfficiency
 			name := fmt.Sprintf("%s with %+v", filepath.Base(in.jobs), x)

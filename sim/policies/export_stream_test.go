@@ -44,14 +44,7 @@ func TestWriteExportIsExport(t *testing.T) {
 	th.MinNormalized = 0
 	exports := 0
 	for _, in := range inputs {
-		spec, err := cluster.Load(in.cluster)
-		if err != nil {
-			t.Fatal(err)
-		}
-		list, err := sim.LoadJobs(in.jobs)
-		if err != nil {
-			t.Fatal(err)
-		}
+		spec, list := in.spec, in.list
 		for k, s := range exportSettings {
 			s.MaxPerGPU, s.Efficiency = th.MaxPerGPU, th.ScalingEfficiency
 			d, err := s.Decider()
@@ -99,8 +92,12 @@ func TestWriteExportIsExport(t *testing.T) {
 	t.Logf("%d exports byte for byte the same", exports)
 }
 
-// exportInput is a job list and the cluster it is exported on.
-type exportInput struct{ cluster, jobs string }
+// exportInput is a job list and the cluster it is exported on, read.
+type exportInput struct {
+	cluster, jobs string
+	spec          *cluster.Spec
+	list          *jobs.List
+}
 
 // shippedExportInputs are every shipped job list and trace: the examples
 // on their cluster, Gavel's traces on Gavel's cluster and the results'
@@ -108,18 +105,28 @@ type exportInput struct{ cluster, jobs string }
 func shippedExportInputs(t *testing.T) []exportInput {
 	var inputs []exportInput
 	for _, j := range []string{"jobs.yaml", "jobs-busy.yaml"} {
-		inputs = append(inputs, exportInput{"../../examples/cluster.yaml", "../../examples/" + j})
+		inputs = append(inputs, exportInput{cluster: "../../examples/cluster.yaml", jobs: "../../examples/" + j})
 	}
 	traces, _ := filepath.Glob("../../examples/traces/*/*.trace")
 	for _, tr := range traces {
-		inputs = append(inputs, exportInput{"../../examples/cluster-gavel.yaml", tr})
+		inputs = append(inputs, exportInput{cluster: "../../examples/cluster-gavel.yaml", jobs: tr})
 	}
 	cuts, _ := filepath.Glob("../../sim/experiment/testdata/gavel/traces/*-gavel-16.trace")
 	for _, tr := range cuts {
-		inputs = append(inputs, exportInput{"../../examples/cluster-gavel-16.yaml", tr})
+		inputs = append(inputs, exportInput{cluster: "../../examples/cluster-gavel-16.yaml", jobs: tr})
 	}
 	if len(traces) < 20 || len(cuts) < 10 {
 		t.Fatalf("%d traces and %d cuts: the shipped inputs moved", len(traces), len(cuts))
+	}
+	for i := range inputs {
+		in := &inputs[i]
+		var err error
+		if in.spec, err = cluster.Load(in.cluster); err != nil {
+			t.Fatal(err)
+		}
+		if in.list, err = sim.LoadJobs(in.jobs); err != nil {
+			t.Fatal(err)
+		}
 	}
 	return inputs
 }
