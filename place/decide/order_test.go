@@ -79,7 +79,8 @@ func TestSortWait(t *testing.T) {
 // TestCandidates checks that candidates keeps the running jobs and the
 // critical one in the order given, then the waiting jobs (in the order
 // given when they are 2N+16 at most, else the first 2N+16 of a sort of
-// them by compareWait), on queues shorter and longer than that, with indices and arrivals that tie and NaN.
+// them by compareWait), on queues shorter and longer than that, with
+// indices and arrivals that tie and NaN.
 func TestCandidates(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	base := []float64{2, 2 + 1e-13, 0.25, 0, math.NaN(), 7e-9, 1e-300}

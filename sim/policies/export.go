@@ -245,29 +245,51 @@ func (s *snapshot) Schedule(v *sim.View) (*sim.Plan, error) {
 	if s.rule != nil {
 		s.chosen, s.first = s.rule.chosen, s.rule.first
 	}
-	for _, j := range v.Waiting {
-		s.seen[j.ID] = true
-		gpus := p.GPUsOf(j.ID)
+	ids := make([]int, len(v.Waiting))
+	for k, j := range v.Waiting {
+		ids[k] = j.ID
+	}
+	workload := func(id int) string { return v.Job(id).Workload }
+	solo := func(id int, sh sim.Shape) float64 { return s.soloOn(v.Job(id), sh) }
+	pair := func(id, q int, sh sim.Shape) (float64, bool) { return s.pairOf(v, v.Job(id), v.Job(q), sh) }
+	s.keep(v, ids, p, workload, solo, pair)
+	return nil, errSnapshot
+}
+
+// placedOn is where a plan puts the jobs: sim.Plan, or the decision
+// core's answer (answer).
+type placedOn interface {
+	GPUsOf(id int) []int // sorted; nil: it waits
+	JobsOn(gpu int) []int
+}
+
+// keep keeps what the decisions need of placement pl for the admitted
+// jobs ids (all of them waiting at the first scheduling point): each placed
+// job's GPUs, shape, solo rate there, partners, predicted normalized
+// throughput next to them, and whether the pair's rates are assumed.
+func (s *snapshot) keep(v *sim.View, ids []int, pl placedOn, workload func(id int) string, solo func(id int, sh sim.Shape) float64, pair func(id, q int, sh sim.Shape) (float64, bool)) {
+	for _, id := range ids {
+		s.seen[id] = true
+		gpus := pl.GPUsOf(id)
 		if len(gpus) == 0 {
 			continue
 		}
-		s.gpus[j.ID] = gpus
+		s.gpus[id] = gpus
 		sh, _ := shapeOf(v, gpus)
-		s.shapes[j.ID] = sh
-		s.solo[j.ID] = s.soloOn(j, sh)
-		s.norm[j.ID] = 1
-		for _, q := range p.JobsOn(gpus[0]) {
-			if q == j.ID {
+		s.shapes[id] = sh
+		s.solo[id] = solo(id, sh)
+		s.norm[id] = 1
+		for _, q := range pl.JobsOn(gpus[0]) {
+			if q == id {
 				continue
 			}
-			s.with[j.ID] = append(s.with[j.ID], q)
-			s.assumed[j.ID] = s.assumed[j.ID] || (len(gpus) > 1 && v.Assumed(j.Workload, v.Job(q).Workload, sh))
-			if x, ok := s.pairOf(v, j, v.Job(q), sh); ok {
-				s.norm[j.ID] = x
+			s.with[id] = append(s.with[id], q)
+			s.assumed[id] = s.assumed[id] || (len(gpus) > 1 && v.Assumed(workload(id), workload(q), sh))
+			if x, ok := pair(id, q, sh); ok {
+				s.norm[id] = x
 			}
 		}
 	}
-	return nil, errSnapshot
 }
 
 // decision is the policy file's decision of simulated job k of ex.

@@ -150,49 +150,43 @@ func (x CoreExport) Decide(in place.Input, js []place.Resolved, emit func(policy
 }
 
 // took records the core's answer out for the waiting jobs (the replay's
-// jobs 0 to n-1 not among them were never admitted), as Schedule records
-// a plan: each placed job's GPUs (sorted), shape, solo rate on it, partner
-// and predicted normalized throughput next to it (pair).
+// jobs 0 to n-1 not among them were never admitted) as Schedule records
+// the replay's plan.
 func (s *snapshot) took(v *sim.View, waiting []decide.Job, n int, out map[int][]int, solo func(w string, sh sim.Shape) float64, pair func(w, q string, sh sim.Shape) (float64, bool)) {
 	s.seen, s.gpus, s.with = make([]bool, n), map[int][]int{}, map[int][]int{}
 	s.norm, s.solo, s.shapes = map[int]float64{}, map[int]float64{}, map[int]sim.Shape{}
 	s.assumed = map[int]bool{}
 	s.first = -1
-	on := map[int][]int{} // the jobs on a GPU, in the order the plan places them
+	a := answer{gpus: map[int][]int{}, on: map[int][]int{}}
+	ids := make([]int, len(waiting))
 	workload := map[int]string{}
-	for _, j := range waiting {
-		s.seen[j.ID] = true
+	for k, j := range waiting {
+		ids[k] = j.ID
 		g := out[j.ID]
 		if len(g) == 0 {
 			continue
 		}
 		g = slices.Sorted(slices.Values(g))
-		s.gpus[j.ID], workload[j.ID] = g, j.Workload
+		a.gpus[j.ID], workload[j.ID] = g, j.Workload
 		for _, x := range g {
-			on[x] = append(on[x], j.ID)
+			a.on[x] = append(a.on[x], j.ID)
 		}
 	}
-	for _, j := range waiting {
-		gpus := s.gpus[j.ID]
-		if len(gpus) == 0 {
-			continue
-		}
-		sh, _ := shapeOf(v, gpus)
-		s.shapes[j.ID] = sh
-		s.solo[j.ID] = solo(j.Workload, sh)
-		s.norm[j.ID] = 1
-		for _, q := range on[gpus[0]] {
-			if q == j.ID {
-				continue
-			}
-			s.with[j.ID] = append(s.with[j.ID], q)
-			s.assumed[j.ID] = s.assumed[j.ID] || (len(gpus) > 1 && v.Assumed(j.Workload, workload[q], sh))
-			if x, ok := pair(j.Workload, workload[q], sh); ok {
-				s.norm[j.ID] = x
-			}
-		}
-	}
+	w := func(id int) string { return workload[id] }
+	s.keep(v, ids, a, w,
+		func(id int, sh sim.Shape) float64 { return solo(w(id), sh) },
+		func(id, q int, sh sim.Shape) (float64, bool) { return pair(w(id), w(q), sh) })
 }
+
+// answer is the core's answer as a placedOn: each placed job's GPUs,
+// sorted, and the jobs on a GPU in the order the replay's plan places
+// them (that of the state's jobs).
+type answer struct {
+	gpus, on map[int][]int
+}
+
+func (a answer) GPUsOf(id int) []int  { return a.gpus[id] }
+func (a answer) JobsOn(gpu int) []int { return a.on[gpu] }
 
 // allowed keeps the degrees of ds that the list allows job id (all when
 // allow is nil or has no entry for it).
