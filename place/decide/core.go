@@ -86,10 +86,7 @@ type Core struct {
 	// started: a decision was made.
 	observed, started bool
 	refs              map[int]ref
-	// alone holds, by job ID, the options' rates of the jobs that were
-	// candidates (options): kept between decisions, for those only.
-	alone    map[int]*soloOpts
-	arrivals int // jobs seen so far (ref.seq)
+	arrivals          int // jobs seen so far (ref.seq)
 	// estDone are, with Durations Estimate, the completed jobs' true
 	// size over estimate, times resUnit, with their ref.seq (windowed as
 	// the history is).
@@ -109,6 +106,8 @@ type Core struct {
 	// iterations it had done then.
 	runs   map[int]*run
 	tracks int // calls of track
+	// out is the answer (Assign), by the state's order.
+	out [][]int
 	// soloMemo remembers solo rates by workload, type, degree and spread
 	// (keyed as solo packs them); it is cleared with the topology.
 	soloMemo map[uint64]soloVal
@@ -144,6 +143,8 @@ type Core struct {
 	keptBuf     []int32
 	zeroBuf     []chooser
 	waitsBuf    []chooser
+	// makeRoom's and join's lists of jobs
+	listA, listB []*info
 	// fullOnly turns settled off (tests hold the two ways together);
 	// settledN counts the decisions it took, settledZeros the jobs of
 	// index 0 it weighed.
@@ -184,6 +185,9 @@ type ref struct {
 	seq    int   // its place in the order of arrival (history's window)
 	degree int32 // int32s: a queue of a million jobs holds a ref each
 	wid    int32 // its workload's number (widOf)
+	// solo is the ways it may run alone (soloOf), nil until it was a
+	// candidate.
+	solo *soloOpts
 }
 
 // soloOpts are the ways a job may run alone on a topology with its
@@ -224,7 +228,6 @@ func New(rates Rates, opt Options) (*Core, error) {
 func (c *Core) Observe(j Job, iterations float64) {
 	r, ok := c.refs[j.ID]
 	delete(c.refs, j.ID)
-	delete(c.alone, j.ID)
 	if !ok || !(r.rate > 0) {
 		return
 	}
@@ -234,7 +237,7 @@ func (c *Core) Observe(j Job, iterations float64) {
 		c.estDone = append(c.estDone, sized{size: resUnit * iterations / j.Work, seq: r.seq})
 		return
 	}
-	c.hist.completed(j.Workload, size/float64(r.degree), r.seq)
+	c.hist.completed(j.Workload, r.wid, size/float64(r.degree), r.seq)
 }
 
 // run is the start of a job's current run, and the track call that last
@@ -327,6 +330,7 @@ type option struct {
 // info is what one decision knows of a job.
 type info struct {
 	j        *Job
+	at       int32 // its place in the state's jobs
 	ref      ref
 	index    float64 // Gittins index, per reference GPU-second
 	remain   float64 // expected remaining size, reference GPU-seconds
@@ -375,6 +379,21 @@ func (c *Core) refOf(j *Job) ref {
 
 // Decide returns where each job runs: job ID to GPUs, jobs left out wait.
 func (c *Core) Decide(st *State) map[int][]int {
+	each := c.Assign(st)
+	out := make(map[int][]int, len(each))
+	for i, g := range each {
+		if g != nil {
+			out[st.Jobs[i].ID] = g
+		}
+	}
+	return out
+}
+
+// Assign is Decide answered by the state's order: the GPUs of st.Jobs[i]
+// at i, nil where the job waits. The slice is the core's own and the next
+// call reuses it; a simulator that asks at every event saves building and
+// reading a map each time.
+func (c *Core) Assign(st *State) [][]int {
 	if c.topo == nil || len(c.topo.gpus) != len(st.GPUs) {
 		c.topo = newTopology(st.GPUs)
 		// The memos are keyed by the types' places in the topology.
@@ -383,6 +402,8 @@ func (c *Core) Decide(st *State) map[int][]int {
 	}
 	c.track(st)
 	quiet := c.quiet(st)
+	c.out = slices.Grow(c.out[:0], len(st.Jobs))[:len(st.Jobs)]
+	clear(c.out)
 	all, top := c.rank(st)
 	cands := c.candidates(all, top, len(st.GPUs))
 	if !quiet && !c.fullOnly {
@@ -394,25 +415,25 @@ func (c *Core) Decide(st *State) map[int][]int {
 	}
 	infos := c.infos(all, top, cands)
 	if quiet && !c.worthRevising(infos) {
-		out := map[int][]int{}
-		for _, j := range st.Jobs {
+		for i, j := range st.Jobs {
 			if len(j.GPUs) > 0 {
-				out[j.ID] = j.GPUs
+				c.out[i] = j.GPUs
 			}
 		}
-		return out
+		return c.out
 	}
 	out := c.placeAll(st, c.choose(infos))
 	c.remember(st, out)
 	return out
 }
 
-// remember keeps what a full decision decided, for quiet.
-func (c *Core) remember(st *State, out map[int][]int) {
+// remember keeps what a full decision decided (out, by the state's
+// order), for quiet.
+func (c *Core) remember(st *State, out [][]int) {
 	c.lastIDs, c.lastRun = slices.Grow(c.lastIDs[:0], len(st.Jobs)), c.lastRun[:0]
 	for i, j := range st.Jobs {
 		c.lastIDs = append(c.lastIDs, j.ID)
-		if g := out[j.ID]; len(g) > 0 {
+		if g := out[i]; len(g) > 0 {
 			c.lastRun = append(c.lastRun, lastJob{i, g})
 		}
 	}
@@ -521,7 +542,7 @@ func (c *Core) rank(st *State) (all []ranked, top int) {
 	for i := range st.Jobs {
 		j := &st.Jobs[i]
 		if r := c.refOf(j); r.rate > 0 {
-			c.rankedBuf = append(c.rankedBuf, ranked{j: j, ref: r})
+			c.rankedBuf = append(c.rankedBuf, ranked{j: j, ref: r, at: int32(i)})
 		}
 	}
 	all = c.rankedBuf
@@ -544,7 +565,7 @@ func (c *Core) rank(st *State) (all []ranked, top int) {
 				ratios = append(ratios, sized{size: resUnit * j.Done / j.Work, seq: r.seq})
 				continue
 			}
-			active = append(active, sized{j.Workload, a / float64(r.degree), r.seq})
+			active = append(active, sized{j.Workload, r.wid, a / float64(r.degree), r.seq})
 		}
 		c.hist.update(active, since)
 		c.activeBuf = active
@@ -557,7 +578,9 @@ func (c *Core) rank(st *State) (all []ranked, top int) {
 		j, r := in.j, in.ref
 		unit := float64(r.degree) / r.rate // reference GPU-seconds per iteration
 		a := j.Done * unit
-		if x, ok := c.runs[j.ID]; ok && st.Now-x.since < c.opt.Round {
+		if len(j.GPUs) == 0 {
+			// Waiting: not in runs (track keeps the running only).
+		} else if x, ok := c.runs[j.ID]; ok && st.Now-x.since < c.opt.Round {
 			// Within its first round of running, a job is ranked at the
 			// service it had when it started: it was started for a
 			// round, and ageing does not undo that before the round ends.
@@ -578,7 +601,7 @@ func (c *Core) rank(st *State) (all []ranked, top int) {
 			// Sizes over scales are counted in units of the
 			// grid's typical size (resUnit), so that the grid's
 			// resolution spans them.
-			scale := c.hist.scaleOf(j.Workload) * float64(r.degree) / resUnit
+			scale := c.hist.scaleAt(r.wid) * float64(r.degree) / resUnit
 			index, remain := c.hist.res.indexRemaining(a / scale)
 			in.index, in.remain = index/scale, scale*remain
 		}
@@ -612,7 +635,8 @@ func (c *Core) infos(all []ranked, top int, cands []int) []*info {
 	c.infoBuf = slices.Grow(c.infoBuf[:0], len(cands))
 	for _, i := range cands {
 		x := &all[i]
-		c.infoBuf = append(c.infoBuf, info{j: x.j, ref: x.ref, index: x.index, remain: x.remain, critical: i == top, partner: -1, wid: x.ref.wid})
+		c.soloOf(x)
+		c.infoBuf = append(c.infoBuf, info{j: x.j, at: x.at, ref: x.ref, index: x.index, remain: x.remain, critical: i == top, partner: -1, wid: x.ref.wid})
 		in := &c.infoBuf[len(c.infoBuf)-1]
 		if j := x.j; len(j.GPUs) > 0 {
 			for _, o := range byGPU[j.GPUs[0]] {
@@ -635,6 +659,7 @@ type ranked struct {
 	j             *Job
 	ref           ref
 	index, remain float64
+	at            int32 // its place in the state's jobs
 }
 
 // updateEstimates rebuilds the distribution of true size over estimate
@@ -713,7 +738,7 @@ func (c *Core) options(in *info) {
 	j := in.j
 	prog := float64(in.ref.degree) / in.ref.rate // reference GPU-seconds per iteration
 	start := len(c.optBuf)
-	a := c.soloOf(j, in.wid)
+	a := in.ref.solo
 	for _, o := range a.opts {
 		o.value = in.index * o.rate * prog / float64(o.d)
 		c.optBuf = append(c.optBuf, o)
@@ -740,16 +765,16 @@ func (c *Core) options(in *info) {
 	in.cur = &in.curOpt
 }
 
-// soloOf returns the ways job j (of workload number wid) may run alone,
-// found once for its degrees on the topology and kept until it completes.
-func (c *Core) soloOf(j *Job, wid int32) *soloOpts {
-	a := c.alone[j.ID]
+// soloOf returns the ways job x may run alone, found once for its
+// degrees on the topology and kept with its reference (x.ref.solo) until
+// it completes.
+func (c *Core) soloOf(x *ranked) *soloOpts {
+	j, wid := x.j, x.ref.wid
+	a := x.ref.solo
 	if a == nil {
-		if c.alone == nil {
-			c.alone = map[int]*soloOpts{}
-		}
 		a = &soloOpts{}
-		c.alone[j.ID] = a
+		x.ref.solo = a
+		c.refs[j.ID] = x.ref
 	}
 	if a.topo == c.topo && slices.Equal(a.degrees, j.Degrees) {
 		return a
@@ -790,7 +815,9 @@ func (c *Core) decideJob(in *info, p pick) {
 		in.pick = &c.picks[len(c.picks)-1]
 		return
 	}
-	in.pick = &p
+	q := new(pick) // p itself stays off the heap on the path above
+	*q = p
+	in.pick = q
 }
 
 // pick is a decision for one job: where it runs, alone or next to its
@@ -928,7 +955,15 @@ func (c *Core) choose(infos []*info) []*info {
 // those that lose least first, when what the job gains exceeds what they
 // lose (a running job's loss counts keep, as moving restarts it).
 func (c *Core) makeRoom(infos []*info, left []int) {
-	var waiting, alone []*info
+	spare := 0 // free GPUs of every type
+	for _, n := range left {
+		spare += n
+	}
+	if spare == 0 {
+		return // on a full cluster, before listing anything
+	}
+	waiting, alone := c.listA[:0], c.listB[:0]
+	defer func() { c.listA, c.listB = waiting, alone }()
 	for _, in := range infos {
 		switch {
 		case in.pick == nil:
@@ -943,10 +978,6 @@ func (c *Core) makeRoom(infos []*info, left []int) {
 		in   *info
 		to   option
 		loss float64
-	}
-	spare := 0 // free GPUs of every type
-	for _, n := range left {
-		spare += n
 	}
 	for _, in := range waiting {
 		if spare == 0 {
@@ -1032,19 +1063,17 @@ func (c *Core) makeRoom(infos []*info, left []int) {
 // times keep, as a change would restart it. Only the waiting jobs of
 // highest index are weighed (pairOpts).
 func (c *Core) join(infos []*info, k float64) {
-	var waiting, hosts []*info
+	hosts := c.listA[:0]
 	for _, in := range infos {
-		switch {
-		case in.pick == nil && !in.critical:
-			waiting = append(waiting, in)
-		case in.pick != nil && in.pick.partner == nil && !in.critical:
+		if in.pick != nil && in.pick.partner == nil && !in.critical {
 			hosts = append(hosts, in)
 		}
 	}
-	slices.SortStableFunc(waiting, func(a, b *info) int { return cmp.Compare(b.index, a.index) })
-	if len(waiting) > pairOpts {
-		waiting = waiting[:pairOpts]
+	c.listA = hosts
+	if len(hosts) == 0 {
+		return
 	}
+	waiting := c.topByIndex(infos, func(in *info) bool { return in.pick == nil && !in.critical }, pairOpts)
 	for _, w := range waiting {
 		var best *info
 		var bestOpt *option
@@ -1095,6 +1124,36 @@ func (c *Core) byIndex(infos []*info, keep func(*info) bool) []*info {
 	out := c.orderBuf[:0]
 	for _, r := range c.rankBuf {
 		out = append(out, infos[keys[r].i])
+	}
+	c.orderBuf = out
+	return out
+}
+
+// topByIndex returns the first n of the infos that keep holds in
+// byIndex's order (highest index first, then the order given), without
+// sorting them all: a heap of n whose root is the last of them, as
+// candidates finds the waiting jobs of highest index. It uses byIndex's
+// buffers.
+func (c *Core) topByIndex(infos []*info, keep func(*info) bool, n int) []*info {
+	h := lastFirst(c.waitBuf[:0])
+	for i, in := range infos {
+		if !keep(in) {
+			continue
+		}
+		x := waitKey{index: in.index, i: int32(i)}
+		switch {
+		case len(h) < n:
+			heap.Push(&h, x)
+		case compareWait(x, h[0]) < 0:
+			h[0] = x
+			heap.Fix(&h, 0)
+		}
+	}
+	slices.SortFunc(h, compareWait)
+	c.waitBuf = h
+	out := c.orderBuf[:0]
+	for _, x := range h {
+		out = append(out, infos[x.i])
 	}
 	c.orderBuf = out
 	return out
@@ -1158,29 +1217,27 @@ const pairOpts = 64
 // highest index: for each GPU type and degree both may run at, the value
 // per GPU of both at their predicted normalized throughputs.
 func (c *Core) pairs(out []cand, infos []*info, k float64) []cand {
-	// In the order of a stable sort by index, highest first (byIndex's
+	// In the order of a stable sort by index, highest first (topByIndex's
 	// buffer is free until choose orders the picked jobs).
-	pool := c.byIndex(infos, func(in *info) bool { return in.pick == nil && !in.critical })
-	if n := pairOpts; len(pool) > n {
-		pool = pool[:n]
-	}
+	pool := c.topByIndex(infos, func(in *info) bool { return in.pick == nil && !in.critical }, pairOpts)
 	for i, a := range pool {
 		for _, b := range pool[i+1:] {
-			for _, oa := range a.opts {
+			for x := range a.opts {
+				oa := &a.opts[x]
 				ob := b.opt(oa.tid, oa.d, oa.spread)
 				if ob == nil {
 					continue
 				}
-				na, ok1 := c.pair(a, b, &oa)
-				nb, ok2 := c.pair(b, a, &oa)
+				na, ok1 := c.pair(a, b, oa)
+				nb, ok2 := c.pair(b, a, oa)
 				if !ok1 || !ok2 {
 					continue
 				}
 				va, vb := oa.value*min(na, 1), ob.value*min(nb, 1)
-				if a.sharing(b, &oa) {
+				if a.sharing(b, oa) {
 					va, vb = va*k, vb*k
 				} else {
-					if a.keeps(&oa) {
+					if a.keeps(oa) {
 						va *= k
 					}
 					if b.keeps(ob) {
@@ -1191,13 +1248,13 @@ func (c *Core) pairs(out []cand, infos []*info, k float64) []cand {
 				// is worth more: that option comes first, and then
 				// either the job is placed or the option's GPUs are
 				// not left (the greedy only takes GPUs away).
-				if va+vb < a.alone(&oa, k) || va+vb < b.alone(ob, k) {
+				if va+vb < a.alone(oa, k) || va+vb < b.alone(ob, k) {
 					c.prunedN++
 					if !c.allPairs {
 						continue
 					}
 				}
-				o := oa
+				o := *oa
 				o.rate = 0 // two rates: not one job's
 				out = append(out, cand{a: a, b: b, o: o, v: va + vb})
 			}
@@ -1328,8 +1385,8 @@ func (c *Core) growDegrees(picked []*info, left []int) {
 // GPUs first when two want the same. The others take free GPUs of their
 // type, on the fullest node with room (best fit), spread over nodes when
 // their pick is spread or no node has room and the jobs may run spread.
-func (c *Core) placeAll(st *State, order []*info) map[int][]int {
-	out := make(map[int][]int, len(order))
+func (c *Core) placeAll(st *State, order []*info) [][]int {
+	out := c.out
 	used := slices.Grow(c.usedBuf[:0], len(st.GPUs))[:len(st.GPUs)]
 	clear(used)
 	c.usedBuf = used
@@ -1349,7 +1406,7 @@ func (c *Core) placeAll(st *State, order []*info) map[int][]int {
 		if p == nil || in.cur == nil || !sameOpt(&p.o, in.cur) {
 			continue
 		}
-		if _, done := out[in.j.ID]; done {
+		if out[in.at] != nil {
 			continue
 		}
 		switch {
@@ -1362,9 +1419,9 @@ func (c *Core) placeAll(st *State, order []*info) map[int][]int {
 		if !claim(in.j.GPUs) {
 			continue
 		}
-		out[in.j.ID] = in.j.GPUs
+		out[in.at] = in.j.GPUs
 		if p.partner != nil {
-			out[p.partner.j.ID] = in.j.GPUs
+			out[p.partner.at] = in.j.GPUs
 		}
 	}
 	for _, in := range order {
@@ -1372,7 +1429,7 @@ func (c *Core) placeAll(st *State, order []*info) map[int][]int {
 		if p == nil {
 			continue
 		}
-		if _, done := out[in.j.ID]; done {
+		if out[in.at] != nil {
 			continue
 		}
 		g := c.freeGPUs(used, &p.o, in.j.Workload, p.partner)
@@ -1382,9 +1439,9 @@ func (c *Core) placeAll(st *State, order []*info) map[int][]int {
 		for _, x := range g {
 			used[x] = true
 		}
-		out[in.j.ID] = g
+		out[in.at] = g
 		if p.partner != nil {
-			out[p.partner.j.ID] = g
+			out[p.partner.at] = g
 		}
 	}
 	return out

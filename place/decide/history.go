@@ -1,7 +1,6 @@
 package decide
 
 import (
-	"maps"
 	"math"
 	"slices"
 )
@@ -38,23 +37,29 @@ type history struct {
 	done    []sized
 	res     Sizes // size / scale
 	classes map[string]*logAcc
-	scale   map[string]float64
+	names   []string  // the classes' names, sorted (the sums' order)
+	byWid   []float64 // each workload's scale by its number (sized.wid), 0 none
 	all     float64   // the overall scale
 	scratch []float64 // the active jobs' service over scale, reused
 }
 
 // sized is a job's size (or an active job's attained service), in
-// reference seconds, with its workload and its place in the order of
-// arrival (the cohort window).
+// reference seconds, with its workload (name and number: Core.widOf) and
+// its place in the order of arrival (the cohort window).
 type sized struct {
 	workload string
+	wid      int32
 	size     float64
 	seq      int
 }
 
 // logAcc accumulates one workload's log sizes: their count, sum and sum
-// of squares.
-type logAcc struct{ n, sum, sumSq float64 }
+// of squares; and its number and the scale the last update gave it.
+type logAcc struct {
+	n, sum, sumSq float64
+	wid           int32
+	scale         float64
+}
 
 // window is how many of the latest jobs to arrive the learned sizes come
 // from: the completed among them as sizes, the others censored at their
@@ -79,10 +84,11 @@ const resUnit = 3600.0
 // hour).
 const noScale = 3600.0
 
-// scaleOf returns the scale of workload w.
-func (h *history) scaleOf(w string) float64 {
-	if v, ok := h.scale[w]; ok {
-		return v
+// scaleAt returns the scale of the workload numbered wid: its own when
+// the last update had sizes of it, else the overall one.
+func (h *history) scaleAt(wid int32) float64 {
+	if wid >= 0 && int(wid) < len(h.byWid) && h.byWid[wid] > 0 {
+		return h.byWid[wid]
 	}
 	if h.all > 0 {
 		return h.all
@@ -90,25 +96,35 @@ func (h *history) scaleOf(w string) float64 {
 	return noScale
 }
 
-// completed records that a job of workload w, the seq-th to arrive,
-// completed with size size.
-func (h *history) completed(w string, size float64, seq int) {
+// scaleOf returns the scale of workload w (by its name; tests).
+func (h *history) scaleOf(w string) float64 {
+	if a := h.classes[w]; a != nil {
+		return h.scaleAt(a.wid)
+	}
+	return h.scaleAt(-1)
+}
+
+// completed records that a job of workload w (numbered wid), the seq-th
+// to arrive, completed with size size.
+func (h *history) completed(w string, wid int32, size float64, seq int) {
 	if size > 0 && !math.IsInf(size, 0) {
-		h.done = append(h.done, sized{w, size, seq})
-		h.account(w, size, 1)
+		h.done = append(h.done, sized{w, wid, size, seq})
+		h.account(w, wid, size, 1)
 	}
 }
 
 // account adds (sign 1) or removes (sign -1) a size from its workload's
 // sums; a workload left without sizes is forgotten.
-func (h *history) account(w string, size, sign float64) {
+func (h *history) account(w string, wid int32, size, sign float64) {
 	if h.classes == nil {
 		h.classes = map[string]*logAcc{}
 	}
 	a := h.classes[w]
 	if a == nil {
-		a = &logAcc{}
+		a = &logAcc{wid: wid}
 		h.classes[w] = a
+		i, _ := slices.BinarySearch(h.names, w)
+		h.names = slices.Insert(h.names, i, w)
 	}
 	l := math.Log(size)
 	a.n += sign
@@ -116,6 +132,9 @@ func (h *history) account(w string, size, sign float64) {
 	a.sumSq += sign * l * l
 	if a.n <= 0 {
 		delete(h.classes, w)
+		if i, ok := slices.BinarySearch(h.names, w); ok {
+			h.names = slices.Delete(h.names, i, i+1)
+		}
 	}
 }
 
@@ -129,42 +148,49 @@ func (h *history) update(active []sized, since int) {
 		if x.seq >= since {
 			kept = append(kept, x)
 		} else {
-			h.account(x.workload, x.size, -1)
+			h.account(x.workload, x.wid, x.size, -1)
 		}
 	}
 	h.done = kept
-	h.scale, h.all = shrunkScales(h.classes)
+	h.all = shrunkScales(h.names, h.classes)
+	clear(h.byWid)
+	for _, a := range h.classes {
+		if int(a.wid) >= len(h.byWid) {
+			h.byWid = append(h.byWid, make([]float64, int(a.wid)+1-len(h.byWid))...)
+		}
+		h.byWid[a.wid] = a.scale
+	}
 	// A fresh distribution on the last one's arrays (nothing else holds
 	// them): each update would otherwise allocate the whole history anew.
 	res := &h.res
 	res.reset()
 	u := resUnit
 	for _, x := range h.done {
-		res.Done(x.size / h.scaleOf(x.workload) * u)
+		res.Done(x.size / h.scaleAt(x.wid) * u)
 	}
 	censored := h.scratch[:0]
 	for _, x := range active {
 		if x.seq >= since {
-			censored = append(censored, x.size/h.scaleOf(x.workload)*u)
+			censored = append(censored, x.size/h.scaleAt(x.wid)*u)
 		}
 	}
 	h.scratch = censored
 	res.Censor(censored)
 }
 
-// shrunkScales returns each workload's scale, the geometric mean of its
+// shrunkScales sets each workload's scale, the geometric mean of its
 // sizes shrunk towards the overall one (empirical Bayes, see history),
-// and the overall geometric mean, from the workloads' sums of log sizes;
-// nil and 0 without sizes.
-func shrunkScales(classes map[string]*logAcc) (map[string]float64, float64) {
+// and returns the overall geometric mean, from the workloads' sums of log
+// sizes (names: the workloads' names, sorted); 0 without sizes.
+func shrunkScales(names []string, classes map[string]*logAcc) float64 {
 	if len(classes) == 0 {
-		return nil, 0
+		return 0
 	}
 	// Sums in the order of the workloads' names, so that the same
 	// history gives the same scales to the last bit.
 	var n, sum, within, nw, invN float64
 	var means []float64
-	for _, k := range slices.Sorted(maps.Keys(classes)) {
+	for _, k := range names {
 		a := classes[k]
 		n += a.n
 		sum += a.sum
@@ -189,14 +215,13 @@ func shrunkScales(classes map[string]*logAcc) (map[string]float64, float64) {
 		vm /= float64(len(means) - 1)
 		b = vm - w*invN/float64(len(means))
 	}
-	scale := make(map[string]float64, len(classes))
-	for k, a := range classes {
+	for _, a := range classes {
 		m := mu
 		if b > 0 {
 			weight := a.n / (a.n + w/b)
 			m = weight*a.sum/a.n + (1-weight)*mu
 		}
-		scale[k] = math.Exp(m)
+		a.scale = math.Exp(m)
 	}
-	return scale, math.Exp(mu)
+	return math.Exp(mu)
 }

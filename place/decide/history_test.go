@@ -14,17 +14,17 @@ func TestHistoryForgetsJobsBeforeTheWindow(t *testing.T) {
 	// The first window jobs: workload "old", 10 s each; the next ones:
 	// "new", 1000 s each.
 	for seq := 0; seq < window; seq++ {
-		h.completed("old", 10, seq)
+		h.completed("old", 0, 10, seq)
 	}
 	for seq := window; seq < window+100; seq++ {
-		h.completed("new", 1000, seq)
-		fresh.completed("new", 1000, seq)
+		h.completed("new", 1, 1000, seq)
+		fresh.completed("new", 1, 1000, seq)
 	}
 	h.update(nil, 0)
 	if len(h.done) != window+100 || h.classes["old"] == nil {
 		t.Fatalf("since 0: %d sizes kept, workloads %v; want every one", len(h.done), h.classes)
 	}
-	h.update([]sized{{"old", 5, 3}, {"new", 5, window + 1}}, 100)
+	h.update([]sized{{"old", 0, 5, 3}, {"new", 1, 5, window + 1}}, 100)
 	if len(h.done) != window {
 		t.Errorf("since 100: %d sizes kept, want %d", len(h.done), window)
 	}
@@ -50,8 +50,8 @@ func TestHistoryForgetsJobsBeforeTheWindow(t *testing.T) {
 // Censored service counts only for the jobs in the window.
 func TestHistoryCensorsOnlyTheWindow(t *testing.T) {
 	var h history
-	h.completed("w", 100, 10)
-	h.update([]sized{{"w", 50, 5}, {"w", 50, 11}, {"w", 50, 12}}, 10)
+	h.completed("w", 0, 100, 10)
+	h.update([]sized{{"w", 0, 50, 5}, {"w", 0, 50, 11}, {"w", 0, 50, 12}}, 10)
 	if got := len(h.res.censored); got != 2 {
 		t.Errorf("%d censored, want the 2 that arrived from seq 10 on", got)
 	}

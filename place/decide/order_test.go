@@ -1,6 +1,7 @@
 package decide
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -121,6 +122,34 @@ func TestCandidates(t *testing.T) {
 		}
 		if got := c.candidates(all, top, gpus); !slices.Equal(got, want) {
 			t.Fatalf("trial %d (%d jobs, %d GPUs): candidates %v, want %v", trial, n, gpus, got, want)
+		}
+	}
+}
+
+// topByIndex gives the first n of a stable sort by index, highest first
+// (NaN last), of the infos its filter keeps: what join and pairs took
+// from a sort of every waiting job.
+func TestTopByIndex(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	base := []float64{2, 2 + 1e-13, 0.25, 0, math.NaN(), 7e-9, 1e-300}
+	c := &Core{}
+	for trial := 0; trial < 80; trial++ {
+		infos := make([]*info, r.IntN(200))
+		for i := range infos {
+			infos[i] = &info{index: base[r.IntN(len(base))], critical: r.IntN(5) == 0}
+		}
+		keep := func(in *info) bool { return !in.critical }
+		n := 1 + r.IntN(80)
+		var want []*info
+		for _, in := range infos {
+			if keep(in) {
+				want = append(want, in)
+			}
+		}
+		slices.SortStableFunc(want, func(a, b *info) int { return cmp.Compare(b.index, a.index) })
+		want = want[:min(n, len(want))]
+		if got := c.topByIndex(infos, keep, n); !slices.Equal(got, want) {
+			t.Fatalf("trial %d (%d infos, n %d): got %d infos, want %d, or another order", trial, len(infos), n, len(got), len(want))
 		}
 	}
 }

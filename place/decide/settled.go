@@ -73,7 +73,7 @@ type chooser struct{ k, i, at int32 }
 // places them, highest index first: the decision is the one choose and
 // placeAll would give, at the cost of one pass over the candidates
 // (TestSettledAgrees holds the two together).
-func (c *Core) settled(st *State, all []ranked, top int, cands []int) (out map[int][]int, ok bool) {
+func (c *Core) settled(st *State, all []ranked, top int, cands []int) (out [][]int, ok bool) {
 	if c.opt.MaxPerGPU >= 2 {
 		demand := 0
 		for _, i := range cands {
@@ -119,7 +119,7 @@ func (c *Core) settled(st *State, all []ranked, top int, cands []int) (out map[i
 			return nil, false // not a number
 		}
 		prog := float64(x.ref.degree) / x.ref.rate
-		a := c.soloOf(j, x.ref.wid)
+		a := c.soloOf(x)
 		at := -1 // its current placement among its options
 		if len(j.GPUs) > 0 {
 			g0 := j.GPUs[0]
@@ -193,7 +193,7 @@ func (c *Core) settled(st *State, all []ranked, top int, cands []int) (out map[i
 	}
 	best := func(w chooser) float64 {
 		x := &all[w.i]
-		a := c.alone[x.j.ID]
+		a := x.ref.solo
 		return value(x, &a.opts[a.order[0]])
 	}
 	nRunning := len(blocked) / 2
@@ -205,7 +205,7 @@ func (c *Core) settled(st *State, all []ranked, top int, cands []int) (out map[i
 	})
 	for w := range waits {
 		x := &all[waits[w].i]
-		a := c.alone[x.j.ID]
+		a := x.ref.solo
 		pick := -1
 		for _, o := range a.order {
 			if left[a.opts[o].tid] >= a.opts[o].d {
@@ -236,7 +236,7 @@ func (c *Core) settled(st *State, all []ranked, top int, cands []int) (out map[i
 	// that option: when such an option comes, it finds no room.
 	for b := 0; b < len(blocked); b += 2 {
 		x := &all[blocked[b]]
-		a := c.alone[x.j.ID]
+		a := x.ref.solo
 		at := &a.opts[blocked[b+1]]
 		kept := value(x, at)
 		if b < 2*nRunning {
@@ -269,7 +269,7 @@ func (c *Core) settled(st *State, all []ranked, top int, cands []int) (out map[i
 	})
 	for _, z := range zeros {
 		x := &all[z.i]
-		a := c.alone[x.j.ID]
+		a := x.ref.solo
 		pick := -1
 		for o := range a.opts {
 			if left[a.opts[o].tid] >= a.opts[o].d {
@@ -305,18 +305,18 @@ func (c *Core) settled(st *State, all []ranked, top int, cands []int) (out map[i
 			return nil, false
 		}
 	}
-	out = make(map[int][]int, len(cands))
+	out = c.out
 	for _, i := range kept {
-		out[all[i].j.ID] = all[i].j.GPUs
+		out[all[i].at] = all[i].j.GPUs
 	}
 	c.rankBuf = sortWait(c.rankBuf, keys)
 	for _, r := range c.rankBuf {
-		j := all[cands[keys[r].i]].j
-		if g := c.freeGPUs(used, &picks[r], j.Workload, nil); g != nil {
-			for _, x := range g {
-				used[x] = true
+		x := &all[cands[keys[r].i]]
+		if g := c.freeGPUs(used, &picks[r], x.j.Workload, nil); g != nil {
+			for _, y := range g {
+				used[y] = true
 			}
-			out[j.ID] = g
+			out[x.at] = g
 		}
 	}
 	return out, true

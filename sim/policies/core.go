@@ -70,18 +70,23 @@ func (p *corePolicy) Schedule(v *sim.View) (*sim.Plan, error) {
 		}
 	}
 	p.jobs = st.Jobs
-	out := p.core.Decide(st)
+	// The answer is by the state's order: the running jobs, then the
+	// waiting ones.
+	out := p.core.Assign(st)
 	plan := v.Plan()
-	for _, j := range v.Running {
-		if g, ok := out[j.ID]; !ok || !slices.Equal(g, j.GPUs) {
+	for i, j := range v.Running {
+		if g := out[i]; g == nil || !slices.Equal(g, j.GPUs) {
 			plan.Stop(j.ID)
 		}
 	}
-	for _, set := range [][]*sim.Job{v.Running, v.Waiting} {
-		for _, j := range set {
-			if g, ok := out[j.ID]; ok && !slices.Equal(g, j.GPUs) {
-				plan.Place(j.ID, g...)
-			}
+	for i, j := range v.Running {
+		if g := out[i]; g != nil && !slices.Equal(g, j.GPUs) {
+			plan.Place(j.ID, g...)
+		}
+	}
+	for i, j := range v.Waiting {
+		if g := out[len(v.Running)+i]; g != nil {
+			plan.Place(j.ID, g...)
 		}
 	}
 	return plan, nil
