@@ -101,13 +101,15 @@ type Core struct {
 	// The last full decision: its jobs' IDs in the order given, and
 	// where it put the jobs it placed (a few words a waiting job).
 	lastIDs []int
-	lastRun []lastJob
+	lastRun []Placed
 	// runs holds, per running job, when its current run began and the
 	// iterations it had done then.
 	runs   map[int]*run
 	tracks int // calls of track
-	// out is the answer (Assign), by the state's order.
-	out [][]int
+	// placed is the answer (Assign); skipped the places in the state's
+	// jobs of those rank leaves out (posOf).
+	placed  []Placed
+	skipped []int
 	// soloMemo remembers solo rates by workload, type, degree and spread
 	// (keyed as solo packs them); it is cleared with the topology.
 	soloMemo map[uint64]soloVal
@@ -330,7 +332,8 @@ type option struct {
 // info is what one decision knows of a job.
 type info struct {
 	j        *Job
-	at       int32 // its place in the state's jobs
+	at       int   // its place in the state's jobs
+	gpus     []int // the answer (placeAll); nil: it waits
 	ref      ref
 	index    float64 // Gittins index, per reference GPU-second
 	remain   float64 // expected remaining size, reference GPU-seconds
@@ -379,21 +382,26 @@ func (c *Core) refOf(j *Job) ref {
 
 // Decide returns where each job runs: job ID to GPUs, jobs left out wait.
 func (c *Core) Decide(st *State) map[int][]int {
-	each := c.Assign(st)
-	out := make(map[int][]int, len(each))
-	for i, g := range each {
-		if g != nil {
-			out[st.Jobs[i].ID] = g
-		}
+	placed := c.Assign(st)
+	out := make(map[int][]int, len(placed))
+	for _, p := range placed {
+		out[st.Jobs[p.Job].ID] = p.GPUs
 	}
 	return out
 }
 
-// Assign is Decide answered by the state's order: the GPUs of st.Jobs[i]
-// at i, nil where the job waits. The slice is the core's own and the next
-// call reuses it; a simulator that asks at every event saves building and
-// reading a map each time.
-func (c *Core) Assign(st *State) [][]int {
+// Placed is where one job runs: its place in State.Jobs and its GPUs.
+type Placed struct {
+	Job  int
+	GPUs []int
+}
+
+// Assign is Decide answered by the state's order: the jobs that run, in
+// the order of st.Jobs, each with its GPUs; the others wait. The slice is
+// the core's own and the next call reuses it. A simulator that asks at
+// every event saves building and reading a map each time, and a queue of
+// a million jobs costs nothing in the answer.
+func (c *Core) Assign(st *State) []Placed {
 	if c.topo == nil || len(c.topo.gpus) != len(st.GPUs) {
 		c.topo = newTopology(st.GPUs)
 		// The memos are keyed by the types' places in the topology.
@@ -402,8 +410,7 @@ func (c *Core) Assign(st *State) [][]int {
 	}
 	c.track(st)
 	quiet := c.quiet(st)
-	c.out = slices.Grow(c.out[:0], len(st.Jobs))[:len(st.Jobs)]
-	clear(c.out)
+	c.placed = c.placed[:0]
 	all, top := c.rank(st)
 	cands := c.candidates(all, top, len(st.GPUs))
 	if !quiet && !c.fullOnly {
@@ -417,33 +424,24 @@ func (c *Core) Assign(st *State) [][]int {
 	if quiet && !c.worthRevising(infos) {
 		for i, j := range st.Jobs {
 			if len(j.GPUs) > 0 {
-				c.out[i] = j.GPUs
+				c.placed = append(c.placed, Placed{i, j.GPUs})
 			}
 		}
-		return c.out
+		return c.placed
 	}
-	out := c.placeAll(st, c.choose(infos))
+	out := c.placeAll(st, infos, c.choose(infos))
 	c.remember(st, out)
 	return out
 }
 
-// remember keeps what a full decision decided (out, by the state's
+// remember keeps what a full decision decided (out, in the state's
 // order), for quiet.
-func (c *Core) remember(st *State, out [][]int) {
-	c.lastIDs, c.lastRun = slices.Grow(c.lastIDs[:0], len(st.Jobs)), c.lastRun[:0]
-	for i, j := range st.Jobs {
+func (c *Core) remember(st *State, out []Placed) {
+	c.lastIDs = slices.Grow(c.lastIDs[:0], len(st.Jobs))
+	for _, j := range st.Jobs {
 		c.lastIDs = append(c.lastIDs, j.ID)
-		if g := out[i]; len(g) > 0 {
-			c.lastRun = append(c.lastRun, lastJob{i, g})
-		}
 	}
-}
-
-// lastJob is a job the last full decision placed: its place in the
-// state's jobs and its GPUs.
-type lastJob struct {
-	at   int
-	gpus []int
+	c.lastRun = append(c.lastRun[:0], out...)
 }
 
 // quiet reports whether only time has passed since the last full
@@ -456,8 +454,8 @@ func (c *Core) quiet(st *State) bool {
 	r := 0
 	for i, j := range st.Jobs {
 		var gpus []int
-		if r < len(c.lastRun) && c.lastRun[r].at == i {
-			gpus = c.lastRun[r].gpus
+		if r < len(c.lastRun) && c.lastRun[r].Job == i {
+			gpus = c.lastRun[r].GPUs
 			r++
 		}
 		if c.lastIDs[i] != j.ID || !slices.Equal(gpus, j.GPUs) {
@@ -539,10 +537,13 @@ func (c *Core) rank(st *State) (all []ranked, top int) {
 			byGPU[g] = append(byGPU[g], st.Jobs[i].ID)
 		}
 	}
+	c.skipped = c.skipped[:0]
 	for i := range st.Jobs {
 		j := &st.Jobs[i]
 		if r := c.refOf(j); r.rate > 0 {
-			c.rankedBuf = append(c.rankedBuf, ranked{j: j, ref: r, at: int32(i)})
+			c.rankedBuf = append(c.rankedBuf, ranked{j: j, ref: r})
+		} else {
+			c.skipped = append(c.skipped, i)
 		}
 	}
 	all = c.rankedBuf
@@ -636,7 +637,7 @@ func (c *Core) infos(all []ranked, top int, cands []int) []*info {
 	for _, i := range cands {
 		x := &all[i]
 		c.soloOf(x)
-		c.infoBuf = append(c.infoBuf, info{j: x.j, at: x.at, ref: x.ref, index: x.index, remain: x.remain, critical: i == top, partner: -1, wid: x.ref.wid})
+		c.infoBuf = append(c.infoBuf, info{j: x.j, at: c.posOf(i), ref: x.ref, index: x.index, remain: x.remain, critical: i == top, partner: -1, wid: x.ref.wid})
 		in := &c.infoBuf[len(c.infoBuf)-1]
 		if j := x.j; len(j.GPUs) > 0 {
 			for _, o := range byGPU[j.GPUs[0]] {
@@ -659,7 +660,18 @@ type ranked struct {
 	j             *Job
 	ref           ref
 	index, remain float64
-	at            int32 // its place in the state's jobs
+}
+
+// posOf returns the place in the state's jobs of the k-th job rank kept:
+// k plus the jobs left out before it (each left-out place s_m, the m-th,
+// has s_m - m kept jobs before it). Not a field of ranked: a queue of a
+// million jobs holds a ranked each.
+func (c *Core) posOf(k int) int {
+	if len(c.skipped) == 0 {
+		return k
+	}
+	n := sort.Search(len(c.skipped), func(m int) bool { return c.skipped[m]-m > k })
+	return k + n
 }
 
 // updateEstimates rebuilds the distribution of true size over estimate
@@ -1385,8 +1397,7 @@ func (c *Core) growDegrees(picked []*info, left []int) {
 // GPUs first when two want the same. The others take free GPUs of their
 // type, on the fullest node with room (best fit), spread over nodes when
 // their pick is spread or no node has room and the jobs may run spread.
-func (c *Core) placeAll(st *State, order []*info) [][]int {
-	out := c.out
+func (c *Core) placeAll(st *State, infos, order []*info) []Placed {
 	used := slices.Grow(c.usedBuf[:0], len(st.GPUs))[:len(st.GPUs)]
 	clear(used)
 	c.usedBuf = used
@@ -1406,7 +1417,7 @@ func (c *Core) placeAll(st *State, order []*info) [][]int {
 		if p == nil || in.cur == nil || !sameOpt(&p.o, in.cur) {
 			continue
 		}
-		if out[in.at] != nil {
+		if in.gpus != nil {
 			continue
 		}
 		switch {
@@ -1419,9 +1430,9 @@ func (c *Core) placeAll(st *State, order []*info) [][]int {
 		if !claim(in.j.GPUs) {
 			continue
 		}
-		out[in.at] = in.j.GPUs
+		in.gpus = in.j.GPUs
 		if p.partner != nil {
-			out[p.partner.at] = in.j.GPUs
+			p.partner.gpus = in.j.GPUs
 		}
 	}
 	for _, in := range order {
@@ -1429,7 +1440,7 @@ func (c *Core) placeAll(st *State, order []*info) [][]int {
 		if p == nil {
 			continue
 		}
-		if out[in.at] != nil {
+		if in.gpus != nil {
 			continue
 		}
 		g := c.freeGPUs(used, &p.o, in.j.Workload, p.partner)
@@ -1439,11 +1450,19 @@ func (c *Core) placeAll(st *State, order []*info) [][]int {
 		for _, x := range g {
 			used[x] = true
 		}
-		out[in.at] = g
+		in.gpus = g
 		if p.partner != nil {
-			out[p.partner.at] = g
+			p.partner.gpus = g
 		}
 	}
+	out := c.placed[:0]
+	for _, in := range infos {
+		if in.gpus != nil {
+			out = append(out, Placed{in.at, in.gpus})
+		}
+	}
+	slices.SortFunc(out, func(a, b Placed) int { return cmp.Compare(a.Job, b.Job) })
+	c.placed = out
 	return out
 }
 

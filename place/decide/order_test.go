@@ -303,3 +303,27 @@ func TestJobOrder(t *testing.T) {
 		}
 	}
 }
+
+// posOf maps the k-th job rank kept back to its place in the state's
+// jobs, whichever places rank left out.
+func TestPosOf(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	c := &Core{}
+	for trial := 0; trial < 200; trial++ {
+		n := r.IntN(40)
+		c.skipped = c.skipped[:0]
+		var kept []int
+		for i := 0; i < n; i++ {
+			if r.IntN(3) == 0 {
+				c.skipped = append(c.skipped, i)
+			} else {
+				kept = append(kept, i)
+			}
+		}
+		for k, want := range kept {
+			if got := c.posOf(k); got != want {
+				t.Fatalf("trial %d: left out %v: posOf(%d) = %d, want %d", trial, c.skipped, k, got, want)
+			}
+		}
+	}
+}

@@ -73,7 +73,7 @@ type chooser struct{ k, i, at int32 }
 // places them, highest index first: the decision is the one choose and
 // placeAll would give, at the cost of one pass over the candidates
 // (TestSettledAgrees holds the two together).
-func (c *Core) settled(st *State, all []ranked, top int, cands []int) (out [][]int, ok bool) {
+func (c *Core) settled(st *State, all []ranked, top int, cands []int) (out []Placed, ok bool) {
 	if c.opt.MaxPerGPU >= 2 {
 		demand := 0
 		for _, i := range cands {
@@ -305,19 +305,21 @@ func (c *Core) settled(st *State, all []ranked, top int, cands []int) (out [][]i
 			return nil, false
 		}
 	}
-	out = c.out
+	out = c.placed[:0]
 	for _, i := range kept {
-		out[all[i].at] = all[i].j.GPUs
+		out = append(out, Placed{c.posOf(int(i)), all[i].j.GPUs})
 	}
 	c.rankBuf = sortWait(c.rankBuf, keys)
 	for _, r := range c.rankBuf {
-		x := &all[cands[keys[r].i]]
-		if g := c.freeGPUs(used, &picks[r], x.j.Workload, nil); g != nil {
+		i := cands[keys[r].i]
+		if g := c.freeGPUs(used, &picks[r], all[i].j.Workload, nil); g != nil {
 			for _, y := range g {
 				used[y] = true
 			}
-			out[x.at] = g
+			out = append(out, Placed{c.posOf(i), g})
 		}
 	}
+	slices.SortFunc(out, func(a, b Placed) int { return cmp.Compare(a.Job, b.Job) })
+	c.placed = out
 	return out, true
 }

@@ -70,24 +70,29 @@ func (p *corePolicy) Schedule(v *sim.View) (*sim.Plan, error) {
 		}
 	}
 	p.jobs = st.Jobs
-	// The answer is by the state's order: the running jobs, then the
-	// waiting ones.
+	// The answer is in the state's order: the running jobs (the first
+	// len(v.Running) places), then the waiting ones.
 	out := p.core.Assign(st)
 	plan := v.Plan()
+	k := 0
 	for i, j := range v.Running {
-		if g := out[i]; g == nil || !slices.Equal(g, j.GPUs) {
+		var g []int
+		if k < len(out) && out[k].Job == i {
+			g = out[k].GPUs
+			k++
+		}
+		if !slices.Equal(g, j.GPUs) {
 			plan.Stop(j.ID)
 		}
 	}
-	for i, j := range v.Running {
-		if g := out[i]; g != nil && !slices.Equal(g, j.GPUs) {
-			plan.Place(j.ID, g...)
+	for _, x := range out {
+		if x.Job < len(v.Running) {
+			if j := v.Running[x.Job]; !slices.Equal(x.GPUs, j.GPUs) {
+				plan.Place(j.ID, x.GPUs...)
+			}
+			continue
 		}
-	}
-	for i, j := range v.Waiting {
-		if g := out[len(v.Running)+i]; g != nil {
-			plan.Place(j.ID, g...)
-		}
+		plan.Place(v.Waiting[x.Job-len(v.Running)].ID, x.GPUs...)
 	}
 	return plan, nil
 }
