@@ -40,3 +40,32 @@ func ExampleScore() {
 	// k80-a      GPUs [0] partner ""    score 0.33
 	// v100-whole GPUs [] partner ""    score 0.00
 }
+
+// Assign decides for a whole cluster at once: here two V100s and a K80 on
+// two nodes, and three jobs waiting. The answer lists the jobs placed, in
+// the state's order, each with its GPUs; a job left out would wait.
+// Nothing is known of sizes yet, so a job's priority is per GPU-second of
+// its reference placement: job 8 may run on two GPUs, which makes it the
+// larger job, so jobs 7 and 9 take the V100s and job 8 the K80.
+func ExampleCore_Assign() {
+	core, err := decide.New(rates{}, decide.Options{RestartPenalty: 30, Round: 360, MaxPerGPU: 1})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	st := &decide.State{
+		GPUs: []decide.GPU{{Node: 0, Type: "v100"}, {Node: 0, Type: "v100"}, {Node: 1, Type: "k80"}},
+		Jobs: []decide.Job{
+			{ID: 7, Workload: "train", Arrival: 0, Degrees: []int{1}},
+			{ID: 8, Workload: "infer", Arrival: 5, Degrees: []int{1, 2}},
+			{ID: 9, Workload: "train", Arrival: 9, Degrees: []int{1}},
+		},
+	}
+	for _, p := range core.Assign(st) {
+		fmt.Printf("job %d on GPUs %v\n", st.Jobs[p.Job].ID, p.GPUs)
+	}
+	// Output:
+	// job 7 on GPUs [0]
+	// job 8 on GPUs [2]
+	// job 9 on GPUs [1]
+}
