@@ -154,7 +154,7 @@ bench:
 # is every Fuzz function of the module (a test in tests/hostile checks it).
 FUZZTIME     ?= 60s
 FUZZMINIMIZE ?= 100x
-FUZZ_TARGETS := datasets:FuzzRead datasets:FuzzImportCSV datasets:FuzzImportGavel \
+FUZZ_TARGETS := datasets:FuzzRead datasets:FuzzImportCSV datasets:FuzzImportGavel datasets:FuzzParseShape \
   place/cluster:FuzzParse place/jobs:FuzzParse policy:FuzzDecode profile:FuzzParseSuite \
   sim:FuzzReadTrace internal/jsonkeys:FuzzCheck serve:FuzzRequests
 fuzz:

@@ -227,7 +227,7 @@ func (d *Data) HasPairs(gpuType string, degree int) bool {
 func (d *Data) pairSlots() []slotKey {
 	var out []slotKey
 	for _, s := range d.rates.OKSlots() {
-		out = append(out, slotKey{s.Device, s.Degree})
+		out = append(out, slotKey{s.Device(), s.GPUs})
 	}
 	return out
 }

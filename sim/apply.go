@@ -36,7 +36,7 @@ func (s *simulation) check(p *Plan) error {
 			return bad(id, "%v", err)
 		}
 		if r, ok := s.truth.Solo(j.Workload, sh); !ok || !(r > 0) {
-			return bad(id, "cannot run on %v: no measured rate", sh)
+			return bad(id, "cannot run on %s: no measured rate", where(sh))
 		}
 		touched = append(touched, gpus...)
 	}
@@ -62,7 +62,7 @@ func (s *simulation) check(p *Plan) error {
 		ra, oka := s.truth.Colocated(wa, wb, sh)
 		rb, okb := s.truth.Colocated(wb, wa, sh)
 		if !oka || !okb || !(ra > 0) || !(rb > 0) {
-			return bad(b, "cannot share %v with job %d (%s): the pair has no status-ok measurement", sh, a, wa)
+			return bad(b, "cannot share %s with job %d (%s): the pair has no status-ok measurement", where(sh), a, wa)
 		}
 	}
 	return nil

@@ -51,18 +51,18 @@ func (m *Measured) AssumedPairs() *Measured {
 		out.pairs[k] = v
 	}
 	// Workloads with a solo rate, by device and degree above 1.
-	at := map[rates.Slot][]string{}
+	at := map[datasets.Shape][]string{}
 	for k := range m.solos() {
 		if k.Degree > 1 {
-			slot := rates.Slot{Device: k.Device, Degree: k.Degree}
+			slot := datasets.ShapeOf(k.Device, k.Degree)
 			at[slot] = append(at[slot], k.Workload)
 		}
 	}
 	for slot, ws := range at {
-		base, _ := datasets.BaseType(slot.Device)
+		base := slot.GPUType
 		for _, w := range ws {
 			for _, q := range ws {
-				k := rates.PairKey{Workload: w, Partner: q, Device: slot.Device, Degree: slot.Degree}
+				k := rates.PairKey{Workload: w, Partner: q, Device: slot.Device(), Degree: slot.GPUs}
 				if _, ok := m.pairRate(k); ok {
 					continue // measured: kept
 				}
@@ -71,7 +71,7 @@ func (m *Measured) AssumedPairs() *Measured {
 				if !okw || !okq {
 					continue
 				}
-				solo, _ := m.soloRate(rates.Key{Workload: w, Device: slot.Device, Degree: slot.Degree})
+				solo, _ := m.soloRate(rates.Key{Workload: w, Device: slot.Device(), Degree: slot.GPUs})
 				out.pairs[k] = nw * solo
 				out.assumed[k] = true
 			}
@@ -144,7 +144,7 @@ type AssumptionError struct {
 // AssumptionErrors compares the assumption with every pair m measured on
 // more than one GPU, by device type and degree, sorted.
 func (m *Measured) AssumptionErrors() []AssumptionError {
-	acc := map[rates.Slot]*AssumptionError{}
+	acc := map[datasets.Shape]*AssumptionError{}
 	var keys []rates.PairKey
 	for k := range m.pairRates() {
 		if k.Degree > 1 {
@@ -177,7 +177,7 @@ func (m *Measured) AssumptionErrors() []AssumptionError {
 			continue
 		}
 		y := co / solo
-		slot := rates.Slot{Device: k.Device, Degree: k.Degree}
+		slot := datasets.ShapeOf(k.Device, k.Degree)
 		e := acc[slot]
 		if e == nil {
 			e = &AssumptionError{Device: k.Device, Degree: k.Degree}

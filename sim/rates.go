@@ -9,19 +9,18 @@ import (
 )
 
 // Shape is the shape of a placement: how many GPUs of which type, and
-// whether they span more than one node.
-type Shape struct {
-	GPUType string
-	GPUs    int
-	Spread  bool // the GPUs are on more than one node
-}
+// whether they span more than one node (datasets.Shape, the key every
+// stage shares, with its one name: "v100x2").
+type Shape = datasets.Shape
 
-func (s Shape) String() string {
-	where := "one node"
+// where says a shape in words, for messages ("2 v100 GPU(s) on one
+// node"); its name (String) is the key's.
+func where(s Shape) string {
+	on := "one node"
 	if s.Spread {
-		where = "several nodes"
+		on = "several nodes"
 	}
-	return fmt.Sprintf("%d %s GPU(s) on %s", s.GPUs, s.GPUType, where)
+	return fmt.Sprintf("%d %s GPU(s) on %s", s.GPUs, s.GPUType, on)
 }
 
 // Rates gives training rates in iterations/s: of a job alone on a

@@ -57,16 +57,18 @@ func TestMeasuredRates(t *testing.T) {
 		want float64
 		ok   bool
 	}{
-		{"solo", func() (float64, bool) { return m.Solo("A", Shape{"v100", 1, false}) }, 10, true},
-		{"one node", func() (float64, bool) { return m.Solo("A", Shape{"v100", 2, false}) }, 18, true},
-		{"spread reads _unconsolidated", func() (float64, bool) { return m.Solo("A", Shape{"v100", 2, true}) }, 12, true},
-		{"one GPU is never spread", func() (float64, bool) { return m.Solo("A", Shape{"v100", 1, true}) }, 10, true},
-		{"no degree", func() (float64, bool) { return m.Solo("B", Shape{"v100", 2, false}) }, 0, false},
-		{"no type", func() (float64, bool) { return m.Solo("A", Shape{"k80", 1, false}) }, 0, false},
-		{"ok pair", func() (float64, bool) { return m.Colocated("A", "B", Shape{"v100", 1, false}) }, 6, true},
-		{"suspect pair", func() (float64, bool) { return m.Colocated("A", "C", Shape{"v100", 1, false}) }, 0, false},
-		{"infeasible pair", func() (float64, bool) { return m.Colocated("B", "C", Shape{"v100", 1, false}) }, 0, false},
-		{"solo only", func() (float64, bool) { return SoloOnly(m).Colocated("A", "B", Shape{"v100", 1, false}) }, 0, false},
+		{"solo", func() (float64, bool) { return m.Solo("A", Shape{GPUType: "v100", GPUs: 1, Spread: false}) }, 10, true},
+		{"one node", func() (float64, bool) { return m.Solo("A", Shape{GPUType: "v100", GPUs: 2, Spread: false}) }, 18, true},
+		{"spread reads _unconsolidated", func() (float64, bool) { return m.Solo("A", Shape{GPUType: "v100", GPUs: 2, Spread: true}) }, 12, true},
+		{"one GPU is never spread", func() (float64, bool) { return m.Solo("A", Shape{GPUType: "v100", GPUs: 1, Spread: true}) }, 10, true},
+		{"no degree", func() (float64, bool) { return m.Solo("B", Shape{GPUType: "v100", GPUs: 2, Spread: false}) }, 0, false},
+		{"no type", func() (float64, bool) { return m.Solo("A", Shape{GPUType: "k80", GPUs: 1, Spread: false}) }, 0, false},
+		{"ok pair", func() (float64, bool) { return m.Colocated("A", "B", Shape{GPUType: "v100", GPUs: 1, Spread: false}) }, 6, true},
+		{"suspect pair", func() (float64, bool) { return m.Colocated("A", "C", Shape{GPUType: "v100", GPUs: 1, Spread: false}) }, 0, false},
+		{"infeasible pair", func() (float64, bool) { return m.Colocated("B", "C", Shape{GPUType: "v100", GPUs: 1, Spread: false}) }, 0, false},
+		{"solo only", func() (float64, bool) {
+			return SoloOnly(m).Colocated("A", "B", Shape{GPUType: "v100", GPUs: 1, Spread: false})
+		}, 0, false},
 	}
 	for _, c := range cases {
 		if v, ok := c.got(); v != c.want || ok != c.ok {
@@ -122,7 +124,7 @@ func TestMeasuredFromSamplesPerSecond(t *testing.T) {
 	if err != nil {
 		t.Fatalf("solo in it/s, pairs in samples/s: %v", err)
 	}
-	if r, ok := mixed.Colocated("B", "A", Shape{"v100", 1, false}); !ok || math.Abs(r-15) > 1e-12 {
+	if r, ok := mixed.Colocated("B", "A", Shape{GPUType: "v100", GPUs: 1, Spread: false}); !ok || math.Abs(r-15) > 1e-12 {
 		t.Errorf("solo in it/s, pairs in samples/s: B next to A at %v, %v, want 15", r, ok)
 	}
 	// What is refused, and how it is said, is rates.InIterations's (its

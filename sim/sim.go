@@ -495,7 +495,7 @@ func (s *simulation) rerate() error {
 		}
 		if !ok || !(st.rate > 0) {
 			// check() refuses such placements; reaching here is a bug.
-			return fmt.Errorf("t=%g s: job %d (%s) runs on %v without a positive rate", s.now, j.ID, j.Workload, st.shape)
+			return fmt.Errorf("t=%g s: job %d (%s) runs on %s without a positive rate", s.now, j.ID, j.Workload, where(st.shape))
 		}
 		if x, ok := s.truth.(extrapolatedType); ok && x.isExtrapolated(j.Workload, st.shape) {
 			st.extrap = true

@@ -65,12 +65,6 @@ type PairKey struct {
 	Degree                    int
 }
 
-// Slot is a device type and degree.
-type Slot struct {
-	Device string
-	Degree int
-}
-
 // Solo is a solo row's rate and what the readers take with it.
 type Solo struct {
 	Rate       float64 // throughput, in the table's Unit
@@ -102,16 +96,16 @@ type Table struct {
 
 	solo      map[Key]Solo
 	pairs     map[PairKey]Pair
-	workloads map[string]bool // with a solo row
-	devices   map[string]bool // of the solo rows
-	types     map[string]bool // GPU types of the solo rows (datasets.BaseType)
-	okSlots   map[Slot]bool   // of the status-ok pairs
+	workloads map[string]bool         // with a solo row
+	devices   map[string]bool         // of the solo rows
+	types     map[string]bool         // GPU types of the solo rows (datasets.BaseType)
+	okSlots   map[datasets.Shape]bool // of the status-ok pairs
 }
 
 func newTable(unit string) *Table {
 	return &Table{
 		Unit: unit, solo: map[Key]Solo{}, pairs: map[PairKey]Pair{},
-		workloads: map[string]bool{}, devices: map[string]bool{}, types: map[string]bool{}, okSlots: map[Slot]bool{},
+		workloads: map[string]bool{}, devices: map[string]bool{}, types: map[string]bool{}, okSlots: map[datasets.Shape]bool{},
 	}
 }
 
@@ -128,7 +122,7 @@ func (t *Table) setSolo(k Key, s Solo) {
 func (t *Table) setPair(k PairKey, p Pair) {
 	t.pairs[k] = p
 	if p.OK() {
-		t.okSlots[Slot{k.Device, k.Degree}] = true
+		t.okSlots[datasets.ShapeOf(k.Device, k.Degree)] = true
 	}
 }
 
@@ -136,10 +130,7 @@ func (t *Table) setPair(k PairKey, p Pair) {
 // of gpuType: datasets.SpreadType(gpuType) when spread over nodes (a
 // single GPU is never spread), else gpuType.
 func Device(gpuType string, degree int, spread bool) string {
-	if spread && degree > 1 {
-		return datasets.SpreadType(gpuType)
-	}
-	return gpuType
+	return datasets.Shape{GPUType: gpuType, GPUs: degree, Spread: spread && degree > 1}.Device()
 }
 
 // Solo returns the solo row of k.
@@ -175,12 +166,14 @@ func (t *Table) HasDevice(dev string) bool { return t.devices[dev] }
 func (t *Table) HasGPUType(g string) bool { return t.types[g] }
 
 // HasOKPairs reports whether a status-ok pair is on degree GPUs of dev.
-func (t *Table) HasOKPairs(dev string, degree int) bool { return t.okSlots[Slot{dev, degree}] }
+func (t *Table) HasOKPairs(dev string, degree int) bool {
+	return t.okSlots[datasets.ShapeOf(dev, degree)]
+}
 
-// OKSlots returns the device types and degrees with a status-ok pair,
-// sorted by device type, then degree.
-func (t *Table) OKSlots() []Slot {
-	return slices.SortedFunc(maps.Keys(t.okSlots), func(a, b Slot) int {
-		return cmp.Or(strings.Compare(a.Device, b.Device), cmp.Compare(a.Degree, b.Degree))
+// OKSlots returns the shapes (device types and degrees) with a status-ok
+// pair, sorted by device type, then degree.
+func (t *Table) OKSlots() []datasets.Shape {
+	return slices.SortedFunc(maps.Keys(t.okSlots), func(a, b datasets.Shape) int {
+		return cmp.Or(strings.Compare(a.Device(), b.Device()), cmp.Compare(a.GPUs, b.GPUs))
 	})
 }

@@ -98,7 +98,7 @@ func TestAdd(t *testing.T) {
 	if spread.HasDevice("v100") || !spread.HasGPUType("v100") {
 		t.Error("spread rows only: HasDevice(v100) should be false, HasGPUType(v100) true")
 	}
-	if !tb.HasOKPairs("v100", 1) || tb.HasOKPairs("v100", 2) || !slices.Equal(tb.OKSlots(), []Slot{{"v100", 1}}) {
+	if !tb.HasOKPairs("v100", 1) || tb.HasOKPairs("v100", 2) || !slices.Equal(tb.OKSlots(), []datasets.Shape{{GPUType: "v100", GPUs: 1}}) {
 		t.Errorf("ok slots %v", tb.OKSlots())
 	}
 	n := 0
