@@ -319,9 +319,10 @@ func newTopology(gpus []GPU) *topology {
 	return t
 }
 
-// option is one way to run a job alone: d GPUs of a type.
+// option is one way to run a job alone: d GPUs of a type. The type is
+// its index in topology.types, whose names are sorted, so that types
+// compare as their names do; a decision copies options by the thousand.
 type option struct {
-	typ    string
 	tid    int // the type's index in topology.types
 	d      int
 	spread bool
@@ -773,7 +774,7 @@ func (c *Core) options(in *info) {
 	if !ok {
 		return
 	}
-	in.curOpt = option{typ: t, tid: tid, d: len(j.GPUs), spread: spread, rate: r, value: in.index * r * prog / float64(len(j.GPUs))}
+	in.curOpt = option{tid: tid, d: len(j.GPUs), spread: spread, rate: r, value: in.index * r * prog / float64(len(j.GPUs))}
 	in.cur = &in.curOpt
 }
 
@@ -802,7 +803,7 @@ func (c *Core) soloOf(x *ranked) *soloOpts {
 			if !ok || !(r > 0) {
 				continue
 			}
-			a.opts = append(a.opts, option{typ: t, tid: ti, d: d, spread: spread, rate: r})
+			a.opts = append(a.opts, option{tid: ti, d: d, spread: spread, rate: r})
 		}
 	}
 	a.rank(c.keep())
@@ -1012,13 +1013,13 @@ func (c *Core) makeRoom(infos []*info, left []int) {
 			room := slices.Clone(left)
 			var cands []move
 			for _, x := range alone {
-				if x.pick.o.typ != o.typ {
+				if x.pick.o.tid != o.tid {
 					continue
 				}
 				var to *option
 				for j := range x.opts {
 					y := &x.opts[j]
-					if y.typ == o.typ || y.d != x.pick.o.d || room[y.tid] < y.d {
+					if y.tid == o.tid || y.d != x.pick.o.d || room[y.tid] < y.d {
 						continue
 					}
 					if to == nil || y.value > to.value {
@@ -1328,7 +1329,7 @@ func (c *Core) pair(a, b *info, o *option) (float64, bool) {
 			return v.n, v.ok
 		}
 	}
-	n, ok := c.rates.Pair(a.j.Workload, b.j.Workload, o.typ, o.d)
+	n, ok := c.rates.Pair(a.j.Workload, b.j.Workload, c.topo.types[o.tid], o.d)
 	row[b.wid] = append(row[b.wid], pairVal{tid: tid, d: d, n: n, ok: ok})
 	return n, ok
 }
@@ -1371,7 +1372,7 @@ func (c *Core) growDegrees(picked []*info, left []int) {
 		cur := in.pick.o
 		best := cur
 		for _, o := range in.opts {
-			if o.typ != cur.typ || o.d <= best.d || o.rate <= best.rate || left[o.tid] < o.d-cur.d {
+			if o.tid != cur.tid || o.d <= best.d || o.rate <= best.rate || left[o.tid] < o.d-cur.d {
 				continue
 			}
 			best = o
@@ -1469,7 +1470,7 @@ func (c *Core) placeAll(st *State, infos, order []*info) []Placed {
 // nodeFree is a node's unused GPUs of one type.
 type nodeFree struct{ free []int }
 
-// freeGPUs finds o.d unused GPUs of o.typ: on one node (the one with the
+// freeGPUs finds o.d unused GPUs of o's type: on one node (the one with the
 // fewest unused GPUs that still fit) unless o is spread, else over the
 // nodes with the most unused GPUs first; nil when there are not enough,
 // or the job cannot run spread.
@@ -1479,7 +1480,7 @@ func (c *Core) freeGPUs(used []bool, o *option, workload string, partner *info) 
 	nodes, free := c.nodesBuf[:0], c.freeBuf[:0]
 	total := 0
 	for _, gs := range c.topo.nodes {
-		if len(gs) == 0 || c.topo.gpus[gs[0]].Type != o.typ {
+		if len(gs) == 0 || c.topo.tid[gs[0]] != o.tid {
 			continue
 		}
 		start := len(free)
@@ -1507,11 +1508,12 @@ func (c *Core) freeGPUs(used []bool, o *option, workload string, partner *info) 
 		if best >= 0 {
 			return slices.Clone(nodes[best].free[:o.d])
 		}
-		if _, ok := c.rates.Solo(workload, o.typ, o.d, true); !ok || o.d < 2 {
+		typ := c.topo.types[o.tid]
+		if _, ok := c.rates.Solo(workload, typ, o.d, true); !ok || o.d < 2 {
 			return nil
 		}
 		if partner != nil {
-			if _, ok := c.rates.Solo(partner.j.Workload, o.typ, o.d, true); !ok {
+			if _, ok := c.rates.Solo(partner.j.Workload, typ, o.d, true); !ok {
 				return nil
 			}
 		}

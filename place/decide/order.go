@@ -159,7 +159,7 @@ func compareCands(x, y cand) int {
 	if c := cmp.Compare(bx, by); c != 0 {
 		return c
 	}
-	if c := cmp.Compare(x.o.typ, y.o.typ); c != 0 {
+	if c := cmp.Compare(x.o.tid, y.o.tid); c != 0 { // as the types' names (option)
 		return c
 	}
 	if c := cmp.Compare(x.o.d, y.o.d); c != 0 {
@@ -322,8 +322,8 @@ func optBefore(in *info, v float64, i int, w float64, h int) bool {
 		return kv < kw
 	}
 	x, y := &in.opts[i], &in.opts[h]
-	if x.typ != y.typ {
-		return x.typ < y.typ
+	if x.tid != y.tid {
+		return x.tid < y.tid
 	}
 	if x.d != y.d {
 		return x.d < y.d

@@ -23,7 +23,7 @@ func TestCandOrder(t *testing.T) {
 		var cands []cand
 		for i := 0; i < 300; i++ {
 			a := &jobs[r.IntN(len(jobs))]
-			x := cand{a: a, o: option{typ: []string{"k80", "v100"}[r.IntN(2)], d: 1 << r.IntN(3)}, v: base[r.IntN(len(base))]}
+			x := cand{a: a, o: option{tid: r.IntN(2), d: 1 << r.IntN(3)}, v: base[r.IntN(len(base))]}
 			if r.IntN(3) == 0 {
 				x.b = &jobs[r.IntN(len(jobs))]
 			}
@@ -185,7 +185,7 @@ func TestPairMemo(t *testing.T) {
 			for j := range infos {
 				for tid, typ := range c.topo.types {
 					for _, d := range []int{1, 3, 8, 9, 16} {
-						o := &option{typ: typ, tid: tid, d: d}
+						o := &option{tid: tid, d: d}
 						n, ok := c.pair(&infos[i], &infos[j], o)
 						wn, wok := r.Pair(infos[i].j.Workload, infos[j].j.Workload, typ, d)
 						if n != wn || ok != wok {
@@ -208,8 +208,8 @@ func TestPairMemo(t *testing.T) {
 // one is counted with a degree within the GPUs left of its type.
 func TestFits(t *testing.T) {
 	types := []string{"a", "b"} // left[0] is a's, left[1] b's
-	a := []option{{typ: "a", tid: 0, d: 4}, {typ: "b", tid: 1, d: 2}}
-	b := []option{{typ: "a", tid: 0, d: 1}}
+	a := []option{{tid: 0, d: 4}, {tid: 1, d: 2}}
+	b := []option{{tid: 0, d: 1}}
 	var f fits
 	f.reset(len(types))
 	f.add(a, 1)
@@ -253,10 +253,10 @@ func TestJobOrder(t *testing.T) {
 		for i := range jobs {
 			in := &jobs[i]
 			*in = info{j: &Job{ID: i, Arrival: float64(r.IntN(4))}, partner: -1}
-			for tid, typ := range types {
+			for tid := range types {
 				for _, d := range []int{1, 2} {
 					if r.IntN(4) > 0 {
-						in.opts = append(in.opts, option{typ: typ, tid: tid, d: d, spread: r.IntN(3) == 0, value: base[r.IntN(len(base))]})
+						in.opts = append(in.opts, option{tid: tid, d: d, spread: r.IntN(3) == 0, value: base[r.IntN(len(base))]})
 					}
 				}
 			}
@@ -297,7 +297,7 @@ func TestJobOrder(t *testing.T) {
 				t.Fatalf("trial %d: more options yielded than the %d of the jobs not picked", trial, len(want))
 			}
 			if got := (cand{a: a, o: *opt, v: v}); compareCands(got, want[i]) != 0 {
-				t.Fatalf("trial %d: place %d holds job %d's %s x%d (value %v), a sort by compareCands puts job %d's %s x%d (value %v) there", trial, i, a.j.ID, opt.typ, opt.d, v, want[i].a.j.ID, want[i].o.typ, want[i].o.d, want[i].v)
+				t.Fatalf("trial %d: place %d holds job %d's type %d x%d (value %v), a sort by compareCands puts job %d's type %d x%d (value %v) there", trial, i, a.j.ID, opt.tid, opt.d, v, want[i].a.j.ID, want[i].o.tid, want[i].o.d, want[i].v)
 			}
 			o.pass()
 		}

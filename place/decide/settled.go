@@ -31,7 +31,7 @@ func (a *soloOpts) rank(k float64) {
 			}
 			p := &a.opts[j]
 			kept = kept && per(o)*k > per(p)*(1+margin)
-			if p.typ == o.typ && p.d > o.d && p.rate > o.rate {
+			if p.tid == o.tid && p.d > o.d && p.rate > o.rate {
 				a.grows[i] = true
 			}
 		}
@@ -128,7 +128,7 @@ func (c *Core) settled(st *State, all []ranked, top int, cands []int) (out []Pla
 					return nil, false // it shares
 				}
 			}
-			cur := option{typ: c.topo.gpus[g0].Type, tid: c.topo.tid[g0], d: len(j.GPUs)}
+			cur := option{tid: c.topo.tid[g0], d: len(j.GPUs)}
 			for _, g := range j.GPUs {
 				cur.spread = cur.spread || c.topo.gpus[g].Node != c.topo.gpus[g0].Node
 			}
@@ -170,7 +170,7 @@ func (c *Core) settled(st *State, all []ranked, top int, cands []int) (out []Pla
 			// choose places the critical job first, on its fastest
 			// option (its current one on a tie), all GPUs free.
 			for p := range a.opts {
-				if a.opts[p].rate > o.rate && a.opts[p].d <= c.topo.count[a.opts[p].typ] {
+				if a.opts[p].rate > o.rate && a.opts[p].d <= c.topo.count[c.topo.types[a.opts[p].tid]] {
 					return nil, false
 				}
 			}
