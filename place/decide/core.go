@@ -725,14 +725,7 @@ func (c *Core) candidates(all []ranked, top, gpus int) []int {
 		// jobs is not sorted, nor held twice), then sorted.
 		h := lastFirst(c.waitBuf[:0])
 		for k, i := range wait {
-			x := waitKey{all[i].index, all[i].j.Arrival, int32(k)}
-			switch {
-			case len(h) < n:
-				heap.Push(&h, x)
-			case compareWait(x, h[0]) < 0:
-				h[0] = x
-				heap.Fix(&h, 0)
-			}
+			h.offer(waitKey{all[i].index, all[i].j.Arrival, int32(k)}, n)
 		}
 		slices.SortFunc(h, compareWait)
 		for _, x := range h {
@@ -1153,14 +1146,7 @@ func (c *Core) topByIndex(infos []*info, keep func(*info) bool, n int) []*info {
 		if !keep(in) {
 			continue
 		}
-		x := waitKey{index: in.index, i: int32(i)}
-		switch {
-		case len(h) < n:
-			heap.Push(&h, x)
-		case compareWait(x, h[0]) < 0:
-			h[0] = x
-			heap.Fix(&h, 0)
-		}
+		h.offer(waitKey{index: in.index, i: int32(i)}, n)
 	}
 	slices.SortFunc(h, compareWait)
 	c.waitBuf = h
@@ -1206,6 +1192,19 @@ func (h lastFirst) Len() int           { return len(h) }
 func (h lastFirst) Less(i, j int) bool { return compareWait(h[i], h[j]) > 0 }
 func (h lastFirst) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
 func (h *lastFirst) Push(x any)        { *h = append(*h, x.(waitKey)) }
+// offer keeps x when the heap holds fewer than n keys or x comes before
+// its last: the heap ends holding the first n keys offered, in
+// compareWait's order.
+func (h *lastFirst) offer(x waitKey, n int) {
+	switch {
+	case len(*h) < n:
+		heap.Push(h, x)
+	case compareWait(x, (*h)[0]) < 0:
+		(*h)[0] = x
+		heap.Fix(h, 0)
+	}
+}
+
 func (h *lastFirst) Pop() any {
 	old := *h
 	x := old[len(old)-1]
