@@ -222,15 +222,9 @@ func (d *Data) HasPairs(gpuType string, degree int) bool {
 	return d.rates.HasOKPairs(gpuType, degree)
 }
 
-// pairSlots are the GPU types and degrees where the data hold a
-// status-ok pair (HasPairs), sorted.
-func (d *Data) pairSlots() []slotKey {
-	var out []slotKey
-	for _, s := range d.rates.OKSlots() {
-		out = append(out, slotKey{s.Device(), s.GPUs})
-	}
-	return out
-}
+// pairSlots are the shapes (device types and degrees) where the data
+// hold a status-ok pair (HasPairs), sorted.
+func (d *Data) pairSlots() []datasets.Shape { return d.rates.OKSlots() }
 
 // hasSolo reports whether the solo table has a row of w on degree GPUs of
 // device type dev.

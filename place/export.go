@@ -293,7 +293,7 @@ func annotatePairs(f *policy.File, in Input, types []string) policy.PredictionSu
 		if p.Source == "measured" {
 			continue
 		}
-		s, ok := in.Models.slots[slotKey{p.GPUType, p.Degree}]
+		s, ok := in.Models.slots[datasets.ShapeOf(p.GPUType, p.Degree)]
 		a, errA := ld.Frame.Job(p.Workload)
 		b, errB := ld.Frame.Job(p.Partner)
 		if !ok || errA != nil || errB != nil {
@@ -320,22 +320,23 @@ func annotatePairs(f *policy.File, in Input, types []string) policy.PredictionSu
 	sum.Clamped, sum.Unseen = len(clamped), len(unseen)
 	var dropped []string
 	for _, s := range in.Data.pairSlots() {
-		if !slices.Contains(types, s.typ) {
+		dev := s.Device()
+		if !slices.Contains(types, dev) {
 			continue
 		}
 		for _, w := range in.Data.Workloads() {
-			if !in.Data.hasSolo(w, s.typ, s.degree) {
+			if !in.Data.hasSolo(w, dev, s.GPUs) {
 				continue
 			}
 			for _, q := range in.Data.Workloads() {
-				if !in.Data.hasSolo(q, s.typ, s.degree) || written[[4]string{s.typ, fmt.Sprint(s.degree), w, q}] {
+				if !in.Data.hasSolo(q, dev, s.GPUs) || written[[4]string{dev, fmt.Sprint(s.GPUs), w, q}] {
 					continue
 				}
-				if _, status, ok := in.Data.Pair(w, q, s.typ, s.degree); ok && status == datasets.StatusInfeasible {
+				if _, status, ok := in.Data.Pair(w, q, dev, s.GPUs); ok && status == datasets.StatusInfeasible {
 					sum.Skipped++
 					continue
 				}
-				dropped = append(dropped, fmt.Sprintf("%s|%s on %s", w, q, model.Slot{DeviceType: s.typ, Degree: s.degree}))
+				dropped = append(dropped, fmt.Sprintf("%s|%s on %s", w, q, s))
 			}
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/coloc-dev/coloc/datasets"
 	"github.com/coloc-dev/coloc/model"
 	"github.com/coloc-dev/coloc/policy"
 )
@@ -39,13 +40,8 @@ type Models struct {
 	// (policy.DecideExpected or "") or its interval's lower bound
 	// (policy.DecideLower, risk-averse).
 	Decide string
-	slots  map[slotKey]int
+	slots  map[datasets.Shape]int
 	cache  map[predKey]predicted
-}
-
-type slotKey struct {
-	typ    string
-	degree int
 }
 
 type predKey struct {
@@ -84,7 +80,7 @@ func LoadModels(dir string, names ModelNames) (*Models, error) {
 	// Each wanted file is loaded on its own, so that a missing one gets an
 	// error saying how to fit it and the checksums cover exactly the files
 	// used.
-	m := &Models{Dir: dir, slots: map[slotKey]int{}, cache: map[predKey]predicted{}}
+	m := &Models{Dir: dir, slots: map[datasets.Shape]int{}, cache: map[predKey]predicted{}}
 	files := []string{model.IndexFile}
 	for _, w := range want {
 		var entry *model.IndexEntry
@@ -127,7 +123,7 @@ func LoadModels(dir string, names ModelNames) (*Models, error) {
 		m.Warnings = append(m.Warnings, fmt.Sprintf("%s has no similarity model: jobs never profiled cannot be matched to a reference", dir))
 	}
 	for i, s := range m.Cluster.Frame.Slots {
-		m.slots[slotKey{s.DeviceType, s.Degree}] = i
+		m.slots[datasets.ShapeOf(s.DeviceType, s.Degree)] = i
 	}
 	return m, nil
 }
@@ -154,7 +150,7 @@ func (m *Models) Predict(l Level, w, partner, gpuType string, degree int) (float
 	}
 	v := predicted{}
 	ld := m.of(l)
-	if s, ok := m.slots[slotKey{gpuType, degree}]; ok {
+	if s, ok := m.slots[datasets.ShapeOf(gpuType, degree)]; ok {
 		a, errA := ld.Frame.Job(w)
 		b, errB := ld.Frame.Job(partner)
 		if errA == nil && errB == nil && ld.Frame.Row(a, s) != nil && ld.Frame.Row(b, s) != nil {
@@ -175,7 +171,7 @@ func (m *Models) Predict(l Level, w, partner, gpuType string, degree int) (float
 // cached; ok false as for Predict).
 func (m *Models) Estimate(l Level, w, partner, gpuType string, degree int) (model.Estimate, bool) {
 	ld := m.of(l)
-	s, ok := m.slots[slotKey{gpuType, degree}]
+	s, ok := m.slots[datasets.ShapeOf(gpuType, degree)]
 	if !ok {
 		return model.Estimate{}, false
 	}

@@ -24,31 +24,32 @@ type tables struct {
 // cluster-stage model's prediction ("predicted:<model>"). Infeasible
 // pairs are left out: they never share.
 func (tb tables) pairs() []policy.Pair {
-	var slots []slotKey
+	var slots []datasets.Shape
 	for _, s := range tb.d.pairSlots() {
-		if slices.Contains(tb.eng.types, s.typ) {
+		if slices.Contains(tb.eng.types, s.Device()) {
 			slots = append(slots, s)
 		}
 	}
 	var out []policy.Pair
 	for _, s := range slots {
+		dev, degree := s.Device(), s.GPUs
 		var ws []string
 		for _, w := range tb.d.Workloads() {
-			if tb.d.hasSolo(w, s.typ, s.degree) {
+			if tb.d.hasSolo(w, dev, degree) {
 				ws = append(ws, w)
 			}
 		}
 		for _, w := range ws {
 			for _, p := range ws {
-				row := policy.Pair{GPUType: s.typ, Degree: s.degree, Workload: w, Partner: p}
-				y, status, ok := tb.d.Pair(w, p, s.typ, s.degree)
+				row := policy.Pair{GPUType: dev, Degree: degree, Workload: w, Partner: p}
+				y, status, ok := tb.d.Pair(w, p, dev, degree)
 				switch {
 				case ok && status == datasets.StatusOK:
 					row.Normalized, row.Source = y, "measured"
 				case ok && status == datasets.StatusInfeasible:
 					continue
 				default:
-					v, known := tb.m.Predict(ClusterLevel, w, p, s.typ, s.degree)
+					v, known := tb.m.Predict(ClusterLevel, w, p, dev, degree)
 					if !known {
 						continue
 					}

@@ -1192,6 +1192,7 @@ func (h lastFirst) Len() int           { return len(h) }
 func (h lastFirst) Less(i, j int) bool { return compareWait(h[i], h[j]) > 0 }
 func (h lastFirst) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
 func (h *lastFirst) Push(x any)        { *h = append(*h, x.(waitKey)) }
+
 // offer keeps x when the heap holds fewer than n keys or x comes before
 // its last: the heap ends holding the first n keys offered, in
 // compareWait's order.
