@@ -479,7 +479,7 @@ func (c *Core) worthRevising(infos []*info) bool {
 			minRun = min(minRun, in.cur.value*k)
 		}
 	}
-	var waiting, hosts []*info
+	var hosts []*info
 	for _, in := range infos {
 		if in.cur != nil {
 			if in.partner < 0 && !in.critical {
@@ -495,17 +495,14 @@ func (c *Core) worthRevising(infos []*info) bool {
 				return true
 			}
 		}
-		waiting = append(waiting, in)
 	}
 	if c.opt.MaxPerGPU < 2 || len(hosts) == 0 {
 		return false
 	}
 	// A waiting job next to a running one: worth it when both together
-	// are worth more than the host alone, kept.
-	slices.SortStableFunc(waiting, func(a, b *info) int { return cmp.Compare(b.index, a.index) })
-	if len(waiting) > pairOpts {
-		waiting = waiting[:pairOpts]
-	}
+	// are worth more than the host alone, kept (the waiting jobs of
+	// highest index, as join weighs them).
+	waiting := c.topByIndex(infos, func(in *info) bool { return in.cur == nil }, pairOpts)
 	for _, w := range waiting {
 		for _, h := range hosts {
 			o := w.opt(h.cur.tid, h.cur.d, h.cur.spread)
@@ -580,13 +577,14 @@ func (c *Core) rank(st *State) (all []ranked, top int) {
 		j, r := in.j, in.ref
 		unit := float64(r.degree) / r.rate // reference GPU-seconds per iteration
 		a := j.Done * unit
-		if len(j.GPUs) == 0 {
-			// Waiting: not in runs (track keeps the running only).
-		} else if x, ok := c.runs[j.ID]; ok && st.Now-x.since < c.opt.Round {
-			// Within its first round of running, a job is ranked at the
-			// service it had when it started: it was started for a
-			// round, and ageing does not undo that before the round ends.
-			a = x.done * unit
+		if len(j.GPUs) > 0 { // track keeps the running jobs only
+			if x, ok := c.runs[j.ID]; ok && st.Now-x.since < c.opt.Round {
+				// Within its first round of running, a job is ranked at
+				// the service it had when it started: it was started for
+				// a round, and ageing does not undo that before the round
+				// ends.
+				a = x.done * unit
+			}
 		}
 		switch {
 		case c.opt.Durations == Known && j.Work > 0:

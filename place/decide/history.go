@@ -96,14 +96,6 @@ func (h *history) scaleAt(wid int32) float64 {
 	return noScale
 }
 
-// scaleOf returns the scale of workload w (by its name; tests).
-func (h *history) scaleOf(w string) float64 {
-	if a := h.classes[w]; a != nil {
-		return h.scaleAt(a.wid)
-	}
-	return h.scaleAt(-1)
-}
-
 // completed records that a job of workload w (numbered wid), the seq-th
 // to arrive, completed with size size.
 func (h *history) completed(w string, wid int32, size float64, seq int) {

@@ -69,3 +69,11 @@ func TestEstimatesForgetJobsBeforeTheWindow(t *testing.T) {
 		t.Errorf("%d active ratios censored, want the 1 from seq 9 on", got)
 	}
 }
+
+// scaleOf returns the scale of workload w, by its name.
+func (h *history) scaleOf(w string) float64 {
+	if a := h.classes[w]; a != nil {
+		return h.scaleAt(a.wid)
+	}
+	return h.scaleAt(-1)
+}
