@@ -2,7 +2,7 @@ package decide
 
 import (
 	"cmp"
-	"container/heap"
+	"encoding/binary"
 	"fmt"
 	"math"
 	"slices"
@@ -106,10 +106,21 @@ type Core struct {
 	// iterations it had done then.
 	runs   map[int]*run
 	tracks int // calls of track
+	// running are the runs of the state's running jobs, in its order
+	// (track), for rank to read without a lookup; runningLast the last
+	// call's list's array, reused.
+	running, runningLast []runOf
 	// placed is the answer (Assign); skipped the places in the state's
 	// jobs of those rank leaves out (posOf).
 	placed  []Placed
 	skipped []int
+	// classes are the ways to run alone shared by the jobs of one
+	// workload and degrees (soloOf; keyed by classKey's encoding), and
+	// classPairs the options two classes share (pairsOf), by their ids;
+	// both are cleared with the topology.
+	classes    map[string]*soloOpts
+	classKey   []byte
+	classPairs [][][]pairOpt
 	// soloMemo remembers solo rates by workload, type, degree and spread
 	// (keyed as solo packs them); it is cleared with the topology.
 	soloMemo map[uint64]soloVal
@@ -118,25 +129,31 @@ type Core struct {
 	// options and pairs weighed and their order, the picks, the jobs by
 	// first GPU, and settled's.
 	rankedBuf []ranked // every job of a decision (rank)
-	activeBuf []sized  // the window's active jobs' service (rank)
-	keepBuf   []int    // the candidates' places in rankedBuf
-	waitIdx   []int    // the waiting jobs' places in rankedBuf
-	infoBuf   []info   // the candidates'
-	ptrBuf    []*info
-	optBuf    []option
-	candBuf   []cand
-	order     candOrder // the pairs'
-	singles   jobOrder  // the jobs' options alone
-	picks     []pick    // the decisions' picks (decideJob)
-	fit       fits
-	waitBuf   []waitKey
-	rankBuf   []uint64 // waitBuf's places in order (sortWait)
-	orderBuf  []*info
-	byGPU     [][]int // job IDs by first GPU
-	leftBuf   []int   // GPUs left by type (choose)
-	usedBuf   []bool  // GPUs taken (placeAll)
-	nodesBuf  []nodeFree
-	freeBuf   []int
+	// The last decision's, read beside the state for its references
+	// (rank), with their jobs' IDs; and the arrays of the one before,
+	// reused.
+	rankedLast          []ranked
+	rankIDs, rankIDsOld []int
+	gone                []int   // the IDs of jobs completed since the last rank (Observe)
+	activeBuf           []sized // the window's active jobs' service (rank)
+	keepBuf             []int   // the candidates' places in rankedBuf
+	waitIdx             []int   // the waiting jobs' places in rankedBuf
+	infoBuf             []info  // the candidates'
+	ptrBuf              []*info
+	optBuf              []option
+	candBuf             []cand
+	order               candOrder // the pairs'
+	singles             jobOrder  // the jobs' options alone
+	picks               []pick    // the decisions' picks (decideJob)
+	fit                 fits
+	waitBuf             []waitKey
+	rankBuf             []uint64 // waitBuf's places in order (sortWait)
+	orderBuf            []*info
+	byGPU               [][]int // job IDs by first GPU
+	leftBuf             []int   // GPUs left by type (choose)
+	usedBuf             []bool  // GPUs taken (placeAll)
+	nodesBuf            []nodeFree
+	freeBuf             []int
 	// settled's
 	growBuf     []bool
 	growTypeBuf []int
@@ -199,6 +216,7 @@ type soloOpts struct {
 	topo    *topology
 	degrees []int
 	opts    []option
+	id      int32 // its place among the topology's (Core.classes)
 	// What settled reads, also independent of the index (rank): order
 	// is the options by progress per GPU, highest first; keeps[i] whether
 	// option i, kept (times keep), clearly beats every other; grows[i]
@@ -228,6 +246,7 @@ func New(rates Rates, opt Options) (*Core, error) {
 
 // Observe tells the core that job j completed after iterations in all.
 func (c *Core) Observe(j Job, iterations float64) {
+	c.gone = append(c.gone, j.ID)
 	r, ok := c.refs[j.ID]
 	delete(c.refs, j.ID)
 	if !ok || !(r.rate > 0) {
@@ -248,6 +267,13 @@ type run struct {
 	since, done float64
 	gpus        []int
 	seen        int
+	bin         int32 // its service's bin at the last rank (Sizes.indexRemainingNear); -1 none
+}
+
+// runOf is a running job's ID and its run.
+type runOf struct {
+	id int
+	x  *run
 }
 
 // track records the runs that began since the last call and forgets the
@@ -257,23 +283,39 @@ func (c *Core) track(st *State) {
 		c.runs = map[int]*run{}
 	}
 	c.tracks++
-	running := 0
+	// The last call's list is read beside the new one: a running job is
+	// usually the next one it holds, found without a lookup.
+	last := c.running
+	c.running, c.runningLast = c.runningLast[:0], last
+	p := 0
 	for _, j := range st.Jobs {
 		if len(j.GPUs) == 0 {
 			continue
 		}
-		running++
-		x := c.runs[j.ID]
+		var x *run
+		// The next of the last list, or one of the two after it (jobs
+		// that stopped since leave gaps).
+		for q := p; q < min(p+3, len(last)); q++ {
+			if last[q].id == j.ID {
+				x, p = last[q].x, q+1 // seen at the last call: runs still holds it
+				break
+			}
+		}
+		if x == nil {
+			x = c.runs[j.ID]
+		}
 		switch {
 		case x == nil:
-			c.runs[j.ID] = &run{since: st.Now, done: j.Done, gpus: j.GPUs, seen: c.tracks}
+			x = &run{since: st.Now, done: j.Done, gpus: j.GPUs, seen: c.tracks, bin: -1}
+			c.runs[j.ID] = x
 		case !slices.Equal(x.gpus, j.GPUs):
-			*x = run{since: st.Now, done: j.Done, gpus: j.GPUs, seen: c.tracks}
+			*x = run{since: st.Now, done: j.Done, gpus: j.GPUs, seen: c.tracks, bin: -1}
 		default:
 			x.seen = c.tracks
 		}
+		c.running = append(c.running, runOf{j.ID, x})
 	}
-	if len(c.runs) == running {
+	if len(c.runs) == len(c.running) {
 		return // every run is one seen now
 	}
 	for id, x := range c.runs {
@@ -291,6 +333,7 @@ type topology struct {
 	largest map[string]int // GPUs of the largest node of a type
 	nodes   [][]int        // GPU indices by node
 	tid     []int          // each GPU's type's index in types
+	byType  [][][]int      // the nodes of each type (by tid), in node order
 }
 
 func newTopology(gpus []GPU) *topology {
@@ -310,10 +353,12 @@ func newTopology(gpus []GPU) *topology {
 	for g, x := range gpus {
 		t.tid[g] = slices.Index(t.types, x.Type)
 	}
+	t.byType = make([][][]int, len(t.types))
 	for _, ns := range t.nodes {
 		if len(ns) > 0 {
 			typ := gpus[ns[0]].Type
 			t.largest[typ] = max(t.largest[typ], len(ns))
+			t.byType[t.tid[ns[0]]] = append(t.byType[t.tid[ns[0]]], ns)
 		}
 	}
 	return t
@@ -408,6 +453,8 @@ func (c *Core) Assign(st *State) []Placed {
 		// The memos are keyed by the types' places in the topology.
 		clear(c.soloMemo)
 		c.pairMemo = nil
+		clear(c.classes)
+		c.classPairs = nil
 	}
 	c.track(st)
 	quiet := c.quiet(st)
@@ -522,7 +569,12 @@ func (c *Core) worthRevising(infos []*info) bool {
 // rank computes each job's index and expected remaining size, and which
 // job is critical for the makespan (its place in all; -1 none).
 func (c *Core) rank(st *State) (all []ranked, top int) {
-	c.rankedBuf = slices.Grow(c.rankedBuf[:0], len(st.Jobs))
+	// The last decision's jobs, with their references (soloOf kept
+	// theirs current), and their IDs: a job is usually the next one
+	// they hold, its reference found without a lookup.
+	last, lastIDs := c.rankedBuf, c.rankIDs
+	c.rankedBuf, c.rankedLast = slices.Grow(c.rankedLast[:0], len(st.Jobs)), last
+	c.rankIDs, c.rankIDsOld = slices.Grow(c.rankIDsOld[:0], len(st.Jobs)), lastIDs
 	if len(c.byGPU) != len(st.GPUs) {
 		c.byGPU = make([][]int, len(st.GPUs))
 	}
@@ -536,14 +588,31 @@ func (c *Core) rank(st *State) (all []ranked, top int) {
 		}
 	}
 	c.skipped = c.skipped[:0]
+	p := 0
 	for i := range st.Jobs {
 		j := &st.Jobs[i]
-		if r := c.refOf(j); r.rate > 0 {
+		var r ref
+		found := false
+		// The next of the last list, or one of the two after it (jobs
+		// that completed since leave gaps).
+		for q := p; q < min(p+3, len(lastIDs)); q++ {
+			if lastIDs[q] == j.ID {
+				r, p, found = last[q].ref, q+1, true
+				break
+			}
+		}
+		if !found || (len(c.gone) > 0 && slices.Contains(c.gone, j.ID)) {
+			// (A job that completed since may have passed its ID on.)
+			r = c.refOf(j)
+		}
+		if r.rate > 0 {
 			c.rankedBuf = append(c.rankedBuf, ranked{j: j, ref: r})
+			c.rankIDs = append(c.rankIDs, j.ID)
 		} else {
 			c.skipped = append(c.skipped, i)
 		}
 	}
+	c.gone = c.gone[:0]
 	all = c.rankedBuf
 	// The sizes learned are revised when a completion changed them (each
 	// revision costs a pass over the window's jobs), with the active
@@ -564,7 +633,7 @@ func (c *Core) rank(st *State) (all []ranked, top int) {
 				ratios = append(ratios, sized{size: resUnit * j.Done / j.Work, seq: r.seq})
 				continue
 			}
-			active = append(active, sized{j.Workload, r.wid, a / float64(r.degree), r.seq})
+			active = append(active, sized{workload: j.Workload, wid: r.wid, size: a / float64(r.degree), seq: r.seq})
 		}
 		c.hist.update(active, since)
 		c.activeBuf = active
@@ -572,13 +641,20 @@ func (c *Core) rank(st *State) (all []ranked, top int) {
 		c.observed, c.started = false, true
 	}
 	total := 0.0
+	next := 0 // the next of track's runs
 	for i := range all {
 		in := &all[i]
 		j, r := in.j, in.ref
 		unit := float64(r.degree) / r.rate // reference GPU-seconds per iteration
 		a := j.Done * unit
-		if len(j.GPUs) > 0 { // track keeps the running jobs only
-			if x, ok := c.runs[j.ID]; ok && st.Now-x.since < c.opt.Round {
+		var x *run // its run; nil while it waits
+		if len(j.GPUs) > 0 {
+			// track listed the running jobs in the state's order, which
+			// all keeps (less the jobs without a rate).
+			for c.running[next].id != j.ID {
+				next++
+			}
+			if x = c.running[next].x; st.Now-x.since < c.opt.Round {
 				// Within its first round of running, a job is ranked at
 				// the service it had when it started: it was started for
 				// a round, and ageing does not undo that before the round
@@ -602,7 +678,14 @@ func (c *Core) rank(st *State) (all []ranked, top int) {
 			// grid's typical size (resUnit), so that the grid's
 			// resolution spans them.
 			scale := c.hist.scaleAt(r.wid) * float64(r.degree) / resUnit
-			index, remain := c.hist.res.indexRemaining(a / scale)
+			var index, remain float64
+			if x != nil {
+				// A running job's service moves little from one call
+				// to the next: its bin is found from the last one.
+				index, remain, x.bin = c.hist.res.indexRemainingNear(a/scale, x.bin)
+			} else {
+				index, remain = c.hist.res.indexRemaining(a / scale)
+			}
 			in.index, in.remain = index/scale, scale*remain
 		}
 		total += in.remain
@@ -761,6 +844,13 @@ func (c *Core) options(in *info) {
 		}
 	}
 	tid := c.topo.tid[j.GPUs[0]]
+	if i := in.optIndex(tid, len(j.GPUs), spread); i >= 0 {
+		// One of its options (the usual case): the same solo rate and
+		// the same value as worked out below.
+		in.curOpt = in.opts[i]
+		in.cur = &in.curOpt
+		return
+	}
 	r, ok := c.solo(j.Workload, in.wid, t, tid, len(j.GPUs), spread)
 	if !ok {
 		return
@@ -774,16 +864,30 @@ func (c *Core) options(in *info) {
 // it completes.
 func (c *Core) soloOf(x *ranked) *soloOpts {
 	j, wid := x.j, x.ref.wid
-	a := x.ref.solo
-	if a == nil {
-		a = &soloOpts{}
-		x.ref.solo = a
-		c.refs[j.ID] = x.ref
-	}
-	if a.topo == c.topo && slices.Equal(a.degrees, j.Degrees) {
+	if a := x.ref.solo; a != nil && a.topo == c.topo && slices.Equal(a.degrees, j.Degrees) {
 		return a
 	}
-	a.topo, a.degrees, a.opts = c.topo, slices.Clone(j.Degrees), a.opts[:0]
+	// Jobs of one workload and degrees share their options: found once,
+	// and their pairs weighed once (pairsOf).
+	key := c.classKey[:0]
+	key = binary.AppendUvarint(key, uint64(wid))
+	for _, d := range j.Degrees {
+		key = binary.AppendUvarint(key, uint64(d))
+	}
+	c.classKey = key
+	a, ok := c.classes[string(key)]
+	if ok {
+		x.ref.solo = a
+		c.refs[j.ID] = x.ref
+		return a
+	}
+	a = &soloOpts{topo: c.topo, degrees: slices.Clone(j.Degrees), id: int32(len(c.classes))}
+	if c.classes == nil {
+		c.classes = map[string]*soloOpts{}
+	}
+	c.classes[string(key)] = a
+	x.ref.solo = a
+	c.refs[j.ID] = x.ref
 	for ti, t := range c.topo.types {
 		for _, d := range j.Degrees {
 			if d > c.topo.count[t] {
@@ -905,7 +1009,9 @@ func (c *Core) choose(infos []*info) []*info {
 	singles := &c.singles
 	singles.reset(infos, k)
 	pairs := &c.order
-	pairs.reset(cands)
+	pairs.reset(cands, func(x *cand) bool {
+		return x.a.pick == nil && x.b.pick == nil && left[x.o.tid] >= x.o.d
+	})
 	next, more := pairs.next()
 	fit := &c.fit
 	fit.reset(len(c.topo.types))
@@ -1183,13 +1289,9 @@ func compareWait(x, y waitKey) int {
 }
 
 // lastFirst is a heap of wait keys whose root is the last in
-// compareWait's order.
+// compareWait's order (sifted here rather than through container/heap's
+// interface: candidates offers every waiting job to it at each decision).
 type lastFirst []waitKey
-
-func (h lastFirst) Len() int           { return len(h) }
-func (h lastFirst) Less(i, j int) bool { return compareWait(h[i], h[j]) > 0 }
-func (h lastFirst) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *lastFirst) Push(x any)        { *h = append(*h, x.(waitKey)) }
 
 // offer keeps x when the heap holds fewer than n keys or x comes before
 // its last: the heap ends holding the first n keys offered, in
@@ -1197,18 +1299,44 @@ func (h *lastFirst) Push(x any)        { *h = append(*h, x.(waitKey)) }
 func (h *lastFirst) offer(x waitKey, n int) {
 	switch {
 	case len(*h) < n:
-		heap.Push(h, x)
+		*h = append(*h, x)
+		h.up(len(*h) - 1)
 	case compareWait(x, (*h)[0]) < 0:
 		(*h)[0] = x
-		heap.Fix(h, 0)
+		h.down(0)
 	}
 }
 
-func (h *lastFirst) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
+// up restores the heap above i.
+func (h lastFirst) up(i int) {
+	for i > 0 {
+		p := (i - 1) / 2
+		if compareWait(h[i], h[p]) <= 0 {
+			return
+		}
+		h[i], h[p] = h[p], h[i]
+		i = p
+	}
+}
+
+// down restores the heap below i.
+func (h lastFirst) down(i int) {
+	n := len(h)
+	for {
+		l := 2*i + 1
+		if l >= n {
+			return
+		}
+		m := l
+		if r := l + 1; r < n && compareWait(h[r], h[l]) > 0 {
+			m = r
+		}
+		if compareWait(h[m], h[i]) <= 0 {
+			return
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
 }
 
 func b2i(b bool) int {
@@ -1233,17 +1361,8 @@ func (c *Core) pairs(out []cand, infos []*info, k float64) []cand {
 	pool := c.topByIndex(infos, func(in *info) bool { return in.pick == nil && !in.critical }, pairOpts)
 	for i, a := range pool {
 		for _, b := range pool[i+1:] {
-			for x := range a.opts {
-				oa := &a.opts[x]
-				ob := b.opt(oa.tid, oa.d, oa.spread)
-				if ob == nil {
-					continue
-				}
-				na, ok1 := c.pair(a, b, oa)
-				nb, ok2 := c.pair(b, a, oa)
-				if !ok1 || !ok2 {
-					continue
-				}
+			for _, p := range c.pairsOf(a, b) {
+				oa, ob, na, nb := &a.opts[p.a], &b.opts[p.b], p.na, p.nb
 				va, vb := oa.value*min(na, 1), ob.value*min(nb, 1)
 				if a.sharing(b, oa) {
 					va, vb = va*k, vb*k
@@ -1274,15 +1393,65 @@ func (c *Core) pairs(out []cand, infos []*info, k float64) []cand {
 	return out
 }
 
+// pairOpt is an option two jobs may share: its places in each one's
+// options, and each one's predicted normalized throughput there.
+type pairOpt struct {
+	a, b   int32
+	na, nb float64
+}
+
+// pairsOf returns the options a and b may share, in the order of a's
+// options: those b has too where both pair rates are known. They depend
+// only on the two jobs' classes (soloOpts), so each pair of classes is
+// worked out once (the pool of pairs weighs some 2,000 pairs of jobs at
+// every decision, of few classes).
+func (c *Core) pairsOf(a, b *info) []pairOpt {
+	ia, ib := a.ref.solo.id, b.ref.solo.id
+	if int(ia) >= len(c.classPairs) {
+		c.classPairs = append(c.classPairs, make([][][]pairOpt, int(ia)+1-len(c.classPairs))...)
+	}
+	row := c.classPairs[ia]
+	if int(ib) >= len(row) {
+		row = append(row, make([][]pairOpt, int(ib)+1-len(row))...)
+		c.classPairs[ia] = row
+	}
+	if row[ib] != nil {
+		return row[ib]
+	}
+	out := []pairOpt{}
+	for x := range a.opts {
+		oa := &a.opts[x]
+		y := b.optIndex(oa.tid, oa.d, oa.spread)
+		if y < 0 {
+			continue
+		}
+		na, ok1 := c.pair(a, b, oa)
+		nb, ok2 := c.pair(b, a, oa)
+		if ok1 && ok2 {
+			out = append(out, pairOpt{int32(x), int32(y), na, nb})
+		}
+	}
+	row[ib] = out
+	return out
+}
+
 // opt returns the job's option on the type of index tid (topology.types) at
 // degree d, spread or not.
 func (in *info) opt(tid, d int, spread bool) *option {
-	for i := range in.opts {
-		if o := &in.opts[i]; o.tid == tid && o.d == d && o.spread == spread {
-			return o
-		}
+	if i := in.optIndex(tid, d, spread); i >= 0 {
+		return &in.opts[i]
 	}
 	return nil
+}
+
+// optIndex is opt's place in the job's options; -1 none.
+func (in *info) optIndex(tid, d int, spread bool) int {
+	for i := range in.opts {
+		if o := &in.opts[i]; o.tid == tid && o.d == d && o.spread == spread {
+			return i
+		}
+	}
+	return -1
 }
 
 // keeps reports whether o is in's current placement, alone: choosing it
@@ -1460,8 +1629,28 @@ func (c *Core) placeAll(st *State, infos, order []*info) []Placed {
 			out = append(out, Placed{in.at, in.gpus})
 		}
 	}
-	slices.SortFunc(out, func(a, b Placed) int { return cmp.Compare(a.Job, b.Job) })
-	c.placed = out
+	c.placed = sortPlaced(out)
+	return out
+}
+
+// sortPlaced puts out in the state's order. The infos hold the running
+// jobs first, in that order, so the answer is sorted up to the few
+// waiting jobs placed: those are moved back to their places one by one,
+// and only a long unsorted tail (a cluster's first decision) is sorted.
+func sortPlaced(out []Placed) []Placed {
+	k := 1
+	for k < len(out) && out[k-1].Job < out[k].Job {
+		k++
+	}
+	if len(out)-k > 64 {
+		slices.SortFunc(out, func(a, b Placed) int { return cmp.Compare(a.Job, b.Job) })
+		return out
+	}
+	for ; k < len(out); k++ {
+		for i := k; i > 0 && out[i-1].Job > out[i].Job; i-- {
+			out[i-1], out[i] = out[i], out[i-1]
+		}
+	}
 	return out
 }
 
@@ -1477,10 +1666,7 @@ func (c *Core) freeGPUs(used []bool, o *option, workload string, partner *info) 
 	// call reuses: what is returned is a copy.
 	nodes, free := c.nodesBuf[:0], c.freeBuf[:0]
 	total := 0
-	for _, gs := range c.topo.nodes {
-		if len(gs) == 0 || c.topo.tid[gs[0]] != o.tid {
-			continue
-		}
+	for _, gs := range c.topo.byType[o.tid] {
 		start := len(free)
 		for _, g := range gs {
 			if !used[g] {

@@ -1,7 +1,10 @@
 package decide
 
 import (
+	"cmp"
+	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -273,5 +276,147 @@ func TestSharesOnlyWhenGPUsAreScarce(t *testing.T) {
 	out = mustNew(t, r, Options{MaxPerGPU: 2}).Decide(&State{GPUs: gpus(2, "g"), Jobs: jobs})
 	if len(out) != 4 || distinct(out) != 2 {
 		t.Errorf("four jobs on two GPUs: %v, want all four running, two a GPU", out)
+	}
+}
+
+// TestPairsOf checks that the options two jobs may share, worked out once
+// per pair of classes (workload and degrees), are those found job by job:
+// each option of the first that the second has too, where both pair rates
+// are known, with those rates.
+func TestPairsOf(t *testing.T) {
+	r := rates{solo: map[string]map[string]float64{
+		"a": {"k80": 1, "v100": 3},
+		"b": {"k80": 2},
+		"c": {"v100": 2},
+	}, pair: map[[2]string]float64{
+		{"a", "a"}: 0.6, {"a", "b"}: 0.7, {"b", "a"}: 0.8, {"a", "c"}: 0.5, {"b", "b"}: 0.9,
+		// c|a is missing: a and c never share.
+	}}
+	var g []GPU
+	for n := range 4 {
+		for range 4 {
+			g = append(g, GPU{Node: n, Type: []string{"k80", "v100"}[n/2]})
+		}
+	}
+	c := mustNew(t, r, Options{Round: 360, MaxPerGPU: 2})
+	st := &State{GPUs: g}
+	for i, x := range []struct {
+		w       string
+		degrees []int
+	}{{"a", []int{1}}, {"a", []int{1, 2}}, {"a", []int{1}}, {"b", []int{1, 2, 4}}, {"b", []int{1}}, {"c", []int{1}}, {"a", []int{1, 2}}} {
+		st.Jobs = append(st.Jobs, Job{ID: i, Workload: x.w, Degrees: x.degrees})
+	}
+	c.Decide(st) // sets up the topology
+	all, top := c.rank(st)
+	idx := make([]int, len(all))
+	for i := range idx {
+		idx[i] = i
+	}
+	infos := c.infos(all, top, idx)
+	shared := 0
+	for _, a := range infos {
+		for _, b := range infos {
+			var want []pairOpt
+			for x := range a.opts {
+				oa := &a.opts[x]
+				y := b.optIndex(oa.tid, oa.d, oa.spread)
+				if y < 0 {
+					continue
+				}
+				na, ok1 := c.pair(a, b, oa)
+				nb, ok2 := c.pair(b, a, oa)
+				if ok1 && ok2 {
+					want = append(want, pairOpt{int32(x), int32(y), na, nb})
+				}
+			}
+			got := c.pairsOf(a, b)
+			if len(got) != len(want) || (len(want) > 0 && !reflect.DeepEqual(got, want)) {
+				t.Errorf("jobs %d (%s %v) and %d (%s %v): pairsOf %v, job by job %v", a.j.ID, a.j.Workload, a.j.Degrees, b.j.ID, b.j.Workload, b.j.Degrees, got, want)
+			}
+			shared += len(want)
+		}
+	}
+	// Jobs 0 and 2 are one class, 1 and 6 another.
+	if n := len(c.classes); n != 5 {
+		t.Errorf("%d classes, want 5 (a at {1} and {1,2}, b at {1,2,4} and {1}, c)", n)
+	}
+	if shared == 0 {
+		t.Fatal("no pair may share: the test checks nothing")
+	}
+}
+
+// TestRanksByCurrentRefs checks that the references rank reads beside the
+// last decision's are the core's own, over a stream where jobs arrive,
+// start, complete and pass their IDs on to new jobs of other workloads.
+func TestRanksByCurrentRefs(t *testing.T) {
+	r := rates{solo: map[string]map[string]float64{"a": {"g": 1}, "b": {"g": 5}, "c": {"g": 2}}, pair: map[[2]string]float64{}}
+	c := mustNew(t, r, Options{Round: 360, MaxPerGPU: 1})
+	g := gpus(4, "g")
+	rng := rand.New(rand.NewPCG(11, 12))
+	var jobs []Job
+	next, reused := 0, 0
+	for step := 0; step < 300; step++ {
+		st := &State{Now: float64(step), GPUs: g, Jobs: jobs}
+		out := c.Decide(st)
+		for i := range jobs {
+			jobs[i].GPUs = out[jobs[i].ID]
+		}
+		for k, x := range c.rankedBuf {
+			want, ok := c.refs[x.j.ID]
+			if !ok || want != x.ref || c.rankIDs[k] != x.j.ID {
+				t.Fatalf("step %d: job %d ranked with %+v, the core holds %+v (%v)", step, x.j.ID, x.ref, want, ok)
+			}
+			if w := c.widOf(x.j.Workload); x.ref.wid != w {
+				t.Fatalf("step %d: job %d of %s ranked as workload %d, want %d", step, x.j.ID, x.j.Workload, x.ref.wid, w)
+			}
+		}
+		// A running job completes now and then; its ID may come back
+		// at once as a new job of another workload.
+		if len(jobs) > 0 && rng.IntN(2) == 0 {
+			i := rng.IntN(len(jobs))
+			c.Observe(jobs[i], 100)
+			id := jobs[i].ID
+			jobs = append(jobs[:i], jobs[i+1:]...)
+			if rng.IntN(2) == 0 {
+				jobs = append(jobs, Job{ID: id, Workload: []string{"a", "b", "c"}[rng.IntN(3)], Degrees: []int{1}})
+				reused++
+			}
+		}
+		if rng.IntN(3) > 0 {
+			jobs = append(jobs, Job{ID: next, Workload: []string{"a", "b", "c"}[rng.IntN(3)], Degrees: []int{1}})
+			next++
+		}
+	}
+	if reused == 0 {
+		t.Fatal("no ID passed on: the test checks little")
+	}
+}
+
+// TestSortPlaced checks sortPlaced against a sort, on answers sorted up
+// to a short or a long tail, and shuffled.
+func TestSortPlaced(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	for trial := 0; trial < 200; trial++ {
+		n := rng.IntN(300)
+		var out []Placed
+		for i := 0; i < n; i++ {
+			out = append(out, Placed{Job: i * 2})
+		}
+		switch tail := rng.IntN(100); trial % 3 {
+		case 0: // a tail of up to 100 jobs drawn anywhere
+			for i := 0; i < tail; i++ {
+				out = append(out, Placed{Job: 2*rng.IntN(n+1) + 1 + 2*n*rng.IntN(2)})
+			}
+		case 1:
+			rng.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
+		}
+		want := slices.Clone(out)
+		slices.SortStableFunc(want, func(a, b Placed) int { return cmp.Compare(a.Job, b.Job) })
+		got := sortPlaced(out)
+		for i := range want {
+			if got[i].Job != want[i].Job {
+				t.Fatalf("trial %d: place %d holds job %d, a sort puts %d there", trial, i, got[i].Job, want[i].Job)
+			}
+		}
 	}
 }

@@ -49,6 +49,7 @@ type history struct {
 type sized struct {
 	workload string
 	wid      int32
+	bin      int32 // a completed size's bin at the last update (Sizes.doneNear); -1 none
 	size     float64
 	seq      int
 }
@@ -100,7 +101,7 @@ func (h *history) scaleAt(wid int32) float64 {
 // to arrive, completed with size size.
 func (h *history) completed(w string, wid int32, size float64, seq int) {
 	if size > 0 && !math.IsInf(size, 0) {
-		h.done = append(h.done, sized{w, wid, size, seq})
+		h.done = append(h.done, sized{workload: w, wid: wid, bin: -1, size: size, seq: seq})
 		h.account(w, wid, size, 1)
 	}
 }
@@ -157,8 +158,9 @@ func (h *history) update(active []sized, since int) {
 	res := &h.res
 	res.reset()
 	u := resUnit
-	for _, x := range h.done {
-		res.Done(x.size / h.scaleAt(x.wid) * u)
+	for i := range h.done {
+		x := &h.done[i]
+		x.bin = res.doneNear(x.size/h.scaleAt(x.wid)*u, x.bin)
 	}
 	censored := h.scratch[:0]
 	for _, x := range active {

@@ -24,7 +24,7 @@ func TestHistoryForgetsJobsBeforeTheWindow(t *testing.T) {
 	if len(h.done) != window+100 || h.classes["old"] == nil {
 		t.Fatalf("since 0: %d sizes kept, workloads %v; want every one", len(h.done), h.classes)
 	}
-	h.update([]sized{{"old", 0, 5, 3}, {"new", 1, 5, window + 1}}, 100)
+	h.update([]sized{{"old", 0, -1, 5, 3}, {"new", 1, -1, 5, window + 1}}, 100)
 	if len(h.done) != window {
 		t.Errorf("since 100: %d sizes kept, want %d", len(h.done), window)
 	}
@@ -51,7 +51,7 @@ func TestHistoryForgetsJobsBeforeTheWindow(t *testing.T) {
 func TestHistoryCensorsOnlyTheWindow(t *testing.T) {
 	var h history
 	h.completed("w", 0, 100, 10)
-	h.update([]sized{{"w", 0, 50, 5}, {"w", 0, 50, 11}, {"w", 0, 50, 12}}, 10)
+	h.update([]sized{{"w", 0, -1, 50, 5}, {"w", 0, -1, 50, 11}, {"w", 0, -1, 50, 12}}, 10)
 	if got := len(h.res.censored); got != 2 {
 		t.Errorf("%d censored, want the 2 that arrived from seq 10 on", got)
 	}

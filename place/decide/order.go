@@ -23,11 +23,14 @@ import (
 //
 // When a decision takes more than a quarter of what is left, the rest is
 // sorted at once instead (when most candidates are looked at, popping
-// each costs more than a sort).
+// each costs more than a sort), less the candidates no longer live: the
+// greedy passes over those one by one, and on a full cluster they are
+// most of the rest.
 type candOrder struct {
 	cands  []cand
-	mask   uint64   // the bits of a key that hold the place
-	heap   []uint64 // a heap of keys, or the keys sorted (sorted)
+	live   func(*cand) bool // nil: every candidate
+	mask   uint64           // the bits of a key that hold the place
+	heap   []uint64         // a heap of keys, or the keys sorted (sorted)
 	sorted bool
 	pos    int      // with sorted: the next key of heap
 	pops   int      // keys popped off the heap
@@ -42,9 +45,12 @@ func placeMask(n int) uint64 { return 1<<bits.Len(uint(n)) - 1 }
 // packKey is the key of the value v at place i under mask.
 func packKey(v float64, i int, mask uint64) uint64 { return descending(v)&^mask | uint64(i) }
 
-// reset starts an order over cands, reusing the buffers.
-func (o *candOrder) reset(cands []cand) {
-	o.cands, o.mask, o.heap, o.run, o.at = cands, placeMask(len(cands)), o.heap[:0], o.run[:0], 0
+// reset starts an order over cands, reusing the buffers. live (nil:
+// always true) reports whether a candidate can still be taken; once false
+// for a candidate it must stay false (the greedy only picks jobs and
+// takes GPUs away), so the order may leave it out.
+func (o *candOrder) reset(cands []cand, live func(*cand) bool) {
+	o.cands, o.live, o.mask, o.heap, o.run, o.at = cands, live, placeMask(len(cands)), o.heap[:0], o.run[:0], 0
 	o.sorted, o.pos, o.pops = false, 0, 0
 	for i := range cands {
 		o.heap = append(o.heap, packKey(cands[i].v, i, o.mask))
@@ -58,6 +64,15 @@ func (o *candOrder) reset(cands []cand) {
 func (o *candOrder) next() (int, bool) {
 	if o.at == len(o.run) {
 		if !o.sorted && o.pops > len(o.heap)/4 {
+			if o.live != nil {
+				h := o.heap[:0]
+				for _, k := range o.heap {
+					if o.live(&o.cands[k&o.mask]) {
+						h = append(h, k)
+					}
+				}
+				o.heap = h
+			}
 			slices.Sort(o.heap)
 			o.sorted = true
 		}
@@ -261,14 +276,20 @@ func (f *fits) any(left []int) bool {
 }
 
 // jobOrder yields the options of jobs alone in compareCands' order: each
-// job's options sorted, and the jobs in a heap by the first of theirs not
-// yet passed over (a k-way merge). A job that gets a pick leaves the heap
-// with all its options, which the greedy would pass over one by one, and
-// an option that does not fit the GPUs left gives way to the job's next.
-// On a full cluster the greedy then looks at a job's options until one
-// fits, not at every option of every job placed before it: with every
-// option in one heap, ordering them took a third of a 100k-job
-// simulation.
+// job's options sorted, and the jobs merged by the first of theirs not
+// yet passed over (a k-way merge). A job that gets a pick leaves with all
+// its options, which the greedy would pass over one by one, and an option
+// that does not fit the GPUs left gives way to the job's next. On a full
+// cluster the greedy then looks at a job's options until one fits, not at
+// every option of every job placed before it: with every option in one
+// heap, ordering them took a third of a 100k-job simulation.
+//
+// The jobs at their first option are sorted once, as packed keys (value
+// above the job's place, as candOrder's), and read in turn; only the jobs
+// passed over wait in a heap by their next option, which is small: a
+// decision takes most jobs at their first option or not at all. The
+// smaller of the two heads comes next. A heap of every job cost a pop of
+// log(jobs) comparisons per job taken.
 type jobOrder struct {
 	jobs  []*info
 	vals  []float64 // the options' values, job by job, each job's in order
@@ -276,7 +297,12 @@ type jobOrder struct {
 	start []int32   // per job, where its options begin (one more: the end)
 	head  []int32   // per job, its first option not passed over
 	keys  []uint64  // per job, descending(its head option's value)
-	heap  []int32   // the jobs left, by their head options
+	first []uint64  // the jobs by their first option, in order (packKey)
+	mask  uint64    // the bits of first's keys that hold the job
+	pos   int       // the next of first
+	heap  []int32   // the jobs passed over, by their head options
+	// fromHeap: top's job is the heap's root, else first's pos-th.
+	fromHeap bool
 }
 
 // reset starts an order over the options of the jobs in infos not yet
@@ -305,13 +331,33 @@ func (o *jobOrder) reset(infos []*info, k float64) {
 	}
 	o.start = append(o.start, int32(len(o.vals)))
 	o.head = append(o.head[:0], o.start[:len(o.jobs)]...)
-	o.keys, o.heap = o.keys[:0], o.heap[:0]
+	o.keys, o.heap, o.first, o.pos = o.keys[:0], o.heap[:0], o.first[:0], 0
+	o.mask = placeMask(len(o.jobs))
 	for x := range o.jobs {
-		o.keys = append(o.keys, descending(o.vals[o.start[x]]))
-		o.heap = append(o.heap, int32(x))
+		v := o.vals[o.start[x]]
+		o.keys = append(o.keys, descending(v))
+		o.first = append(o.first, packKey(v, x, o.mask))
 	}
-	for i := len(o.heap)/2 - 1; i >= 0; i-- {
-		o.down(i)
+	slices.Sort(o.first)
+	// Jobs whose keys agree in the bits the place leaves: in less' order.
+	for lo := 0; lo < len(o.first); {
+		hi := lo + 1
+		for hi < len(o.first) && o.first[hi]&^o.mask == o.first[lo]&^o.mask {
+			hi++
+		}
+		if hi-lo > 1 {
+			slices.SortFunc(o.first[lo:hi], func(x, y uint64) int {
+				a, b := int32(x&o.mask), int32(y&o.mask)
+				switch {
+				case a == b:
+					return 0
+				case o.less(a, b):
+					return -1
+				}
+				return 1
+			})
+		}
+		lo = hi
 	}
 }
 
@@ -334,37 +380,80 @@ func optBefore(in *info, v float64, i int, w float64, h int) bool {
 // top returns the next option in order, its job and its value, leaving it
 // in place; jobs picked since they were last looked at leave first.
 func (o *jobOrder) top() (*info, *option, float64, bool) {
-	for len(o.heap) > 0 {
-		x := o.heap[0]
-		in := o.jobs[x]
-		if in.pick != nil {
-			o.drop()
-			continue
-		}
-		h := o.head[x]
-		return in, &in.opts[o.opts[h]], o.vals[h], true
+	for o.pos < len(o.first) && o.jobs[o.first[o.pos]&o.mask].pick != nil {
+		o.pos++
 	}
-	return nil, nil, 0, false
+	for len(o.heap) > 0 && o.jobs[o.heap[0]].pick != nil {
+		o.pop()
+	}
+	var x int32
+	switch {
+	case o.pos < len(o.first) && (len(o.heap) == 0 || o.less(int32(o.first[o.pos]&o.mask), o.heap[0])):
+		x, o.fromHeap = int32(o.first[o.pos]&o.mask), false
+	case len(o.heap) > 0:
+		x, o.fromHeap = o.heap[0], true
+	default:
+		return nil, nil, 0, false
+	}
+	in := o.jobs[x]
+	h := o.head[x]
+	return in, &in.opts[o.opts[h]], o.vals[h], true
 }
 
 // pass moves past the top option: its job's next one takes its place.
 func (o *jobOrder) pass() {
-	x := o.heap[0]
+	x := o.topJob()
 	o.head[x]++
 	if o.head[x] == o.start[x+1] {
 		o.drop()
 		return
 	}
 	o.keys[x] = descending(o.vals[o.head[x]])
-	o.down(0)
+	if o.fromHeap {
+		o.down(0)
+		return
+	}
+	o.pos++
+	o.heap = append(o.heap, x)
+	o.up(len(o.heap) - 1)
 }
 
 // drop removes the top option's job with all its options.
 func (o *jobOrder) drop() {
+	if o.fromHeap {
+		o.pop()
+		return
+	}
+	o.pos++
+}
+
+// topJob is the job top returned.
+func (o *jobOrder) topJob() int32 {
+	if o.fromHeap {
+		return o.heap[0]
+	}
+	return int32(o.first[o.pos] & o.mask)
+}
+
+// pop removes the heap's root.
+func (o *jobOrder) pop() {
 	n := len(o.heap) - 1
 	o.heap[0] = o.heap[n]
 	o.heap = o.heap[:n]
 	o.down(0)
+}
+
+// up restores the heap above i.
+func (o *jobOrder) up(i int) {
+	h := o.heap
+	for i > 0 {
+		p := (i - 1) / 2
+		if !o.less(h[i], h[p]) {
+			return
+		}
+		h[i], h[p] = h[p], h[i]
+		i = p
+	}
 }
 
 // less orders the jobs x and y by their head options: by value, then

@@ -30,7 +30,7 @@ func TestCandOrder(t *testing.T) {
 			cands = append(cands, x)
 		}
 		var o candOrder
-		o.reset(cands)
+		o.reset(cands, nil)
 		var got []uint64
 		for {
 			i, ok := o.next()
@@ -51,6 +51,71 @@ func TestCandOrder(t *testing.T) {
 			if c := compareCands(cands[got[i]], cands[want[i]]); c != 0 {
 				t.Fatalf("trial %d: place %d holds candidate %d (value %v), a sort by compareCands puts %d (value %v) there", trial, i, got[i], cands[got[i]].v, want[i], cands[want[i]].v)
 			}
+		}
+	}
+}
+
+// TestCandOrderLive checks that candOrder, told which candidates are no
+// longer live, yields the live ones as a sort by compareCands does: jobs
+// die as candidates are taken, and a dead job's candidates never come
+// back.
+func TestCandOrderLive(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	jobs := make([]info, 60)
+	for i := range jobs {
+		jobs[i] = info{j: &Job{ID: i, Arrival: float64(r.IntN(5))}}
+	}
+	base := []float64{1, 1 + 1e-13, 0.5, 0, 2, 3, 0.25, 7}
+	for trial := 0; trial < 50; trial++ {
+		var cands []cand
+		for i := 0; i < 400; i++ {
+			x := cand{a: &jobs[r.IntN(len(jobs))], b: &jobs[r.IntN(len(jobs))], o: option{tid: r.IntN(2), d: 1 << r.IntN(3)}, v: base[r.IntN(len(base))]}
+			cands = append(cands, x)
+		}
+		// walk takes candidates in the order next gives, skipping those of
+		// dead jobs; after each one taken, seeded draws kill a job.
+		walk := func(next func() (int, bool), dead []bool) []int {
+			kill := rand.New(rand.NewPCG(uint64(trial), 7))
+			var got []int
+			for {
+				i, ok := next()
+				if !ok {
+					return got
+				}
+				if dead[cands[i].a.j.ID] || dead[cands[i].b.j.ID] {
+					continue
+				}
+				got = append(got, i)
+				dead[kill.IntN(len(jobs))] = true
+			}
+		}
+		var o candOrder
+		dead := make([]bool, len(jobs))
+		o.reset(cands, func(x *cand) bool { return !dead[x.a.j.ID] && !dead[x.b.j.ID] })
+		got := walk(o.next, dead)
+		sorted := make([]int, len(cands))
+		for i := range sorted {
+			sorted[i] = i
+		}
+		slices.SortStableFunc(sorted, func(x, y int) int { return compareCands(cands[x], cands[y]) })
+		k := 0
+		want := walk(func() (int, bool) {
+			if k == len(sorted) {
+				return 0, false
+			}
+			k++
+			return sorted[k-1], true
+		}, make([]bool, len(jobs)))
+		if len(got) != len(want) {
+			t.Fatalf("trial %d: took %d candidates, a sort by compareCands takes %d", trial, len(got), len(want))
+		}
+		for i := range got {
+			if compareCands(cands[got[i]], cands[want[i]]) != 0 {
+				t.Fatalf("trial %d: took %v, a sort by compareCands takes %v", trial, got, want)
+			}
+		}
+		if len(got) < 2 {
+			t.Fatalf("trial %d: only %d candidates taken: the test kills too fast to check anything", trial, len(got))
 		}
 	}
 }
@@ -285,21 +350,43 @@ func TestJobOrder(t *testing.T) {
 		slices.SortStableFunc(want, compareCands)
 		var o jobOrder
 		o.reset(infos, k)
+		// Half the trials pass over every option; the others also drop
+		// the top job, or pick another job, as the greedy does, and the
+		// options of a job dropped or picked leave the sorted list.
+		mixed := trial%2 == 1
+		gone := map[*info]bool{}
 		for i := 0; ; i++ {
+			for len(want) > 0 && gone[want[0].a] {
+				want = want[1:]
+			}
 			a, opt, v, ok := o.top()
 			if !ok {
-				if i != len(want) {
-					t.Fatalf("trial %d: %d options yielded of %d", trial, i, len(want))
+				if len(want) != 0 {
+					t.Fatalf("trial %d: %d options yielded, %d left", trial, i, len(want))
 				}
 				break
 			}
-			if i >= len(want) {
-				t.Fatalf("trial %d: more options yielded than the %d of the jobs not picked", trial, len(want))
+			if len(want) == 0 {
+				t.Fatalf("trial %d: more options yielded than the jobs not picked have", trial)
 			}
-			if got := (cand{a: a, o: *opt, v: v}); compareCands(got, want[i]) != 0 {
-				t.Fatalf("trial %d: place %d holds job %d's type %d x%d (value %v), a sort by compareCands puts job %d's type %d x%d (value %v) there", trial, i, a.j.ID, opt.tid, opt.d, v, want[i].a.j.ID, want[i].o.tid, want[i].o.d, want[i].v)
+			if got := (cand{a: a, o: *opt, v: v}); compareCands(got, want[0]) != 0 {
+				t.Fatalf("trial %d: place %d holds job %d's type %d x%d (value %v), a sort by compareCands puts job %d's type %d x%d (value %v) there", trial, i, a.j.ID, opt.tid, opt.d, v, want[0].a.j.ID, want[0].o.tid, want[0].o.d, want[0].v)
 			}
-			o.pass()
+			switch x := r.IntN(6); {
+			case mixed && x == 0:
+				o.drop()
+				gone[a] = true
+			case mixed && x == 1:
+				other := infos[r.IntN(len(infos))]
+				if other.pick == nil {
+					other.pick = &pick{} // picked elsewhere (a pair)
+					gone[other] = true
+				}
+				continue // the top stays, unless it was the one picked
+			default:
+				o.pass()
+				want = want[1:]
+			}
 		}
 	}
 }

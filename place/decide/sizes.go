@@ -18,6 +18,7 @@ import "math"
 // in the last.
 type Sizes struct {
 	done     []float64 // completed sizes
+	doneBin  []int32   // their bins when known (doneNear), else -1
 	censored []float64 // attained service of active jobs (set each update)
 	dirty    bool
 	// per grid point e[i]: survival S(e[i]), the Gittins index at age
@@ -55,11 +56,21 @@ var grid = func() []float64 {
 }()
 
 // Done records a completed job's size.
-func (s *Sizes) Done(size float64) {
-	if size > 0 && !math.IsInf(size, 0) {
-		s.done = append(s.done, size)
-		s.dirty = true
+func (s *Sizes) Done(size float64) { s.doneNear(size, -1) }
+
+// doneNear is Done for a size whose bin is near hint (its bin at the last
+// update, which a change of scale moves a little or not at all; -1 none),
+// and returns its bin: found from the hint in a step or two instead of
+// from the size alone.
+func (s *Sizes) doneNear(size float64, hint int32) int32 {
+	if !(size > 0) || math.IsInf(size, 0) {
+		return hint
 	}
+	b := int32(binNear(size, int(hint)))
+	s.done = append(s.done, size)
+	s.doneBin = append(s.doneBin, b)
+	s.dirty = true
+	return b
 }
 
 // Censor sets the attained service of the jobs still active (their sizes
@@ -71,7 +82,7 @@ func (s *Sizes) Censor(attained []float64) {
 
 // reset forgets every size recorded, keeping the arrays for the next.
 func (s *Sizes) reset() {
-	s.done, s.censored, s.dirty = s.done[:0], s.censored[:0], true
+	s.done, s.doneBin, s.censored, s.dirty = s.done[:0], s.doneBin[:0], s.censored[:0], true
 }
 
 // Completed returns how many completed sizes were recorded.
@@ -136,6 +147,23 @@ func bin(x float64) int {
 	return i
 }
 
+// binNear returns bin(x), walking from the bin hint when it is one (in
+// [0, GridBins]): the bins are the intervals between consecutive edges,
+// so the walk ends where bin's own does.
+func binNear(x float64, hint int) int {
+	if hint < 0 || hint > GridBins || !(x > GridMin) {
+		return bin(x)
+	}
+	i := hint
+	for i > 0 && x < binEdge[i] {
+		i--
+	}
+	for i < GridBins && x >= binEdge[i+1] {
+		i++
+	}
+	return i
+}
+
 // update recomputes the tables.
 func (s *Sizes) update() {
 	if !s.dirty && s.surv != nil {
@@ -149,8 +177,8 @@ func (s *Sizes) update() {
 	s.deaths, s.leave = grow(s.deaths, n), grow(s.leave, n)
 	deaths, leave := s.deaths, s.leave // leave: censored at that bin
 	maxSeen := 0.0
-	for _, x := range s.done {
-		deaths[bin(x)]++
+	for k, x := range s.done {
+		deaths[s.doneBin[k]]++
 		maxSeen = max(maxSeen, x)
 	}
 	for _, x := range s.censored {
@@ -259,8 +287,11 @@ func (s *Sizes) gittins(area []float64, tail float64) {
 
 // at returns the position of age a between grid points i and i+1 and the
 // weight of i+1.
-func at(a float64) (int, float64) {
-	i := bin(a)
+func at(a float64) (int, float64) { return atNear(a, -1) }
+
+// atNear is at with a's bin found from hint (binNear).
+func atNear(a float64, hint int) (int, float64) {
+	i := binNear(a, hint)
 	if i >= GridBins {
 		return GridBins, 0
 	}
@@ -298,8 +329,16 @@ func (s *Sizes) Remaining(a float64) float64 {
 // indexRemaining returns Index(a) and Remaining(a), finding a's place on
 // the grid once (a decision asks both for every job).
 func (s *Sizes) indexRemaining(a float64) (index, remain float64) {
+	index, remain, _ = s.indexRemainingNear(a, -1)
+	return index, remain
+}
+
+// indexRemainingNear is indexRemaining with a's bin found from hint (its
+// bin at the last call, for a job whose service changed little; -1
+// none), and returns the bin.
+func (s *Sizes) indexRemainingNear(a float64, hint int32) (index, remain float64, b int32) {
 	s.update()
-	i, w := at(a)
+	i, w := atNear(a, int(hint))
 	index, remain = s.index[i], s.remain[i]
 	if w != 0 {
 		index = s.index[i]*(1-w) + s.index[i+1]*w
@@ -310,5 +349,5 @@ func (s *Sizes) indexRemaining(a float64) (index, remain float64) {
 	if a > grid[GridBins] {
 		remain = a / (TailShape - 1)
 	}
-	return index, max(0, remain)
+	return index, max(0, remain), int32(i)
 }

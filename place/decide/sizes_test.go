@@ -147,13 +147,22 @@ func TestIndexRemaining(t *testing.T) {
 	}
 }
 
-// TestBinIsBinOf checks bin against its definition at every edge, the
-// floats next to each, and a million values drawn log-uniformly over and
-// beyond the grid.
+// TestBinIsBinOf checks bin, and binNear from hints near and far,
+// against its definition at every edge, the floats next to each, and a
+// million values drawn log-uniformly over and beyond the grid.
 func TestBinIsBinOf(t *testing.T) {
+	hints := rand.New(rand.NewPCG(5, 6))
 	check := func(x float64) {
-		if got, want := bin(x), binOf(x); got != want {
+		want := binOf(x)
+		if got := bin(x); got != want {
 			t.Fatalf("bin(%v) = %d, want %d", x, got, want)
+		}
+		// binNear from no hint, the bin itself, its neighbours, the ends
+		// and a bin drawn anywhere.
+		for _, h := range []int{-1, want, want - 1, want + 1, 0, GridBins, GridBins + 1, hints.IntN(GridBins + 1)} {
+			if got := binNear(x, h); got != want {
+				t.Fatalf("binNear(%v, %d) = %d, want %d", x, h, got, want)
+			}
 		}
 	}
 	for _, x := range []float64{math.Inf(-1), -1, 0, GridMin, math.NaN(), math.Inf(1), grid[GridBins]} {
