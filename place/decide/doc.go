@@ -85,13 +85,18 @@
 // streams of jobs through both); the check only saves the time.
 //
 // The greedy itself draws its candidates in order only as far as it
-// needs them: each job's options alone from a heap of jobs (a placed job
-// leaves with all its options), merged with the pairs' heap; and it never
-// builds a pair worth less than one of its jobs alone on the same option,
-// since that option comes first and then either the job is placed or the
-// option's GPUs are gone. Neither changes a decision (one test checks the
-// merge against a sort of every option, another replays streams against a
-// greedy that keeps every pair); both save its time on a full cluster.
+// needs them: each job's options alone from the jobs sorted by their
+// first option and a heap of the jobs passed over (a placed job leaves
+// with all its options), merged with the pairs' heap, which leaves out
+// the pairs no longer live when it turns to sorting; and it never builds
+// a pair worth less than one of its jobs alone on the same option, since
+// that option comes first and then either the job is placed or the
+// option's GPUs are gone. Jobs of one workload and degrees share their
+// options alone, and the options two such classes may share are worked
+// out once. None of this changes a decision (tests check the merge and
+// the pairs' order against sorts of every option, the classes' shared
+// options against each pair's, and replay streams against a greedy that
+// keeps every pair); it saves its time on a full cluster.
 //
 // Makespan guard: the job whose expected remaining time alone is longest
 // is critical when that time is at least the whole backlog's expected
