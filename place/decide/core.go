@@ -589,6 +589,11 @@ func (c *Core) rank(st *State) (all []ranked, top int) {
 	}
 	c.skipped = c.skipped[:0]
 	p := 0
+	if len(c.gone) > 16 {
+		// Many jobs completed since (a caller that observes in bulk):
+		// checking each job against them would cost more than the map.
+		lastIDs = nil
+	}
 	for i := range st.Jobs {
 		j := &st.Jobs[i]
 		var r ref

@@ -370,9 +370,14 @@ func TestRanksByCurrentRefs(t *testing.T) {
 				t.Fatalf("step %d: job %d of %s ranked as workload %d, want %d", step, x.j.ID, x.j.Workload, x.ref.wid, w)
 			}
 		}
-		// A running job completes now and then; its ID may come back
-		// at once as a new job of another workload.
-		if len(jobs) > 0 && rng.IntN(2) == 0 {
+		// A running job completes now and then, twenty at once at
+		// times; its ID may come back at once as a new job of another
+		// workload.
+		n := rng.IntN(2)
+		if step%50 == 49 {
+			n = 20
+		}
+		for ; n > 0 && len(jobs) > 0; n-- {
 			i := rng.IntN(len(jobs))
 			c.Observe(jobs[i], 100)
 			id := jobs[i].ID
@@ -382,7 +387,7 @@ func TestRanksByCurrentRefs(t *testing.T) {
 				reused++
 			}
 		}
-		if rng.IntN(3) > 0 {
+		for k := rng.IntN(3); k > 0; k-- {
 			jobs = append(jobs, Job{ID: next, Workload: []string{"a", "b", "c"}[rng.IntN(3)], Degrees: []int{1}})
 			next++
 		}
