@@ -1420,9 +1420,15 @@ func (c *Core) pairsOf(a, b *info) []pairOpt {
 		row = append(row, make([][]pairOpt, int(ib)+1-len(row))...)
 		c.classPairs[ia] = row
 	}
-	if row[ib] != nil {
-		return row[ib]
+	if row[ib] == nil {
+		row[ib] = c.sharedOpts(a, b)
 	}
+	return row[ib]
+}
+
+// sharedOpts works out the options a and b may share, job by job (never
+// nil: pairsOf marks the pairs of classes done by it).
+func (c *Core) sharedOpts(a, b *info) []pairOpt {
 	out := []pairOpt{}
 	for x := range a.opts {
 		oa := &a.opts[x]
@@ -1436,7 +1442,6 @@ func (c *Core) pairsOf(a, b *info) []pairOpt {
 			out = append(out, pairOpt{int32(x), int32(y), na, nb})
 		}
 	}
-	row[ib] = out
 	return out
 }
 

@@ -280,9 +280,9 @@ func TestSharesOnlyWhenGPUsAreScarce(t *testing.T) {
 }
 
 // TestPairsOf checks that the options two jobs may share, worked out once
-// per pair of classes (workload and degrees), are those found job by job:
-// each option of the first that the second has too, where both pair rates
-// are known, with those rates.
+// per pair of classes (workload and degrees), are those found for the two
+// jobs themselves (sharedOpts): jobs of one workload at other degrees
+// have other options, and a pair of workloads without a rate shares none.
 func TestPairsOf(t *testing.T) {
 	r := rates{solo: map[string]map[string]float64{
 		"a": {"k80": 1, "v100": 3},
@@ -316,19 +316,7 @@ func TestPairsOf(t *testing.T) {
 	shared := 0
 	for _, a := range infos {
 		for _, b := range infos {
-			var want []pairOpt
-			for x := range a.opts {
-				oa := &a.opts[x]
-				y := b.optIndex(oa.tid, oa.d, oa.spread)
-				if y < 0 {
-					continue
-				}
-				na, ok1 := c.pair(a, b, oa)
-				nb, ok2 := c.pair(b, a, oa)
-				if ok1 && ok2 {
-					want = append(want, pairOpt{int32(x), int32(y), na, nb})
-				}
-			}
+			want := c.sharedOpts(a, b)
 			got := c.pairsOf(a, b)
 			if len(got) != len(want) || (len(want) > 0 && !reflect.DeepEqual(got, want)) {
 				t.Errorf("jobs %d (%s %v) and %d (%s %v): pairsOf %v, job by job %v", a.j.ID, a.j.Workload, a.j.Degrees, b.j.ID, b.j.Workload, b.j.Degrees, got, want)
