@@ -64,8 +64,8 @@
 //   - Gavel's "_unconsolidated" device types (workers spread over servers)
 //     stay device types of their own, and their scaling rows say one node
 //     per GPU. A device type and a degree name a Shape (GPU type, GPUs,
-//     spread), the key the placement and the simulator share, with its one
-//     textual form ("v100x2"; shape.go). Pollux's rows are labelled "t4", the GPU of its testbed.
+//     spread), the key the placement, the models and the simulator share,
+//     with its one textual form ("v100x2"; shape.go). Pollux's rows are labelled "t4", the GPU of its testbed.
 //   - Samples are not checked for key uniqueness row by row (a campaign can
 //     hold millions); their time order within each series is checked.
 package datasets

@@ -24,9 +24,9 @@ func BaseType(deviceType string) (gpuType string, spread bool) {
 }
 
 // Shape is where a job runs: how many GPUs of which type, and whether
-// they span more than one server. The tables spell it as a device type
-// (Device) and a degree; the simulator and the placement key their rates
-// and slots by it.
+// they span more than one server. It is the key every stage shares: the
+// tables spell it as a device type (Device) and a degree, the simulator
+// and the placement read rates by it, a model's slots are shapes.
 //
 // Its one textual form (String, read back by ParseShape) is the device
 // type alone for one GPU and the device type, "x" and the degree for more

@@ -4,50 +4,31 @@ import (
 	"fmt"
 	"math"
 	"sort"
-	"strconv"
 	"strings"
 
+	"github.com/coloc-dev/coloc/datasets"
 	"github.com/coloc-dev/coloc/features"
 )
 
 // Slot is where a pair runs: a device type at a degree (number of GPUs
-// each of the two jobs spans). A device type is an opaque string ("v100",
-// "rtx3090", "a100-80gb"): nothing is parsed out of it. A slot's display
-// name is the device type for one GPU and "<type>x<degree>" otherwise
-// ("v100", "v100x2"); parseSlot also reads the explicit form
-// "<type>@<degree>" ("rtx3090@2"), which is never ambiguous.
+// each of the two jobs spans), as the tables spell them; a spread device
+// type is a slot of its own. Its name is the shape's (datasets.Shape:
+// "v100", "v100x2", "rtx3090@2"), which reads back without knowing the
+// device types; the JSON of a model file keeps the two fields.
 type Slot struct {
 	DeviceType string `json:"device_type"`
 	Degree     int    `json:"degree"`
 }
 
-func (s Slot) String() string {
-	if s.Degree == 1 {
-		return s.DeviceType
-	}
-	return fmt.Sprintf("%sx%d", s.DeviceType, s.Degree)
-}
+func (s Slot) String() string { return datasets.ShapeOf(s.DeviceType, s.Degree).String() }
 
-// parseSlot reads a slot name without knowing the device types: the
-// explicit form "<type>@<degree>" ("v100@2"), else the whole name is a
-// device type at degree 1 ("rtx3090", "a100-80gb"). The display form
-// "v100x2" cannot be told apart from a device type ending in "x<digits>"
-// without the known slots; Space.Slot resolves it against them.
+// parseSlot reads a slot's name (datasets.ParseShape).
 func parseSlot(name string) (Slot, error) {
-	if name == "" {
-		return Slot{}, fmt.Errorf("empty slot name")
+	sh, err := datasets.ParseShape(name)
+	if err != nil {
+		return Slot{}, err
 	}
-	if i := strings.LastIndexByte(name, '@'); i >= 0 {
-		if i == 0 {
-			return Slot{}, fmt.Errorf("slot %q: empty device type before '@'", name)
-		}
-		d, err := strconv.Atoi(name[i+1:])
-		if err != nil || d < 1 {
-			return Slot{}, fmt.Errorf("slot %q: the degree after '@' must be a positive integer", name)
-		}
-		return Slot{DeviceType: name[:i], Degree: d}, nil
-	}
-	return Slot{DeviceType: name, Degree: 1}, nil
+	return Slot{DeviceType: sh.Device(), Degree: sh.GPUs}, nil
 }
 
 // Space is the fixed frame every model of one fit shares: the jobs, the
@@ -190,33 +171,21 @@ func (sp *Space) Job(name string) (int, error) {
 	return -1, fmt.Errorf("unknown job %q (the model knows %d jobs; see 'coloc similar' for a new one)", name, len(sp.Jobs))
 }
 
-// Slot returns the index of a slot by name: its display name ("v100",
-// "v100x2", "rtx3090") or the explicit "<type>@<degree>". A display name
-// two slots share (device types "a" at degree 2 and "ax2" at 1) is refused
-// with the explicit names to use instead.
+// Slot returns the index of a slot by name (Slot.String; "<type>@<degree>"
+// is read for any type). A device type whose name ends in "x" and digits
+// is also found by its bare name at one GPU ("rtx3090" for rtx3090@1).
 func (sp *Space) Slot(name string) (int, error) {
-	var hits []int
-	for i, s := range sp.Slots {
-		if s.String() == name {
-			hits = append(hits, i)
-		}
+	want, err := parseSlot(name)
+	if err != nil {
+		return -1, err
 	}
-	if len(hits) > 1 {
-		alt := make([]string, len(hits))
-		for k, i := range hits {
-			alt[k] = fmt.Sprintf("%s@%d", sp.Slots[i].DeviceType, sp.Slots[i].Degree)
-		}
-		return -1, fmt.Errorf("device %q is ambiguous: say %s", name, strings.Join(alt, " or "))
+	if i := sp.SlotIndex(want); i >= 0 {
+		return i, nil
 	}
-	if len(hits) == 1 {
-		return hits[0], nil
-	}
-	if want, err := parseSlot(name); err == nil {
-		if i := sp.SlotIndex(want); i >= 0 {
+	if !strings.Contains(name, "@") {
+		if i := sp.SlotIndex(Slot{DeviceType: name, Degree: 1}); i >= 0 {
 			return i, nil
 		}
-	} else if strings.Contains(name, "@") {
-		return -1, err
 	}
 	names := make([]string, len(sp.Slots))
 	for i, s := range sp.Slots {

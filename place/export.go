@@ -336,7 +336,7 @@ func annotatePairs(f *policy.File, in Input, types []string) policy.PredictionSu
 					sum.Skipped++
 					continue
 				}
-				dropped = append(dropped, fmt.Sprintf("%s|%s on %s", w, q, model.Slot{DeviceType: dev, Degree: s.GPUs}))
+				dropped = append(dropped, fmt.Sprintf("%s|%s on %s", w, q, s))
 			}
 		}
 	}
