@@ -107,9 +107,10 @@ type Core struct {
 	runs   map[int]*run
 	tracks int // calls of track
 	// running are the runs of the state's running jobs, in its order
-	// (track), for rank to read without a lookup; runningLast the last
-	// call's list's array, reused.
-	running, runningLast []runOf
+	// (track), and runIDs their jobs' IDs, for rank to read without a
+	// lookup; the *Last fields are the last call's arrays, reused.
+	runIDs, runIDsLast []int
+	running, runsLast  []*run
 	// placed is the answer (Assign); skipped the places in the state's
 	// jobs of those rank leaves out (posOf).
 	placed  []Placed
@@ -132,28 +133,28 @@ type Core struct {
 	// The last decision's, read beside the state for its references
 	// (rank), with their jobs' IDs; and the arrays of the one before,
 	// reused.
-	rankedLast          []ranked
-	rankIDs, rankIDsOld []int
-	gone                []int   // the IDs of jobs completed since the last rank (Observe)
-	activeBuf           []sized // the window's active jobs' service (rank)
-	keepBuf             []int   // the candidates' places in rankedBuf
-	waitIdx             []int   // the waiting jobs' places in rankedBuf
-	infoBuf             []info  // the candidates'
-	ptrBuf              []*info
-	optBuf              []option
-	candBuf             []cand
-	order               candOrder // the pairs'
-	singles             jobOrder  // the jobs' options alone
-	picks               []pick    // the decisions' picks (decideJob)
-	fit                 fits
-	waitBuf             []waitKey
-	rankBuf             []uint64 // waitBuf's places in order (sortWait)
-	orderBuf            []*info
-	byGPU               [][]int // job IDs by first GPU
-	leftBuf             []int   // GPUs left by type (choose)
-	usedBuf             []bool  // GPUs taken (placeAll)
-	nodesBuf            []nodeFree
-	freeBuf             []int
+	rankedLast           []ranked
+	rankIDs, rankIDsLast []int
+	gone                 []int   // the IDs of jobs completed since the last rank (Observe)
+	activeBuf            []sized // the window's active jobs' service (rank)
+	keepBuf              []int   // the candidates' places in rankedBuf
+	waitIdx              []int   // the waiting jobs' places in rankedBuf
+	infoBuf              []info  // the candidates'
+	ptrBuf               []*info
+	optBuf               []option
+	candBuf              []cand
+	order                candOrder // the pairs'
+	singles              jobOrder  // the jobs' options alone
+	picks                []pick    // the decisions' picks (decideJob)
+	fit                  fits
+	waitBuf              []waitKey
+	rankBuf              []uint64 // waitBuf's places in order (sortWait)
+	orderBuf             []*info
+	byGPU                [][]int // job IDs by first GPU
+	leftBuf              []int   // GPUs left by type (choose)
+	usedBuf              []bool  // GPUs taken (placeAll)
+	nodesBuf             []nodeFree
+	freeBuf              []int
 	// settled's
 	growBuf     []bool
 	growTypeBuf []int
@@ -270,10 +271,17 @@ type run struct {
 	bin         int32 // its service's bin at the last rank (Sizes.indexRemainingNear); -1 none
 }
 
-// runOf is a running job's ID and its run.
-type runOf struct {
-	id int
-	x  *run
+// nearby returns the place of id among ids[p], ids[p+1] and ids[p+2]
+// (-1 none): the next job of a last call's list, or one of the two after
+// it, as jobs gone since leave gaps. A state usually lists its jobs in
+// the order of the last one, so a job is found there without a lookup.
+func nearby(ids []int, p, id int) int {
+	for q := p; q < min(p+3, len(ids)); q++ {
+		if ids[q] == id {
+			return q
+		}
+	}
+	return -1
 }
 
 // track records the runs that began since the last call and forgets the
@@ -283,25 +291,19 @@ func (c *Core) track(st *State) {
 		c.runs = map[int]*run{}
 	}
 	c.tracks++
-	// The last call's list is read beside the new one: a running job is
-	// usually the next one it holds, found without a lookup.
-	last := c.running
-	c.running, c.runningLast = c.runningLast[:0], last
+	// The last call's list is read beside the new one (nearby).
+	lastIDs, last := c.runIDs, c.running
+	c.runIDs, c.runIDsLast = c.runIDsLast[:0], lastIDs
+	c.running, c.runsLast = c.runsLast[:0], last
 	p := 0
 	for _, j := range st.Jobs {
 		if len(j.GPUs) == 0 {
 			continue
 		}
 		var x *run
-		// The next of the last list, or one of the two after it (jobs
-		// that stopped since leave gaps).
-		for q := p; q < min(p+3, len(last)); q++ {
-			if last[q].id == j.ID {
-				x, p = last[q].x, q+1 // seen at the last call: runs still holds it
-				break
-			}
-		}
-		if x == nil {
+		if q := nearby(lastIDs, p, j.ID); q >= 0 {
+			x, p = last[q], q+1 // seen at the last call: runs still holds it
+		} else {
 			x = c.runs[j.ID]
 		}
 		switch {
@@ -313,7 +315,7 @@ func (c *Core) track(st *State) {
 		default:
 			x.seen = c.tracks
 		}
-		c.running = append(c.running, runOf{j.ID, x})
+		c.runIDs, c.running = append(c.runIDs, j.ID), append(c.running, x)
 	}
 	if len(c.runs) == len(c.running) {
 		return // every run is one seen now
@@ -574,7 +576,7 @@ func (c *Core) rank(st *State) (all []ranked, top int) {
 	// they hold, its reference found without a lookup.
 	last, lastIDs := c.rankedBuf, c.rankIDs
 	c.rankedBuf, c.rankedLast = slices.Grow(c.rankedLast[:0], len(st.Jobs)), last
-	c.rankIDs, c.rankIDsOld = slices.Grow(c.rankIDsOld[:0], len(st.Jobs)), lastIDs
+	c.rankIDs, c.rankIDsLast = slices.Grow(c.rankIDsLast[:0], len(st.Jobs)), lastIDs
 	if len(c.byGPU) != len(st.GPUs) {
 		c.byGPU = make([][]int, len(st.GPUs))
 	}
@@ -597,16 +599,11 @@ func (c *Core) rank(st *State) (all []ranked, top int) {
 	for i := range st.Jobs {
 		j := &st.Jobs[i]
 		var r ref
-		found := false
-		// The next of the last list, or one of the two after it (jobs
-		// that completed since leave gaps).
-		for q := p; q < min(p+3, len(lastIDs)); q++ {
-			if lastIDs[q] == j.ID {
-				r, p, found = last[q].ref, q+1, true
-				break
-			}
+		q := nearby(lastIDs, p, j.ID)
+		if q >= 0 {
+			r, p = last[q].ref, q+1
 		}
-		if !found || (len(c.gone) > 0 && slices.Contains(c.gone, j.ID)) {
+		if q < 0 || (len(c.gone) > 0 && slices.Contains(c.gone, j.ID)) {
 			// (A job that completed since may have passed its ID on.)
 			r = c.refOf(j)
 		}
@@ -656,10 +653,10 @@ func (c *Core) rank(st *State) (all []ranked, top int) {
 		if len(j.GPUs) > 0 {
 			// track listed the running jobs in the state's order, which
 			// all keeps (less the jobs without a rate).
-			for c.running[next].id != j.ID {
+			for c.runIDs[next] != j.ID {
 				next++
 			}
-			if x = c.running[next].x; st.Now-x.since < c.opt.Round {
+			if x = c.running[next]; st.Now-x.since < c.opt.Round {
 				// Within its first round of running, a job is ranked at
 				// the service it had when it started: it was started for
 				// a round, and ageing does not undo that before the round

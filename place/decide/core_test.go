@@ -413,3 +413,19 @@ func TestSortPlaced(t *testing.T) {
 		}
 	}
 }
+
+// TestNearby checks the lookup beside a last call's list: the next place
+// or one of the two after it, nothing further.
+func TestNearby(t *testing.T) {
+	ids := []int{10, 11, 12, 13, 14}
+	for _, c := range []struct{ p, id, want int }{
+		{0, 10, 0}, {0, 12, 2}, {0, 13, -1}, {3, 14, 4}, {4, 14, 4}, {5, 14, -1}, {1, 10, -1},
+	} {
+		if got := nearby(ids, c.p, c.id); got != c.want {
+			t.Errorf("nearby(%v, %d, %d) = %d, want %d", ids, c.p, c.id, got, c.want)
+		}
+	}
+	if got := nearby(nil, 0, 10); got != -1 {
+		t.Errorf("nearby(nil, 0, 10) = %d, want -1", got)
+	}
+}

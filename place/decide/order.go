@@ -183,6 +183,23 @@ func compareCands(x, y cand) int {
 	return cmp.Compare(b2i(x.o.spread), b2i(y.o.spread))
 }
 
+// sortPacked sorts keys packed by packKey under mask: as integers, then
+// each run of keys whose values agree in the bits the place leaves by
+// cmp of their places (a total order), which almost no run needs.
+func sortPacked(keys []uint64, mask uint64, cmp func(x, y int) int) {
+	slices.Sort(keys)
+	for lo := 0; lo < len(keys); {
+		hi := lo + 1
+		for hi < len(keys) && keys[hi]&^mask == keys[lo]&^mask {
+			hi++
+		}
+		if hi-lo > 1 {
+			slices.SortFunc(keys[lo:hi], func(x, y uint64) int { return cmp(int(x&mask), int(y&mask)) })
+		}
+		lo = hi
+	}
+}
+
 // sortWait returns, in buf's array, the places of keys in the order
 // compareWait gives them: the integers sorted pack each index
 // (descending) above its place (packKey), so that almost every comparison
@@ -194,19 +211,7 @@ func sortWait(buf []uint64, keys []waitKey) []uint64 {
 	for i := range keys {
 		buf = append(buf, packKey(keys[i].index, i, mask))
 	}
-	slices.Sort(buf)
-	for lo := 0; lo < len(buf); {
-		hi := lo + 1
-		for hi < len(buf) && buf[hi]&^mask == buf[lo]&^mask {
-			hi++
-		}
-		if hi-lo > 1 {
-			slices.SortFunc(buf[lo:hi], func(x, y uint64) int {
-				return compareWait(keys[x&mask], keys[y&mask])
-			})
-		}
-		lo = hi
-	}
+	sortPacked(buf, mask, func(x, y int) int { return compareWait(keys[x], keys[y]) })
 	for i := range buf {
 		buf[i] &= mask
 	}
@@ -338,27 +343,15 @@ func (o *jobOrder) reset(infos []*info, k float64) {
 		o.keys = append(o.keys, descending(v))
 		o.first = append(o.first, packKey(v, x, o.mask))
 	}
-	slices.Sort(o.first)
-	// Jobs whose keys agree in the bits the place leaves: in less' order.
-	for lo := 0; lo < len(o.first); {
-		hi := lo + 1
-		for hi < len(o.first) && o.first[hi]&^o.mask == o.first[lo]&^o.mask {
-			hi++
+	sortPacked(o.first, o.mask, func(x, y int) int {
+		switch {
+		case x == y:
+			return 0
+		case o.less(int32(x), int32(y)):
+			return -1
 		}
-		if hi-lo > 1 {
-			slices.SortFunc(o.first[lo:hi], func(x, y uint64) int {
-				a, b := int32(x&o.mask), int32(y&o.mask)
-				switch {
-				case a == b:
-					return 0
-				case o.less(a, b):
-					return -1
-				}
-				return 1
-			})
-		}
-		lo = hi
-	}
+		return 1
+	})
 }
 
 // optBefore reports whether job in's option i of value v comes before its
