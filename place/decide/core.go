@@ -389,9 +389,12 @@ type info struct {
 	opts     []option
 	cur      *option // the running job's current placement (curOpt); nil while it waits
 	curOpt   option
-	partner  int   // the job it shares with now, -1 none
-	pick     *pick // the decision; nil: it waits
-	wid      int32 // its workload's number (Core.widOf)
+	partner  int     // the job it shares with now, -1 none
+	age      float64 // its service in its distribution's units (keepOf)
+	bin      int32   // age's bin when known, else -1
+	keep     float64 // a running job's factor on its current placement (keepOf)
+	pick     *pick   // the decision; nil: it waits
+	wid      int32   // its workload's number (Core.widOf)
 }
 
 func (c *Core) refOf(j *Job) ref {
@@ -521,11 +524,10 @@ func (c *Core) quiet(st *State) bool {
 // keep). Aging changes indices slowly, so most round ticks end here; a
 // pair that could form is left to the next arrival or completion.
 func (c *Core) worthRevising(infos []*info) bool {
-	k := c.keep()
 	minRun := math.Inf(1)
 	for _, in := range infos {
 		if in.cur != nil {
-			minRun = min(minRun, in.cur.value*k)
+			minRun = min(minRun, in.cur.value*in.keep)
 		}
 	}
 	var hosts []*info
@@ -560,7 +562,7 @@ func (c *Core) worthRevising(infos []*info) bool {
 			}
 			nw, ok1 := c.pair(w, h, o)
 			nh, ok2 := c.pair(h, w, o)
-			if ok1 && ok2 && o.value*min(nw, 1)+h.cur.value*min(nh, 1) > h.cur.value*k {
+			if ok1 && ok2 && o.value*min(nw, 1)+h.cur.value*min(nh, 1) > h.cur.value*h.keep {
 				return true
 			}
 		}
@@ -608,7 +610,7 @@ func (c *Core) rank(st *State) (all []ranked, top int) {
 			r = c.refOf(j)
 		}
 		if r.rate > 0 {
-			c.rankedBuf = append(c.rankedBuf, ranked{j: j, ref: r})
+			c.rankedBuf = append(c.rankedBuf, ranked{j: j, ref: r, bin: -1})
 			c.rankIDs = append(c.rankIDs, j.ID)
 		} else {
 			c.skipped = append(c.skipped, i)
@@ -674,21 +676,23 @@ func (c *Core) rank(st *State) (all []ranked, top int) {
 			// would all fall in the grid's first bin.
 			e := j.Work * unit / resUnit
 			index, remain := c.est.indexRemaining(a / e)
-			in.index, in.remain = index/e, e*remain
+			in.index, in.remain, in.age, in.bin = index/e, e*remain, a/e, -1
 		default:
 			// Sizes over scales are counted in units of the
 			// grid's typical size (resUnit), so that the grid's
 			// resolution spans them.
 			scale := c.hist.scaleAt(r.wid) * float64(r.degree) / resUnit
 			var index, remain float64
+			in.bin = -1
 			if x != nil {
 				// A running job's service moves little from one call
 				// to the next: its bin is found from the last one.
 				index, remain, x.bin = c.hist.res.indexRemainingNear(a/scale, x.bin)
+				in.bin = x.bin
 			} else {
 				index, remain = c.hist.res.indexRemaining(a / scale)
 			}
-			in.index, in.remain = index/scale, scale*remain
+			in.index, in.remain, in.age = index/scale, scale*remain, a/scale
 		}
 		total += in.remain
 	}
@@ -721,7 +725,7 @@ func (c *Core) infos(all []ranked, top int, cands []int) []*info {
 	for _, i := range cands {
 		x := &all[i]
 		c.soloOf(x)
-		c.infoBuf = append(c.infoBuf, info{j: x.j, at: c.posOf(i), ref: x.ref, index: x.index, remain: x.remain, critical: i == top, partner: -1, wid: x.ref.wid})
+		c.infoBuf = append(c.infoBuf, info{j: x.j, at: c.posOf(i), ref: x.ref, index: x.index, remain: x.remain, age: x.age, bin: x.bin, critical: i == top, partner: -1, wid: x.ref.wid})
 		in := &c.infoBuf[len(c.infoBuf)-1]
 		if j := x.j; len(j.GPUs) > 0 {
 			for _, o := range byGPU[j.GPUs[0]] {
@@ -744,6 +748,8 @@ type ranked struct {
 	j             *Job
 	ref           ref
 	index, remain float64
+	age           float64 // its service in its distribution's units (keepOf)
+	bin           int32   // age's bin on the grid when known (a running job's), else -1
 }
 
 // posOf returns the place in the state's jobs of the k-th job rank kept:
@@ -851,6 +857,7 @@ func (c *Core) options(in *info) {
 		// the same value as worked out below.
 		in.curOpt = in.opts[i]
 		in.cur = &in.curOpt
+		in.keep = c.keepOf(j, in.remain, in.age, in.bin, in.ref, in.cur.rate)
 		return
 	}
 	r, ok := c.solo(j.Workload, in.wid, t, tid, len(j.GPUs), spread)
@@ -859,6 +866,44 @@ func (c *Core) options(in *info) {
 	}
 	in.curOpt = option{tid: tid, d: len(j.GPUs), spread: spread, rate: r, value: in.index * r * prog / float64(len(j.GPUs))}
 	in.cur = &in.curOpt
+	in.keep = c.keepOf(j, in.remain, in.age, in.bin, in.ref, r)
+}
+
+// keepOf is the factor by which a running job's current placement is
+// preferred (keep) when the job may end within the round: a change costs
+// it the restart penalty P of the time it runs until the next revision,
+// which is the round or, when it ends first, less. With t the time it is
+// expected to run in the next round where it is, E[min(R, round)] of its
+// remaining time R at rate (the truth with durations known, its
+// distribution's otherwise), the factor is 1 + P/t: keep's 1 + P/round
+// for a job that outlasts the round, more for one near its end, which a
+// move would delay by P of the little it has left. remain and age are
+// the job's expected remaining size and its service in its
+// distribution's units (rank), bin the service's bin when known (-1
+// none), r its reference.
+func (c *Core) keepOf(j *Job, remain, age float64, bin int32, r ref, rate float64) float64 {
+	k := c.keep()
+	if k == 1 || !(rate > 0) {
+		return k
+	}
+	unit := float64(r.degree) / r.rate // reference GPU-seconds per iteration
+	// h: the round in the distribution's units (iterations at rate,
+	// in reference GPU-seconds, over the unit of the distribution).
+	var t float64
+	switch {
+	case c.opt.Durations == Known && j.Work > 0:
+		t = remain / unit / rate
+	case c.opt.Durations == Estimate && j.Work > 0:
+		e := j.Work * unit / resUnit
+		t = c.est.within(age, c.opt.Round*rate*unit/e, -1) * e / unit / rate
+	default:
+		scale := c.hist.scaleAt(r.wid) * float64(r.degree) / resUnit
+		t = c.hist.res.within(age, c.opt.Round*rate*unit/scale, bin) * scale / unit / rate
+	}
+	if !(t < c.opt.Round) {
+		return k
+	}
+	return 1 + c.opt.RestartPenalty/max(t, 1)
 }
 
 // soloOf returns the ways job x may run alone, found once for its
@@ -988,7 +1033,6 @@ func (c *Core) choose(infos []*info) []*info {
 			left[best.tid] -= best.d
 		}
 	}
-	k := c.keep()
 	// Sharing is for when GPUs are scarce: pairs compete with single jobs
 	// for GPUs only while the jobs need more GPUs (each at its smallest
 	// degree) than the cluster has. Otherwise every job that can have
@@ -1002,14 +1046,14 @@ func (c *Core) choose(infos []*info) []*info {
 	}
 	cands := c.candBuf[:0]
 	if c.opt.MaxPerGPU >= 2 && demand > len(c.topo.gpus) {
-		cands = c.pairs(cands, infos, k)
+		cands = c.pairs(cands, infos)
 	}
 	c.candBuf = cands
 	// Taken in compareCands' order while a candidate can still be taken:
 	// the jobs' options alone and the pairs come from two orders, merged,
 	// each drawn as far as it is needed (on a full cluster a small part).
 	singles := &c.singles
-	singles.reset(infos, k)
+	singles.reset(infos)
 	pairs := &c.order
 	pairs.reset(cands, func(x *cand) bool {
 		return x.a.pick == nil && x.b.pick == nil && left[x.o.tid] >= x.o.d
@@ -1051,7 +1095,7 @@ func (c *Core) choose(infos []*info) []*info {
 	}
 	c.makeRoom(infos, left)
 	if c.opt.MaxPerGPU >= 2 {
-		c.join(infos, k)
+		c.join(infos)
 	}
 	// The picked jobs, highest index first: growDegrees and placeAll go
 	// through them in that order (growDegrees skips the pairs).
@@ -1085,7 +1129,6 @@ func (c *Core) makeRoom(infos []*info, left []int) {
 		}
 	}
 	slices.SortStableFunc(waiting, func(a, b *info) int { return cmp.Compare(b.index, a.index) })
-	k := c.keep()
 	type move struct {
 		in   *info
 		to   option
@@ -1126,7 +1169,7 @@ func (c *Core) makeRoom(infos []*info, left []int) {
 					}
 				}
 				if to != nil {
-					cands = append(cands, move{x, *to, x.alone(&x.pick.o, k) - to.value})
+					cands = append(cands, move{x, *to, x.alone(&x.pick.o) - to.value})
 				}
 			}
 			slices.SortStableFunc(cands, func(a, b move) int { return cmp.Compare(a.loss, b.loss) })
@@ -1174,7 +1217,7 @@ func (c *Core) makeRoom(infos []*info, left []int) {
 // exceeds the host's alone by most; a pair running now counts its value
 // times keep, as a change would restart it. Only the waiting jobs of
 // highest index are weighed (pairOpts).
-func (c *Core) join(infos []*info, k float64) {
+func (c *Core) join(infos []*info) {
 	hosts := c.listA[:0]
 	for _, in := range infos {
 		if in.pick != nil && in.pick.partner == nil && !in.critical {
@@ -1204,10 +1247,10 @@ func (c *Core) join(infos []*info, k float64) {
 			if !ok1 || !ok2 {
 				continue
 			}
-			alone := h.alone(ho, k)
+			alone := h.alone(ho)
 			together := o.value*min(nw, 1) + ho.value*min(nh, 1)
 			if w.sharing(h, o) {
-				together *= k
+				together = o.value*min(nw, 1)*w.keep + ho.value*min(nh, 1)*h.keep
 			}
 			if g := together - alone; g > bestGain {
 				best, bestOpt, bestGain = h, o, g
@@ -1357,7 +1400,7 @@ const pairOpts = 64
 // pairs appends to out the options of two jobs sharing GPUs, among the jobs of
 // highest index: for each GPU type and degree both may run at, the value
 // per GPU of both at their predicted normalized throughputs.
-func (c *Core) pairs(out []cand, infos []*info, k float64) []cand {
+func (c *Core) pairs(out []cand, infos []*info) []cand {
 	// In the order of a stable sort by index, highest first (topByIndex's
 	// buffer is free until choose orders the picked jobs).
 	pool := c.topByIndex(infos, func(in *info) bool { return in.pick == nil && !in.critical }, pairOpts)
@@ -1367,20 +1410,20 @@ func (c *Core) pairs(out []cand, infos []*info, k float64) []cand {
 				oa, ob, na, nb := &a.opts[p.a], &b.opts[p.b], p.na, p.nb
 				va, vb := oa.value*min(na, 1), ob.value*min(nb, 1)
 				if a.sharing(b, oa) {
-					va, vb = va*k, vb*k
+					va, vb = va*a.keep, vb*b.keep
 				} else {
 					if a.keeps(oa) {
-						va *= k
+						va *= a.keep
 					}
 					if b.keeps(ob) {
-						vb *= k
+						vb *= b.keep
 					}
 				}
 				// Never taken when one job alone on the same option
 				// is worth more: that option comes first, and then
 				// either the job is placed or the option's GPUs are
 				// not left (the greedy only takes GPUs away).
-				if va+vb < a.alone(oa, k) || va+vb < b.alone(ob, k) {
+				if va+vb < a.alone(oa) || va+vb < b.alone(ob) {
 					c.prunedN++
 					if !c.allPairs {
 						continue
@@ -1469,9 +1512,9 @@ func (in *info) keeps(o *option) bool {
 
 // alone returns in's value alone on o as the greedy weighs it: times k
 // when o is where it runs alone now.
-func (in *info) alone(o *option, k float64) float64 {
+func (in *info) alone(o *option) float64 {
 	if in.keeps(o) {
-		return o.value * k
+		return o.value * in.keep
 	}
 	return o.value
 }

@@ -66,9 +66,18 @@
 // GPUs, average JCT 121 s against 57 s).
 //
 // Preemption is a decision like any other: a running job keeps its
-// placement only while its value, times the keep factor, beats the
-// others'. The keep factor is 1 + RestartPenalty/Round: a change costs a
-// restart, and the next chance to revise it comes a round later. Within
+// placement only while its value, times its keep factor, beats the
+// others'. The keep factor is 1 + RestartPenalty/t, t the time the job
+// is expected to run where it is until the next revision: a change costs
+// a restart, and the next chance to revise it comes a round later, or
+// never when the job ends first. So t is the round for a job that
+// outlasts it and E[min(R, Round)] of its remaining time R otherwise (R
+// the truth with durations known, drawn from the learned distribution
+// at its service otherwise): a job near its end is not moved to save
+// less than the restart costs it. With one factor for all (1 +
+// RestartPenalty/Round) the 20 jobs of small_test, all of them shorter
+// than three minutes, paid 16 restarts on 48 GPUs and ended 15% later on
+// average than Tiresias's, which never moved them. Within
 // its first round of running a job is ranked at the service it had when
 // it started (it was started for a round; its own ageing does not undo
 // that early), which keeps equal-priority jobs from trading GPUs at every

@@ -313,7 +313,7 @@ type jobOrder struct {
 // reset starts an order over the options of the jobs in infos not yet
 // picked; k multiplies a running job's current option (as choose counts
 // it).
-func (o *jobOrder) reset(infos []*info, k float64) {
+func (o *jobOrder) reset(infos []*info) {
 	o.jobs, o.vals, o.opts, o.start = o.jobs[:0], o.vals[:0], o.opts[:0], o.start[:0]
 	for _, in := range infos {
 		if in.pick != nil || len(in.opts) == 0 {
@@ -324,7 +324,7 @@ func (o *jobOrder) reset(infos []*info, k float64) {
 		o.start = append(o.start, int32(s))
 		for i := range in.opts {
 			x := &in.opts[i]
-			v := in.alone(x, k)
+			v := in.alone(x)
 			// Insertion into the job's few options so far.
 			at := len(o.vals)
 			o.vals, o.opts = append(o.vals, v), append(o.opts, int32(i))

@@ -311,7 +311,6 @@ func TestJobOrder(t *testing.T) {
 	base := []float64{1, 1, 2, 0.5, math.Copysign(0, -1), 0, math.NaN(), 1 + 1e-13}
 	types := []string{"k80", "p100", "v100"}
 	for trial := 0; trial < 50; trial++ {
-		const k = 1.25
 		jobs := make([]info, 30)
 		var infos []*info
 		var want []cand
@@ -328,6 +327,9 @@ func TestJobOrder(t *testing.T) {
 			if len(in.opts) > 0 && r.IntN(3) == 0 {
 				in.curOpt = in.opts[r.IntN(len(in.opts))]
 				in.cur = &in.curOpt
+				// Each running job its own factor (keepOf): 1.25 or
+				// more for a job near its end.
+				in.keep = 1.25 + float64(r.IntN(3))
 				if r.IntN(4) == 0 {
 					in.partner = 99 // sharing: no keep on its own
 				}
@@ -342,14 +344,14 @@ func TestJobOrder(t *testing.T) {
 			for _, o := range in.opts {
 				v := o.value
 				if in.cur != nil && in.partner < 0 && sameOpt(&o, in.cur) {
-					v *= k
+					v *= in.keep
 				}
 				want = append(want, cand{a: in, o: o, v: v})
 			}
 		}
 		slices.SortStableFunc(want, compareCands)
 		var o jobOrder
-		o.reset(infos, k)
+		o.reset(infos)
 		// Half the trials pass over every option; the others also drop
 		// the top job, or pick another job, as the greedy does, and the
 		// options of a job dropped or picked leave the sorted list.

@@ -90,6 +90,12 @@ func (c *Core) settled(st *State, all []ranked, top int, cands []int) (out []Pla
 	c.leftBuf = left
 	used := append(c.usedBuf[:0], make([]bool, len(st.GPUs))...)
 	c.usedBuf = used
+	// kf is the least keep factor: a running job's own (keepOf) is more
+	// when it may end within the round. Checked with kf, a running job's
+	// kept value and each type's first value are at most what the greedy
+	// weighs, so every check below that passes would pass with the jobs'
+	// own factors, and those that fail leave the decision to the greedy:
+	// settled may give up where it need not, never decide otherwise.
 	kf := c.keep()
 	// first is, by type, the value at which the last job placed there
 	// comes in the greedy's order (the critical job comes before all);
