@@ -9,10 +9,7 @@ import (
 // A job of known size S that attained a has index 1/(S-a) (all of its
 // chance to finish within what it has left) and remaining size S-a.
 func TestSizesDeterministic(t *testing.T) {
-	var s Sizes
-	for range 100 {
-		s.Done(36000)
-	}
+	s := allOf(100, 36000)
 	// (Within a grid bin of the end the grid's resolution shows: only
 	// the order is checked there.)
 	for _, a := range []float64{0, 3600, 18000} {
@@ -176,5 +173,32 @@ func TestBinIsBinOf(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for range 1_000_000 {
 		check(GridMin * math.Exp2(42*rng.Float64()-1))
+	}
+}
+
+// allOf returns the distribution of n completed sizes, all equal to size.
+func allOf(n int, size float64) *Sizes {
+	var s Sizes
+	for range n {
+		s.Done(size)
+	}
+	return &s
+}
+
+// within is E[min(R, h)] of the remaining size R: all of h while the
+// sizes outlast it, what is left of the size when it ends first, nothing
+// past every size seen.
+func TestWithin(t *testing.T) {
+	s := allOf(50, 6000)
+	for _, c := range []struct{ a, h, want float64 }{
+		{1000, 2000, 2000},  // every size ends after a+h
+		{1000, 20000, 5000}, // every size ends within: 6000-1000 left
+		{5500, 2000, 500},
+		{7000, 2000, 0}, // past every size seen
+	} {
+		// The grid's bins are 9% wide: the sizes' end is known that well.
+		if got := s.within(c.a, c.h, -1); math.Abs(got-c.want) > 0.09*6000/2+1 {
+			t.Errorf("within(%v, %v) = %.1f, want %v", c.a, c.h, got, c.want)
+		}
 	}
 }
