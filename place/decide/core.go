@@ -390,8 +390,6 @@ type info struct {
 	cur      *option // the running job's current placement (curOpt); nil while it waits
 	curOpt   option
 	partner  int     // the job it shares with now, -1 none
-	age      float64 // its service in its distribution's units (keepOf)
-	bin      int32   // age's bin when known, else -1
 	keep     float64 // a running job's factor on its current placement (keepOf)
 	pick     *pick   // the decision; nil: it waits
 	wid      int32   // its workload's number (Core.widOf)
@@ -610,7 +608,7 @@ func (c *Core) rank(st *State) (all []ranked, top int) {
 			r = c.refOf(j)
 		}
 		if r.rate > 0 {
-			c.rankedBuf = append(c.rankedBuf, ranked{j: j, ref: r, bin: -1})
+			c.rankedBuf = append(c.rankedBuf, ranked{j: j, ref: r})
 			c.rankIDs = append(c.rankIDs, j.ID)
 		} else {
 			c.skipped = append(c.skipped, i)
@@ -676,23 +674,21 @@ func (c *Core) rank(st *State) (all []ranked, top int) {
 			// would all fall in the grid's first bin.
 			e := j.Work * unit / resUnit
 			index, remain := c.est.indexRemaining(a / e)
-			in.index, in.remain, in.age, in.bin = index/e, e*remain, a/e, -1
+			in.index, in.remain = index/e, e*remain
 		default:
 			// Sizes over scales are counted in units of the
 			// grid's typical size (resUnit), so that the grid's
 			// resolution spans them.
 			scale := c.hist.scaleAt(r.wid) * float64(r.degree) / resUnit
 			var index, remain float64
-			in.bin = -1
 			if x != nil {
 				// A running job's service moves little from one call
 				// to the next: its bin is found from the last one.
 				index, remain, x.bin = c.hist.res.indexRemainingNear(a/scale, x.bin)
-				in.bin = x.bin
 			} else {
 				index, remain = c.hist.res.indexRemaining(a / scale)
 			}
-			in.index, in.remain, in.age = index/scale, scale*remain, a/scale
+			in.index, in.remain = index/scale, scale*remain
 		}
 		total += in.remain
 	}
@@ -725,7 +721,7 @@ func (c *Core) infos(all []ranked, top int, cands []int) []*info {
 	for _, i := range cands {
 		x := &all[i]
 		c.soloOf(x)
-		c.infoBuf = append(c.infoBuf, info{j: x.j, at: c.posOf(i), ref: x.ref, index: x.index, remain: x.remain, age: x.age, bin: x.bin, critical: i == top, partner: -1, wid: x.ref.wid})
+		c.infoBuf = append(c.infoBuf, info{j: x.j, at: c.posOf(i), ref: x.ref, index: x.index, remain: x.remain, critical: i == top, partner: -1, wid: x.ref.wid})
 		in := &c.infoBuf[len(c.infoBuf)-1]
 		if j := x.j; len(j.GPUs) > 0 {
 			for _, o := range byGPU[j.GPUs[0]] {
@@ -748,8 +744,6 @@ type ranked struct {
 	j             *Job
 	ref           ref
 	index, remain float64
-	age           float64 // its service in its distribution's units (keepOf)
-	bin           int32   // age's bin on the grid when known (a running job's), else -1
 }
 
 // posOf returns the place in the state's jobs of the k-th job rank kept:
@@ -857,7 +851,7 @@ func (c *Core) options(in *info) {
 		// the same value as worked out below.
 		in.curOpt = in.opts[i]
 		in.cur = &in.curOpt
-		in.keep = c.keepOf(j, in.remain, in.age, in.bin, in.ref, in.cur.rate)
+		in.keep = c.keepOf(in.remain, in.ref, in.cur.rate)
 		return
 	}
 	r, ok := c.solo(j.Workload, in.wid, t, tid, len(j.GPUs), spread)
@@ -866,40 +860,29 @@ func (c *Core) options(in *info) {
 	}
 	in.curOpt = option{tid: tid, d: len(j.GPUs), spread: spread, rate: r, value: in.index * r * prog / float64(len(j.GPUs))}
 	in.cur = &in.curOpt
-	in.keep = c.keepOf(j, in.remain, in.age, in.bin, in.ref, r)
+	in.keep = c.keepOf(in.remain, in.ref, r)
 }
 
 // keepOf is the factor by which a running job's current placement is
-// preferred (keep) when the job may end within the round: a change costs
-// it the restart penalty P of the time it runs until the next revision,
-// which is the round or, when it ends first, less. With t the time it is
-// expected to run in the next round where it is, E[min(R, round)] of its
-// remaining time R at rate (the truth with durations known, its
-// distribution's otherwise), the factor is 1 + P/t: keep's 1 + P/round
-// for a job that outlasts the round, more for one near its end, which a
-// move would delay by P of the little it has left. remain and age are
-// the job's expected remaining size and its service in its
-// distribution's units (rank), bin the service's bin when known (-1
-// none), r its reference.
-func (c *Core) keepOf(j *Job, remain, age float64, bin int32, r ref, rate float64) float64 {
+// preferred (keep) when the job is expected to end within the round: a
+// change costs it the restart penalty P, and what a change to a faster
+// option saves, or what a pause of it lets another job gain, is bounded
+// by the time it has left. With t the time it is expected to need where
+// it is, its expected remaining size at rate (the truth with durations
+// known, the mean of what its distribution leaves beyond its service
+// otherwise), the factor is 1 + P/min(t, round): keep's 1 + P/round for
+// a job expected to outlast the round, more for one near its end, which
+// a move would delay by P of the little it has left. remain is the job's
+// expected remaining size in reference GPU-seconds (rank), r its
+// reference.
+func (c *Core) keepOf(remain float64, r ref, rate float64) float64 {
 	k := c.keep()
 	if k == 1 || !(rate > 0) {
 		return k
 	}
-	unit := float64(r.degree) / r.rate // reference GPU-seconds per iteration
-	// h: the round in the distribution's units (iterations at rate,
-	// in reference GPU-seconds, over the unit of the distribution).
-	var t float64
-	switch {
-	case c.opt.Durations == Known && j.Work > 0:
-		t = remain / unit / rate
-	case c.opt.Durations == Estimate && j.Work > 0:
-		e := j.Work * unit / resUnit
-		t = c.est.within(age, c.opt.Round*rate*unit/e, -1) * e / unit / rate
-	default:
-		scale := c.hist.scaleAt(r.wid) * float64(r.degree) / resUnit
-		t = c.hist.res.within(age, c.opt.Round*rate*unit/scale, bin) * scale / unit / rate
-	}
+	// Reference GPU-seconds over reference GPU-seconds per iteration:
+	// iterations, at rate.
+	t := remain / (float64(r.degree) / r.rate) / rate
 	if !(t < c.opt.Round) {
 		return k
 	}

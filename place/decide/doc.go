@@ -67,17 +67,23 @@
 //
 // Preemption is a decision like any other: a running job keeps its
 // placement only while its value, times its keep factor, beats the
-// others'. The keep factor is 1 + RestartPenalty/t, t the time the job
-// is expected to run where it is until the next revision: a change costs
-// a restart, and the next chance to revise it comes a round later, or
-// never when the job ends first. So t is the round for a job that
-// outlasts it and E[min(R, Round)] of its remaining time R otherwise (R
-// the truth with durations known, drawn from the learned distribution
-// at its service otherwise): a job near its end is not moved to save
-// less than the restart costs it. With one factor for all (1 +
-// RestartPenalty/Round) the 20 jobs of small_test, all of them shorter
-// than three minutes, paid 16 restarts on 48 GPUs and ended 15% later on
-// average than Tiresias's, which never moved them. Within
+// others'. The keep factor is 1 + RestartPenalty/min(t, Round), t the
+// time the job is expected to need where it is (its expected remaining
+// size at the current rate: the truth with durations known, the mean of
+// what its distribution leaves beyond its service otherwise): a change
+// costs a restart, the next chance to revise it comes a round later, and
+// what a change saves is bounded by the time the job has left, so a job
+// near its end is not moved to save less than the restart costs it. With
+// one factor for all (1 + RestartPenalty/Round) the 20 jobs of
+// small_test, all shorter than three minutes, paid 16 restarts on 48
+// GPUs and ended 15% later on average than Tiresias's, which never moved
+// them. The mean remaining size, not the time the job is expected to run
+// within the round: a job its distribution says may end soon, but need
+// not, would be found so again at each revision and never moved off a
+// slow GPU, while the mean counts all the time a move would save; the
+// time within the round made coloc-estimate's average JCT 0.7% and 0.9%
+// worse on the shipped and the held-out cases
+// (docs/notes/2026-12-06-keep-by-remaining-size.md). Within
 // its first round of running a job is ranked at the service it had when
 // it started (it was started for a round; its own ageing does not undo
 // that early), which keeps equal-priority jobs from trading GPUs at every

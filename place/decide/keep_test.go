@@ -27,11 +27,12 @@ func TestKeepNearTheEnd(t *testing.T) {
 		t.Errorf("known, 1,000 s left: decision %v, want %v", got, move)
 	}
 	// Sizes unknown: every completed job of its workload ran 600
-	// iterations, and the fast type is 1.1 times the slow one. Half-way
-	// (300 s left where it is, 30 + 273 s moved) it stays, although
-	// 1.1 is above 1 + 30/360; from the start (600 s against 575 s) it
-	// moves. The distribution's bins are 9% wide, which is why the
-	// sizes here are short next to the round.
+	// iterations, and the fast type is 1.1 times the slow one: its
+	// expected remaining size is what the sizes leave beyond its
+	// service. Half-way (300 s left where it is, 30 + 273 s moved) it
+	// stays, although 1.1 is above 1 + 30/360; from the start (600 s
+	// against 575 s) it moves. The distribution's bins are 9% wide,
+	// which is why the sizes here are short next to the round.
 	r = rates{solo: map[string]map[string]float64{"a": {"slow": 1, "fast": 1.1}}}
 	for _, c := range []struct {
 		done float64

@@ -351,26 +351,3 @@ func (s *Sizes) indexRemainingNear(a float64, hint int32) (index, remain float64
 	}
 	return index, max(0, remain), int32(i)
 }
-
-// within returns the expected service a job that has attained a gets in
-// h more: E[min(R, h)] of its remaining size R, (A(a) - A(a+h)) / S(a)
-// with A the integral of S to the end (gittins' table); hint is a's bin
-// when known (-1 none).
-func (s *Sizes) within(a, h float64, hint int32) float64 {
-	s.update()
-	i, w := atNear(a, int(hint))
-	sa, aa := s.surv[i], s.acc[i]
-	if w > 0 {
-		sa = s.surv[i]*(1-w) + s.surv[i+1]*w
-		aa = s.acc[i]*(1-w) + s.acc[i+1]*w
-	}
-	if !(sa > 0) {
-		return 0
-	}
-	j, v := atNear(a+h, i)
-	ab := s.acc[j]
-	if v > 0 {
-		ab = s.acc[j]*(1-v) + s.acc[j+1]*v
-	}
-	return min(h, max(0, (aa-ab)/sa))
-}

@@ -184,21 +184,3 @@ func allOf(n int, size float64) *Sizes {
 	}
 	return &s
 }
-
-// within is E[min(R, h)] of the remaining size R: all of h while the
-// sizes outlast it, what is left of the size when it ends first, nothing
-// past every size seen.
-func TestWithin(t *testing.T) {
-	s := allOf(50, 6000)
-	for _, c := range []struct{ a, h, want float64 }{
-		{1000, 2000, 2000},  // every size ends after a+h
-		{1000, 20000, 5000}, // every size ends within: 6000-1000 left
-		{5500, 2000, 500},
-		{7000, 2000, 0}, // past every size seen
-	} {
-		// The grid's bins are 9% wide: the sizes' end is known that well.
-		if got := s.within(c.a, c.h, -1); math.Abs(got-c.want) > 0.09*6000/2+1 {
-			t.Errorf("within(%v, %v) = %.1f, want %v", c.a, c.h, got, c.want)
-		}
-	}
-}
