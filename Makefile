@@ -139,7 +139,8 @@ results-oracle: build
 
 # docs/profiling-budget.md and its figure: coloc's average JCT with the
 # models fit on a share of one GPU type's pairs over every pair's (about
-# 25 minutes on two cores; out/budget keeps the points done).
+# 25 minutes on two cores when the page was first generated, 3.5 minutes on
+# 2026-12-06; out/budget keeps the points done).
 results-budget: build
 	./scripts/budget-sim.sh $(BIN) docs/profiling-budget.md
 
