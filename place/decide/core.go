@@ -220,8 +220,8 @@ type soloOpts struct {
 	id      int32 // its place among the topology's (Core.classes)
 	// What settled reads, also independent of the index (rank): order
 	// is the options by progress per GPU, highest first; keeps[i] whether
-	// option i, kept (times keep), clearly beats every other; grows[i]
-	// whether a larger degree of its type is faster.
+	// option i, kept (times the least keep factor, keep), clearly beats
+	// every other; grows[i] whether a larger degree of its type is faster.
 	order []int
 	keeps []bool
 	grows []bool
@@ -935,9 +935,10 @@ func (c *Core) soloOf(x *ranked) *soloOpts {
 	return a
 }
 
-// keep is the factor by which a running job's current placement is
-// preferred: a change costs the restart penalty, and the next chance to
-// revise it comes a round later.
+// keep is the least factor by which a running job's current placement
+// is preferred, that of a job expected to outlast the round (keepOf): a
+// change costs the restart penalty, and the next chance to revise it
+// comes a round later.
 func (c *Core) keep() float64 {
 	if c.opt.Round <= 0 {
 		return 1
@@ -981,7 +982,7 @@ type cand struct {
 // more work, weighted by the indices, than giving the GPUs to one);
 // then larger degrees for jobs running alone that can use GPUs left
 // free. A job's current placement (and a running pair) counts its value
-// times keep: changing it costs a restart. It returns the picked jobs,
+// times its keep factor (keepOf): changing it costs a restart. It returns the picked jobs,
 // highest index first, the order in which placeAll claims GPUs.
 func (c *Core) choose(infos []*info) []*info {
 	// Room for each job's pick and as many again (makeRoom and join may
@@ -1197,8 +1198,8 @@ func (c *Core) makeRoom(infos []*info, left []int) {
 // every job that could have GPUs of its own has them. Highest index
 // first, each waiting job joins the host where the pair's value (both
 // jobs' index times progress at their predicted normalized throughputs)
-// exceeds the host's alone by most; a pair running now counts its value
-// times keep, as a change would restart it. Only the waiting jobs of
+// exceeds the host's alone by most; a pair running now counts each job's
+// value times its keep factor, as a change would restart it. Only the waiting jobs of
 // highest index are weighed (pairOpts).
 func (c *Core) join(infos []*info) {
 	hosts := c.listA[:0]
@@ -1493,8 +1494,8 @@ func (in *info) keeps(o *option) bool {
 	return in.cur != nil && in.partner < 0 && sameOpt(o, in.cur)
 }
 
-// alone returns in's value alone on o as the greedy weighs it: times k
-// when o is where it runs alone now.
+// alone returns in's value alone on o as the greedy weighs it: times its
+// keep factor when o is where it runs alone now.
 func (in *info) alone(o *option) float64 {
 	if in.keeps(o) {
 		return o.value * in.keep

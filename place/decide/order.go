@@ -311,8 +311,8 @@ type jobOrder struct {
 }
 
 // reset starts an order over the options of the jobs in infos not yet
-// picked; k multiplies a running job's current option (as choose counts
-// it).
+// picked, a running job's current option times its keep factor (alone,
+// as choose counts it).
 func (o *jobOrder) reset(infos []*info) {
 	o.jobs, o.vals, o.opts, o.start = o.jobs[:0], o.vals[:0], o.opts[:0], o.start[:0]
 	for _, in := range infos {
