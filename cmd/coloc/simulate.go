@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/coloc-dev/coloc/policy"
-	"github.com/coloc-dev/coloc/reports"
 	"github.com/coloc-dev/coloc/sim"
 	"github.com/coloc-dev/coloc/sim/experiment"
 	"github.com/coloc-dev/coloc/sim/peers"
@@ -31,6 +30,7 @@ type simulateFlags struct {
 	extrapolate                  bool
 	assumePairs, hidePairs       bool
 	json                         bool
+	output                       string // simulate -o: the replay file
 	settings                     string
 	// roundSet and penaltySet say that --round and --restart-penalty
 	// were given, so that they win over --settings.
@@ -87,7 +87,9 @@ The cluster spec is YAML, version 1: see examples/cluster-gavel.yaml.
 
 A GPU is busy while it holds at least one job; GPU util is busy GPU time
 over available GPU time (GPUs x makespan). --json prints one JSON object per
-policy, one a line. A replay that runs longer than 5 seconds says on stderr,
+policy, one a line. -o FILE also writes every policy's result with every job
+to FILE (JSON, format coloc.replay version 1), which 'coloc report --sim'
+draws. A replay that runs longer than 5 seconds says on stderr,
 every 10 seconds, how many jobs have completed and about how long is left
 at its pace so far.`,
 		Example: `  coloc simulate --trace examples/traces/msr/103959.trace \
@@ -128,12 +130,13 @@ at its pace so far.`,
 	fl.IntVar(&f.maxDegree, "max-degree", 0, "with --degree policy: the most GPUs a job may get (0: its request)")
 	fl.BoolVar(&f.extrapolate, "extrapolate", false, "run jobs beyond the measured degrees on solo rates extrapolated with the last measured efficiency (labelled in the result)")
 	fl.BoolVar(&f.json, "json", false, "print one JSON object per policy")
+	fl.StringVarP(&f.output, "output", "o", "", "also write every policy's result with every job to this file (JSON, format coloc.replay version 1)")
 	fl.StringVar(&f.settings, "settings", experiment.SettingsColoc, "simulator settings: coloc (decide at every event, moves cost --restart-penalty, spread jobs at measured spread rates) or gavel (Gavel's simulator: decide in 360 s rounds, moves free, spread free, fifo as Gavel's; --round and --restart-penalty still win when given)")
 	addAssumeFlags(fl, &f.assumePairs, &f.hidePairs)
 	for _, name := range []string{"trace", "cluster", "data"} {
 		cmd.MarkFlagRequired(name)
 	}
-	completeValues(cmd, "policy", reports.PolicyNames())
+	completeValues(cmd, "policy", policyNames())
 	cmd.AddCommand(newSimulateSweepCmd(e), newSimulateGenerateCmd(e), newSimulateAssumptionCmd(e), newSimulateBudgetCmd(e))
 	return cmd
 }
@@ -264,9 +267,17 @@ func runSimulate(e *env, f simulateFlags) error {
 				return err
 			}
 		}
+	} else if err := experiment.WriteTable(e.stdout, tr, x.Topology, results); err != nil {
+		return err
+	}
+	if f.output == "" {
 		return nil
 	}
-	return experiment.WriteTable(e.stdout, tr, x.Topology, results)
+	replay, err := experiment.NewReplay(in, tr, &x, results)
+	if err != nil {
+		return err
+	}
+	return experiment.WriteReplay(f.output, replay)
 }
 
 func newSimulateGenerateCmd(e *env) *cobra.Command {
@@ -311,4 +322,14 @@ gives the same trace.`,
 		cmd.MarkFlagRequired(name)
 	}
 	return cmd
+}
+
+// policyNames are the names of the policies coloc simulate runs, in its
+// order, for completion.
+func policyNames() []string {
+	var out []string
+	for _, p := range experiment.All(policies.Config{}) {
+		out = append(out, p.Name)
+	}
+	return out
 }

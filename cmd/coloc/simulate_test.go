@@ -162,6 +162,64 @@ func TestSimulateJSONEqualsExperiment(t *testing.T) {
 	}
 }
 
+// coloc simulate -o writes the replay file: every policy's result with
+// every job, whose summaries are what --json prints, and the inputs as
+// given. A file that cannot be written is an error naming it.
+func TestSimulateOutputReplay(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "replay.json")
+	out, _ := mustRun(t, simulateArgs("--json", "--policy", "fifo,greedy-pack,oracle", "--seed", "3", "-o", path)...)
+	r, err := experiment.ReadReplay(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var summaries bytes.Buffer
+	enc := json.NewEncoder(&summaries)
+	var got []string
+	for _, res := range r.Results {
+		got = append(got, res.Policy)
+		if len(res.Jobs) != 20 {
+			t.Errorf("%s: %d jobs, want the trace's 20", res.Policy, len(res.Jobs))
+		}
+		if err := enc.Encode(res.Summary()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if strings.Join(got, ",") != "fifo,greedy-pack,oracle" {
+		t.Errorf("policies %v", got)
+	}
+	if summaries.String() != out {
+		t.Errorf("the file's summaries:\n%s\n--json:\n%s", summaries.String(), out)
+	}
+	want := experiment.ReplayTrace{Path: "../../examples/traces/physical_cluster/small_test.trace", Format: "physical_cluster", Jobs: 20}
+	if tr := r.Trace; tr.Path != want.Path || tr.Format != want.Format || tr.Jobs != want.Jobs || len(tr.SHA256) != 64 ||
+		r.Cluster.Path != "../../examples/cluster-gavel.yaml" || r.Data != "../../datasets/reference/gavel" || r.Models != "" || r.Seed != 3 {
+		t.Errorf("inputs: %+v %+v data %q models %q seed %d", r.Trace, r.Cluster, r.Data, r.Models, r.Seed)
+	}
+	// Without --json the table prints as before, and the file is the same.
+	path2 := filepath.Join(dir, "table.json")
+	table, _ := mustRun(t, simulateArgs("--policy", "fifo,greedy-pack,oracle", "--seed", "3", "--output", path2)...)
+	if !strings.Contains(table, "avg JCT (h)") {
+		t.Errorf("no table:\n%s", table)
+	}
+	a, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(a, b) {
+		t.Errorf("the same replay wrote two different files")
+	}
+	bad := filepath.Join(path, "replay.json") // under a file
+	err = run(context.Background(), simulateArgs("--policy", "fifo", "-o", bad), nil, &bytes.Buffer{}, &bytes.Buffer{})
+	if err == nil || !strings.Contains(err.Error(), bad) {
+		t.Errorf("-o under a file: %v", err)
+	}
+}
+
 // The 29 multi-GPU jobs of minimize_makespan on 16 GPUs: greedy-pack
 // packs them only with --assume-multi-gpu-pairs (Gavel measured no
 // multi-GPU pair), each counted in assumed_jobs and warned about.
