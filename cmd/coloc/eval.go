@@ -3,18 +3,21 @@ package main
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/coloc-dev/coloc/internal/textlist"
 	"github.com/coloc-dev/coloc/model"
 	"github.com/coloc-dev/coloc/model/eval"
+	"github.com/coloc-dev/coloc/model/eval/evalfile"
 	"github.com/spf13/cobra"
 )
 
 func newEvalCmd(e *env) *cobra.Command {
-	var data, protocols, fractions, models, devices, out string
-	var seeds, workers int
+	var data, protocols, fractions, models, devices, out, predictions string
+	var seeds, workers, splitSeed int
+	var splitFraction float64
 	var asJSON, markdown, quiet, includeUnsettled bool
 	var versus []string
 	o0 := eval.DefaultOptions
@@ -41,14 +44,19 @@ Protocols:
                 a round up to 50%; the model (--models, one; default iasp)
                 is refit each round and scored on the pairs not yet chosen.
                 Prints learning curves (median over seeds) and the MAE of a
-                fit on 90% of the pairs (all-pairs reference).
+                fit on 90% of the pairs (all-pairs reference); -o writes
+                every seed's curves to a JSON file (format
+                coloc.active-curves, version 2).
 
 Metrics: MAE, RMSE, MAPE, R2 and Spearman's rho of normalized throughput,
 and agreement: the share of test pairs {A, B} (both orders held out) on
 which "co-locate if both normalized throughputs are >= 0.8" decided on the
 predictions matches the decision on the measurements. Printed values are
 medians over seeds; -o writes every seed's scores to an Arrow table "eval"
-(version 2).
+(version 2). --predictions also writes the per-pair view of one split of
+protocol pairs (--split-fraction, --split-seed) on each device: every
+held-out pair with its measurement and each model's prediction, an Arrow
+table "predictions" (version 1) that coloc report draws.
 
 Trust: cover is the share of test pairs whose measurement falls in the
 prediction's interval (nominal --coverage, default 0.9; intervals are
@@ -67,12 +75,17 @@ cores); the scores are those of one worker.`,
 		Example: `  coloc eval --data datasets/reference/gavel
   coloc eval --data datasets/reference/gavel --protocol pairs --fractions 0.2,0.5 --json
   coloc eval --data datasets/reference/gavel --protocol new-job --models iapp,similarity,bias -o out/eval.arrow
+  coloc eval --data datasets/reference/gavel --models mean,bias,iasp -o out/eval.arrow --predictions out/predictions.arrow --split-fraction 0.5
+  coloc eval --data datasets/reference/gavel --protocol active --models iasp --seeds 2 -o out/active.json
   coloc eval --data datasets/reference/gavel --fractions 0.2,0.5 --models committee,iasp,gbt,forest --folds 0 --markdown --versus gbt,forest
   coloc eval --data datasets/reference/counters --fractions 0.2 --models committee,stack,gbt,forest,gbt-sums --folds 0 --markdown --versus gbt,forest --versus gbt-sums`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkPredictionFlags(cmd, predictions, protocols, splitFraction, splitSeed); err != nil {
+				return err
+			}
 			if protocols == "active" {
-				return runActive(e, data, models, devices, seeds, asJSON, quiet)
+				return runActive(e, data, models, devices, out, seeds, asJSON, quiet)
 			}
 			o := eval.DefaultOptions
 			o.Trust = o0.Trust
@@ -136,6 +149,12 @@ cores); the scores are those of one worker.`,
 					return err
 				}
 			}
+			if predictions != "" {
+				sp := eval.Split{Protocol: "pairs", Fraction: splitFraction, Seed: splitSeed}
+				if err := writePredictions(e, d, o, sp, predictions, quiet); err != nil {
+					return err
+				}
+			}
 			switch {
 			case asJSON:
 				return res.WriteJSON(e.stdout)
@@ -160,7 +179,10 @@ cores); the scores are those of one worker.`,
 	f.BoolVar(&includeUnsettled, "include-unsettled", false, "also use suspect pairs of coloc's campaigns (runs that never settled or shared the GPU)")
 	f.Float64Var(&o0.Trust.Coverage, "coverage", o0.Trust.Coverage, "nominal coverage of the prediction intervals scored")
 	f.IntVar(&o0.Trust.Folds, "folds", o0.Trust.Folds, "cross-conformal folds per fit, to score interval coverage and width (0: no intervals, eleven times faster)")
-	f.StringVarP(&out, "out", "o", "", "write every seed's scores to this Arrow file")
+	f.StringVarP(&out, "out", "o", "", "write every seed's scores to this Arrow file (with --protocol active: every seed's learning curves, as JSON)")
+	f.StringVar(&predictions, "predictions", "", "also write each model's predictions of the pairs held out by one split of protocol pairs on each device to this Arrow file")
+	f.Float64Var(&splitFraction, "split-fraction", 0.5, "with --predictions: the fraction of each device's measured pairs the split observes")
+	f.IntVar(&splitSeed, "split-seed", 1, "with --predictions: the seed of the split")
 	cmd.MarkFlagRequired("data")
 	completeValues(cmd, "protocol", append(eval.Protocols, "all"))
 	completeValues(cmd, "models", append(model.Names(), "all"))
@@ -168,8 +190,56 @@ cores); the scores are those of one worker.`,
 	return cmd
 }
 
-// runActive is `coloc eval --protocol active`.
-func runActive(e *env, data, models, devices string, seeds int, asJSON, quiet bool) error {
+// checkPredictionFlags checks the flags of --predictions before any
+// work: the split's, and the protocol (pairs, the split's own).
+func checkPredictionFlags(cmd *cobra.Command, predictions, protocols string, fraction float64, seed int) error {
+	if predictions == "" {
+		for _, name := range []string{"split-fraction", "split-seed"} {
+			if cmd.Flags().Changed(name) {
+				return fmt.Errorf("--%s chooses the split of --predictions; give --predictions too", name)
+			}
+		}
+		return nil
+	}
+	if ps, err := eval.ParseProtocols(protocols); protocols == "active" || err == nil && !slices.Equal(ps, []string{"pairs"}) {
+		return fmt.Errorf("--predictions writes a split of protocol pairs; it goes with --protocol pairs (the default), not %s", protocols)
+	}
+	if !(fraction >= 0 && fraction < 1) {
+		return fmt.Errorf("--split-fraction %v: want a fraction in [0, 1)", fraction)
+	}
+	if seed < 1 {
+		return fmt.Errorf("--split-seed %d: want 1 or more", seed)
+	}
+	return nil
+}
+
+// writePredictions writes the predictions of o's models on the pairs the
+// split sp holds out on each of o's devices (default: eval's) to path.
+func writePredictions(e *env, d *model.Data, o eval.Options, sp eval.Split, path string, quiet bool) error {
+	devices := o.Devices
+	if len(devices) == 0 {
+		devices = eval.DefaultDevices(d)
+	}
+	if len(devices) == 1 {
+		sp.Device = devices[0]
+	}
+	rows, err := evalfile.PredictSplit(d, o.Models, devices, sp.Fraction, sp.Seed, o.Workers)
+	if err != nil {
+		return fmt.Errorf("--predictions: %w", err)
+	}
+	if err := evalfile.WritePredictions(path, &evalfile.Predictions{Split: sp, Rows: rows, Warnings: d.Warnings}); err != nil {
+		return err
+	}
+	if !quiet {
+		fmt.Fprintf(e.stderr, "eval: %s predictions of held-out pairs (protocol pairs, fraction %g, seed %d) written to %s\n",
+			model.Count(len(rows)), sp.Fraction, sp.Seed, path)
+	}
+	return nil
+}
+
+// runActive is `coloc eval --protocol active`; out, when set, receives the
+// learning curves.
+func runActive(e *env, data, models, devices, out string, seeds int, asJSON, quiet bool) error {
 	o := eval.DefaultActiveOptions
 	o.Seeds = seeds
 	if models != "" && models != "all" {
@@ -198,6 +268,11 @@ func runActive(e *env, data, models, devices string, seeds int, asJSON, quiet bo
 	}
 	if !quiet {
 		e.say("warning:", res.Warnings...)
+	}
+	if out != "" {
+		if err := evalfile.WriteActive(out, &evalfile.Active{Options: o, Result: res}); err != nil {
+			return err
+		}
 	}
 	if asJSON {
 		return res.WriteJSON(e.stdout)
