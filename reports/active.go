@@ -1,20 +1,13 @@
 package reports
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 	"math"
-	"os"
-	"path/filepath"
 	"slices"
-	"strings"
 
-	"github.com/coloc-dev/coloc/internal/atomicfile"
-	"github.com/coloc-dev/coloc/internal/version"
 	"github.com/coloc-dev/coloc/model"
 	"github.com/coloc-dev/coloc/model/eval"
+	"github.com/coloc-dev/coloc/model/eval/evalfile"
 	"github.com/coloc-dev/coloc/reports/plot"
 )
 
@@ -23,86 +16,20 @@ import (
 // pairs not yet profiled against the share of pairs profiled, one line per
 // strategy, with the all-pairs reference.
 
-// activeOptions are the options of the simulation the report runs: the
-// defaults of `coloc eval --protocol active` with the report's model,
-// seeds, strategies and devices.
-func (c Config) activeOptions(md *modelData) eval.ActiveOptions {
-	o := eval.DefaultActiveOptions
-	o.Seeds = c.ActiveSeeds
-	if c.ActiveModel != "" {
-		o.Model = c.ActiveModel
-	}
-	if len(c.ActiveStrategies) > 0 {
-		o.Strategies = c.ActiveStrategies
-	}
-	o.Devices = c.ActiveDevices
-	if len(o.Devices) == 0 {
-		o.Devices = c.EvalDevices
-	}
-	if len(o.Devices) == 0 && md != nil {
-		o.Devices = eval.DefaultDevices(md.data)
-	}
-	return o
-}
-
-// validateActive checks the settings of the learning curves.
-func (c Config) validateActive() error {
-	if c.ActiveSeeds < 0 {
-		return fmt.Errorf("--active-seeds %d: want 0 (no learning curves) or more", c.ActiveSeeds)
-	}
-	if c.ActiveSeeds == 0 {
-		return nil
-	}
-	if c.ActiveModel != "" {
-		names, err := model.ParseNames(c.ActiveModel)
-		if err != nil {
-			return fmt.Errorf("--active-model: %w", err)
-		}
-		if len(names) != 1 {
-			return fmt.Errorf("--active-model %s: want one model", c.ActiveModel)
-		}
-	}
-	for _, s := range c.ActiveStrategies {
-		if !slices.Contains(model.Strategies, s) {
-			return fmt.Errorf("active strategy %q: want one of %s", s, strings.Join(model.Strategies, ", "))
-		}
-	}
-	return nil
-}
-
-// activeSection simulates active selection on the first dataset with
-// pairs (or reads it from the cache) and draws one learning curve per
-// device.
+// activeSection draws the learning curves of a file of `coloc eval
+// --protocol active -o`: one figure per device, a line per strategy.
 func (b *builder) activeSection() ([]section, error) {
-	md, err := b.pairsData()
-	if err != nil || md == nil {
-		return nil, err
-	}
 	const title = "Choosing the pairs to profile: learning curves"
-	if md.data == nil {
-		return []section{{Title: title, Text: "Not computed: " + md.why + "."}}, nil
-	}
-	o := b.cfg.activeOptions(md)
-	if b.progress != nil {
-		o.Progress = prefixWriter{b.progress}
-	}
-	var res *eval.ActiveResult
-	if b.cfg.EvalCache != "" {
-		var hit bool
-		res, hit, err = runActiveCached(b.cfg.EvalCache, md.data, o)
-		if err == nil && hit {
-			b.logf("learning curves reused from the cache %s", b.cfg.EvalCache)
-		}
-	} else {
-		res, err = eval.RunActive(md.data, o)
-	}
+	f, err := evalfile.ReadActive(b.cfg.ActiveFile)
 	if err != nil {
 		return nil, err
 	}
-	if len(res.Warnings) > len(md.data.Warnings) {
-		b.warn("learning curves", res.Warnings[len(md.data.Warnings):]...)
+	if err := b.input(b.cfg.ActiveFile); err != nil {
+		return nil, err
 	}
-	from := fmt.Sprintf("coloc eval --protocol active on %s (model %s, seeds 1 to %d)", b.show(md.dir), res.Model, o.Seeds)
+	res, o := f.Result, f.Options
+	b.warnStage("learning curves "+b.show(b.cfg.ActiveFile), res.Warnings...)
+	from := fmt.Sprintf("coloc eval --protocol active (model %s, seeds 1 to %d), the file %s", res.Model, o.Seeds, b.show(b.cfg.ActiveFile))
 	sec := section{
 		Title: title,
 		Text: fmt.Sprintf("How well %s predicts the pairs not yet profiled when the pairs to profile are chosen by each strategy "+
@@ -230,134 +157,4 @@ func curveFractions(res *eval.ActiveResult) []float64 {
 	}
 	slices.Sort(out)
 	return out
-}
-
-// Learning curves kept in the evaluation cache directory: a JSON file of
-// this format and version, named by activeKey.
-const (
-	activeCacheFormat  = "coloc.active-curves"
-	activeCacheVersion = 1
-)
-
-// activeCacheFile is the cached file. JSON keeps every float64 exactly,
-// but not NaN: a reference MAE that could not be computed is stored as
-// null and read back as NaN.
-type activeCacheFile struct {
-	Format  string `json:"format"`
-	Version int    `json:"version"`
-	Key     string `json:"key"`
-	Result  struct {
-		Model     string              `json:"model"`
-		Points    []eval.CurvePoint   `json:"points"`
-		Summaries []eval.CurveSummary `json:"summaries"`
-		Reference map[string]*float64 `json:"reference"`
-		Warnings  []string            `json:"warnings"`
-	} `json:"result"`
-}
-
-// activeKey identifies the result of eval.RunActive(d, o): the SHA-256 of
-// the data's file checksums (or, for data not read from files, its space
-// and pairs), of the options that change curves (model and its default
-// hyper-parameters, devices, seeds, strategies, shares) and of the tool
-// version. Progress is left out. As with eval.CacheKey, a development
-// build keeps one version across edits: remove the cache after changing a
-// model.
-func activeKey(d *model.Data, o eval.ActiveOptions) (string, error) {
-	hyper, err := defaultHyper(o.Model)
-	if err != nil {
-		return "", err
-	}
-	data := any(d.Files)
-	if len(d.Files) == 0 {
-		data = struct {
-			Space *model.Space
-			Obs   []model.Obs
-		}{d.Space, d.Obs}
-	}
-	return cacheKey("learning curves", struct {
-		Tool       string         `json:"tool"`
-		Format     int            `json:"format"`
-		Data       any            `json:"data"`
-		Model      string         `json:"model"`
-		Hyper      map[string]any `json:"hyper"`
-		Devices    []string       `json:"devices"`
-		Seeds      int            `json:"seeds"`
-		Strategies []string       `json:"strategies"`
-		Shares     []float64      `json:"shares"` // start, step, stop, reference
-	}{version.String(), activeCacheVersion, data, o.Model, hyper, o.Devices, o.Seeds, o.Strategies,
-		[]float64{o.Start, o.Step, o.Stop, o.Reference}})
-}
-
-// runActiveCached returns eval.RunActive(d, o), read from
-// dir/active-<key>.json when an earlier call stored it, else computed and
-// stored there. hit reports a read.
-func runActiveCached(dir string, d *model.Data, o eval.ActiveOptions) (res *eval.ActiveResult, hit bool, err error) {
-	key, err := activeKey(d, o)
-	if err != nil {
-		return nil, false, err
-	}
-	path := filepath.Join(dir, "active-"+key+".json")
-	if b, err := os.ReadFile(path); err == nil {
-		res, err := readActiveCache(path, b, key)
-		return res, err == nil, err
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return nil, false, fmt.Errorf("learning curves cache: %w", err)
-	}
-	if res, err = eval.RunActive(d, o); err != nil {
-		return nil, false, err
-	}
-	f := activeCacheFile{Format: activeCacheFormat, Version: activeCacheVersion, Key: key}
-	f.Result.Model, f.Result.Points, f.Result.Summaries, f.Result.Warnings = res.Model, res.Points, res.Summaries, res.Warnings
-	f.Result.Reference = map[string]*float64{}
-	for dev, v := range res.Reference {
-		if !math.IsNaN(v) {
-			f.Result.Reference[dev] = &v
-		} else {
-			f.Result.Reference[dev] = nil
-		}
-	}
-	b, err := json.MarshalIndent(f, "", " ")
-	if err != nil {
-		return nil, false, fmt.Errorf("learning curves cache: %w", err)
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, false, fmt.Errorf("learning curves cache: %w", err)
-	}
-	if err := atomicfile.WriteBytes(path, append(b, '\n')); err != nil {
-		return nil, false, fmt.Errorf("learning curves cache: %w", err)
-	}
-	return res, false, nil
-}
-
-// readActiveCache checks and decodes a cached result.
-func readActiveCache(path string, b []byte, key string) (*eval.ActiveResult, error) {
-	var f activeCacheFile
-	if err := json.Unmarshal(b, &f); err != nil {
-		return nil, fmt.Errorf("learning curves cache %s: %w", path, err)
-	}
-	switch {
-	case f.Format != activeCacheFormat:
-		return nil, fmt.Errorf("learning curves cache %s: format %q, want %q", path, f.Format, activeCacheFormat)
-	case f.Version != activeCacheVersion:
-		return nil, fmt.Errorf("learning curves cache %s: version %d is not known to this coloc (it reads version %d)", path, f.Version, activeCacheVersion)
-	case f.Key != key:
-		return nil, fmt.Errorf("learning curves cache %s: key %s does not match its name", path, short(f.Key))
-	}
-	r := f.Result
-	res := &eval.ActiveResult{Model: r.Model, Points: r.Points, Summaries: r.Summaries, Reference: map[string]float64{}, Warnings: r.Warnings}
-	for dev, v := range r.Reference {
-		res.Reference[dev] = math.NaN()
-		if v != nil {
-			res.Reference[dev] = *v
-		}
-	}
-	return res, nil
-}
-
-// short abbreviates a hex digest for messages.
-func short(h string) string {
-	if len(h) > 12 {
-		return h[:12]
-	}
-	return h
 }

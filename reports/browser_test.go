@@ -64,7 +64,7 @@ document.getElementById('f').onload = function () {
 var checkOut = regexp.MustCompile(`<pre id="out">images (\d+) broken (\d+) ?([^|<]*)\|columns (\d+) hidden (\d+) ?([^<]*)</pre>`)
 
 // The report in a real browser: a report with every kind of figure
-// (reduced paper set plus a campaign) rendered in headless Chromium at
+// (small stage files of every kind plus a campaign) rendered in headless Chromium at
 // 1,200 px, every image of index.html loaded, and the comparison columns
 // of every policy table in view without scrolling sideways.
 func TestReportInBrowser(t *testing.T) {
@@ -73,7 +73,7 @@ func TestReportInBrowser(t *testing.T) {
 	}
 	bin := findChromium(t)
 	base := t.TempDir()
-	cfg := reducedPaper(t, filepath.Join(base, "report"))
+	cfg := stagedReport(t, filepath.Join(base, "report"))
 	cfg.Campaign = campaignData(t)
 	build(t, cfg)
 	page := readFile(t, filepath.Join(base, "report", "index.html"))

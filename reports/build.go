@@ -44,6 +44,15 @@ func Build(cfg Config) (*Summary, error) {
 		return nil, atomicfile.Explain(err)
 	}
 	defer atomicfile.Discard(stage) // empty after install; cleans up on error
+	if cfg.Stages != nil {
+		if err := cfg.Stages(stage, &cfg); err != nil {
+			return nil, err
+		}
+		cfg.Stages = nil
+		if err := cfg.Validate(); err != nil {
+			return nil, err
+		}
+	}
 	b := &builder{cfg: cfg, dir: stage, progress: cfg.Progress, inputs: map[string]bool{}}
 	if err := b.build(); err != nil {
 		return nil, err
@@ -90,10 +99,17 @@ func (b *builder) build() error {
 	}{
 		{"interference", len(b.cfg.Data) > 0, b.interference},
 		{"scaling", len(b.cfg.Data) > 0, b.scaling},
-		{"models", b.cfg.EvalFile != "" || len(b.cfg.Data) > 0 && (len(b.cfg.EvalModels) > 0 || b.cfg.Models != ""), b.accuracy},
-		{"active", len(b.cfg.Data) > 0 && b.cfg.ActiveSeeds > 0, b.activeSection},
-		{"policies", len(b.cfg.Scenarios) > 0, b.policies},
+		{"models", b.cfg.EvalFile != "" || b.cfg.PredictionsFile != "" || b.cfg.Models != "", b.accuracy},
+		{"active", b.cfg.ActiveFile != "", b.activeSection},
+		{"policies", len(b.cfg.SimFiles) > 0, b.policies},
 		{"campaign", b.cfg.Campaign != "", b.campaign},
+	}
+	if len(b.cfg.Data) > 0 {
+		// The data's own warnings come first, under the data, whatever
+		// the stages' files repeat of them.
+		if _, err := b.pairsData(); err != nil {
+			return err
+		}
 	}
 	for _, st := range steps {
 		if !st.on {
@@ -129,9 +145,15 @@ func (b *builder) logf(format string, args ...any) {
 	}
 }
 
-// show returns how a path appears in the page: relative to Root when one
-// is set, else as given.
+// show returns how a path appears in the page: a file inside the report
+// directory (or the directory it is built in) relative to it, else
+// relative to Root when one is set, else as given.
 func (b *builder) show(path string) string {
+	for _, dir := range []string{b.dir, b.cfg.Out} {
+		if rel, err := filepath.Rel(filepath.Clean(dir), filepath.Clean(path)); err == nil && rel != "." && !strings.HasPrefix(rel, "..") {
+			return filepath.ToSlash(rel)
+		}
+	}
 	if b.cfg.Root != "" {
 		if rel, err := filepath.Rel(b.cfg.Root, path); err == nil && !strings.HasPrefix(rel, "..") {
 			return filepath.ToSlash(rel)

@@ -1,12 +1,10 @@
 package reports
 
 import (
-	"bytes"
 	"math"
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -15,6 +13,7 @@ import (
 	"github.com/coloc-dev/coloc/datasets"
 	"github.com/coloc-dev/coloc/model"
 	"github.com/coloc-dev/coloc/model/eval"
+	"github.com/coloc-dev/coloc/model/eval/evalfile"
 )
 
 const gavelDir = "../datasets/reference/gavel"
@@ -122,14 +121,12 @@ func TestReportTinyData(t *testing.T) {
 		// the chosen degree: a, batch 32, degrees 1 2 4 8, chosen 4 at 300, efficiency 0.75, 0.50 at 8
 		row("a", "x1", "32", "1 2 4 8", "4", "300", "0.75", "0.50"),
 		"pairs.arrow", "scaling.arrow", // inputs in the footer
-		// no solo table: no models, and the page says why
-		"Not computed: " + data + " has no solo table",
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("index.html lacks %s", want)
 		}
 	}
-	if strings.Contains(page, "Simulated") || strings.Contains(page, "Counters") {
+	if strings.Contains(page, "Simulated") || strings.Contains(page, "Counters") || strings.Contains(page, "Model accuracy") {
 		t.Error("index.html has sections for inputs not given")
 	}
 	if strings.Contains(page, out) {
@@ -230,24 +227,24 @@ func TestReportDirectory(t *testing.T) {
 func TestReportErrors(t *testing.T) {
 	data := tinyData(t)
 	out := filepath.Join(t.TempDir(), "r")
-	small, clus := "../examples/traces/physical_cluster/small_test.trace", "../examples/cluster-gavel.yaml"
+	pairs := filepath.Join(data, "pairs.arrow")
 	cases := []struct {
 		cfg  Config
 		want string
 	}{
 		{Config{}, "no report directory"},
 		{Config{Out: out}, "nothing to report"},
-		{Config{Data: []string{data}, Out: out, EvalModels: []string{"oracle"}}, `unknown model "oracle"`},
-		{Config{Data: []string{data}, Out: out, Scenarios: []Scenario{{small, clus}}, Policies: []string{"fifo"}}, "needs a solo table"},
-		{Config{Data: []string{gavelDir}, Out: out, Scenarios: []Scenario{{small, clus}}, Policies: []string{"lottery"}}, `unknown policy "lottery"`},
-		{Config{Data: []string{gavelDir}, Out: out, Scenarios: []Scenario{{small, clus}}}, "no policy to simulate"},
-		{Config{Data: []string{data}, Out: out, EvalFile: filepath.Join(data, "pairs.arrow")}, "eval"},
-		{Config{Data: []string{gavelDir}, Out: out, EvalModels: []string{"mean"}, ScatterFraction: 1, ScatterSeed: 1, EvalSeeds: 1}, "--scatter-fraction 1"},
-		{Config{Data: []string{gavelDir}, Out: out, EvalModels: []string{"mean"}, ScatterSeed: 1}, "--eval-seeds 0"},
-		{Config{Data: []string{gavelDir}, Out: out, Scenarios: []Scenario{{"nope.trace", clus}}, Policies: []string{"fifo"}}, "nope.trace"},
+		{Config{Data: []string{data}, Out: out, EvalFile: pairs}, "eval"},
+		{Config{Data: []string{data}, Out: out, EvalFile: "nope.arrow"}, "--eval: stat nope.arrow"},
+		{Config{Data: []string{data}, Out: out, PredictionsFile: pairs}, `table "pairs"`},
+		{Config{Data: []string{data}, Out: out, PredictionsFile: data}, "--predictions: " + data + " is a directory"},
+		{Config{Data: []string{data}, Out: out, ActiveFile: pairs}, "learning curves " + pairs},
+		{Config{Data: []string{data}, Out: out, SimFiles: []string{pairs}}, pairs},
+		{Config{Data: []string{data}, Out: out, SimFiles: []string{"nope.json"}}, "--sim: stat nope.json"},
 		{Config{Data: []string{"nope"}, Out: out}, "--data: stat nope"},
 		{Config{Campaign: data + "/pairs.arrow", Out: out}, "is not a directory"},
 		{Config{Data: []string{data}, Models: data, Out: out}, "--models"},
+		{Config{Models: data, Out: out}, "--models: drawing the models' predictions needs the measured pairs"},
 	}
 	for _, c := range cases {
 		_, err := Build(c.cfg)
@@ -255,39 +252,15 @@ func TestReportErrors(t *testing.T) {
 			t.Errorf("%+v: error %v, want %q", c.cfg, err, c.want)
 		}
 	}
-	if _, err := PaperConfig(t.TempDir(), out); err == nil || !strings.Contains(err.Error(), "is --root the coloc repository") {
-		t.Errorf("paper report of a directory without the reference data: %v", err)
-	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
 		t.Errorf("a failed report left %s behind", out)
 	}
 }
 
-// A mistyped policy in the paper report is refused by Validate, before
-// any step: nothing is written, not even a progress line.
-func TestReportTypoFailsBeforeWork(t *testing.T) {
-	out := filepath.Join(t.TempDir(), "paper")
-	cfg, err := PaperConfig("..", out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var progress bytes.Buffer
-	cfg.Policies, cfg.Progress = []string{"fifo", "typo"}, &progress
-	if _, err := Build(cfg); err == nil || !strings.Contains(err.Error(), `--policy: unknown policy "typo"`) {
-		t.Errorf("error %v, want the unknown policy", err)
-	}
-	if progress.Len() > 0 {
-		t.Errorf("steps ran before the error:\n%s", progress.String())
-	}
-	if _, err := os.Stat(out); !os.IsNotExist(err) {
-		t.Errorf("the refused report created %s", out)
-	}
-}
-
-// The model section from an evaluation file, on-the-fly held-out
-// predictions and a model directory: the MAE figure's points are the
-// file's summaries, the held-out scatter has the pairs Predict holds out,
-// and models fit on the same data are called in-sample.
+// The model section from an evaluation file, a predictions file and a
+// model directory: the MAE figure's points are the file's summaries, the
+// held-out scatter has the pairs Predict holds out, and models fit on the
+// same data are called in-sample.
 func TestReportModels(t *testing.T) {
 	d, err := model.LoadData(gavelDir)
 	if err != nil {
@@ -311,9 +284,18 @@ func TestReportModels(t *testing.T) {
 	if _, err := model.WriteDir(models, d, fitted); err != nil {
 		t.Fatal(err)
 	}
+	ps, err := eval.Predict(d, []string{"bias"}, eval.Split{Protocol: "pairs", Device: "k80", Fraction: 0.5, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	predFile := filepath.Join(dir, "predictions.arrow")
+	split := eval.Split{Protocol: "pairs", Device: "k80", Fraction: 0.5, Seed: 1}
+	if err := evalfile.WritePredictions(predFile, &evalfile.Predictions{Split: split, Rows: ps}); err != nil {
+		t.Fatal(err)
+	}
 	out := filepath.Join(dir, "report")
 	cfg := DefaultConfig()
-	cfg.Data, cfg.EvalFile, cfg.EvalModels, cfg.EvalDevices, cfg.Models, cfg.Out = []string{gavelDir}, evalFile, []string{"bias"}, []string{"k80"}, models, out
+	cfg.Data, cfg.EvalFile, cfg.PredictionsFile, cfg.Devices, cfg.Models, cfg.Out = []string{gavelDir}, evalFile, predFile, []string{"k80"}, models, out
 	build(t, cfg)
 
 	mae := readFile(t, filepath.Join(out, "mae-pairs-k80.csv"))
@@ -325,16 +307,12 @@ func TestReportModels(t *testing.T) {
 			t.Errorf("MAE figure lacks %q:\n%s", want, mae)
 		}
 	}
-	ps, err := eval.Predict(d, []string{"bias"}, eval.Split{Protocol: "pairs", Device: "k80", Fraction: 0.5, Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
 	scatter := strings.Split(strings.TrimSpace(readFile(t, filepath.Join(out, "heldout-bias.csv"))), "\n")
 	if len(scatter)-1 != len(ps) || scatter[1] != "k80,"+csvNum(ps[0].Measured)+","+csvNum(ps[0].Predicted) {
 		t.Errorf("held-out scatter: %d rows, first %q; want %d rows, first k80,%v,%v", len(scatter)-1, scatter[1], len(ps), ps[0].Measured, ps[0].Predicted)
 	}
 	page := readFile(t, filepath.Join(out, "index.html"))
-	for _, want := range []string{"Model accuracy against observed pairs", "the evaluation file", "Predicted against measured, held-out pairs",
+	for _, want := range []string{"Model accuracy against observed pairs", "the evaluation file", "fractions 0.2, 0.5, seeds 1 to 2", "Predicted against measured, held-out pairs",
 		"Fitted models on the measured pairs", "in-sample", "fitted-mean.svg", "heldout-error-k80.svg", "<td>best</td>"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("index.html lacks %q", want)
@@ -408,115 +386,6 @@ func TestReportCampaign(t *testing.T) {
 	for _, want := range []string{row("solo", "s1", "a"), row("pair", "p1/0", "a", "b")} {
 		if !strings.Contains(page, want) {
 			t.Errorf("runs table lacks %s", want)
-		}
-	}
-}
-
-// reducedPaper is the paper report with fewer models, fractions, seeds and
-// traces, so that a test can write it twice.
-func reducedPaper(t *testing.T, out string) Config {
-	t.Helper()
-	cfg, err := PaperConfig("..", out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.EvalModels = []string{"mean", "bias"}
-	cfg.EvalFractions = []float64{0.2, 0.5}
-	cfg.EvalSeeds = 2
-	cfg.ActiveSeeds, cfg.ActiveDevices, cfg.ActiveStrategies = 1, []string{"k80"}, []string{"width", "uncertainty", "random"}
-	var keep []Scenario
-	for _, sc := range cfg.Scenarios {
-		if strings.HasSuffix(sc.Trace, "small_test.trace") || strings.HasSuffix(sc.Trace, "minimize_makespan.trace") && strings.HasSuffix(sc.Cluster, "-48.yaml") {
-			keep = append(keep, sc)
-		}
-	}
-	cfg.Scenarios = keep
-	return cfg
-}
-
-// Two runs of the (reduced) paper report give the same files, byte for
-// byte; every figure has its three files and every policy is either
-// simulated or named as not shown.
-func TestReportPaperSameBytes(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the paper report twice (20 s); not in -short")
-	}
-	dirs := []string{filepath.Join(t.TempDir(), "a"), filepath.Join(t.TempDir(), "b")}
-	for _, d := range dirs {
-		build(t, reducedPaper(t, d))
-	}
-	files := func(dir string) []string {
-		var out []string
-		err := filepath.WalkDir(dir, func(path string, e os.DirEntry, err error) error {
-			if err == nil && !e.IsDir() {
-				rel, _ := filepath.Rel(dir, path)
-				out = append(out, rel)
-			}
-			return err
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		sort.Strings(out)
-		return out
-	}
-	a, b := files(dirs[0]), files(dirs[1])
-	if strings.Join(a, "\n") != strings.Join(b, "\n") {
-		t.Fatalf("the two reports hold different files:\n%v\n%v", a, b)
-	}
-	for _, f := range a {
-		if readFile(t, filepath.Join(dirs[0], f)) != readFile(t, filepath.Join(dirs[1], f)) {
-			t.Errorf("%s differs between the two runs", f)
-		}
-	}
-	page := readFile(t, filepath.Join(dirs[0], "index.html"))
-	figs := 0
-	for _, f := range a {
-		if strings.HasSuffix(f, ".svg") {
-			figs++
-			base := strings.TrimSuffix(f, ".svg")
-			for _, ext := range []string{".png", ".csv"} {
-				if _, err := os.Stat(filepath.Join(dirs[0], base+ext)); err != nil {
-					t.Errorf("figure %s has no %s", base, ext)
-				}
-			}
-			if !strings.Contains(page, `src="`+f+`"`) {
-				t.Errorf("index.html does not show %s", f)
-			}
-		}
-	}
-	if figs < 20 {
-		t.Errorf("%d figures, want at least 20", figs)
-	}
-	for _, p := range knownPolicies() {
-		if !strings.Contains(page, "<td>"+p.Name+"</td>") && !strings.Contains(page, "policy "+p.Name+": ") {
-			t.Errorf("policy %s is neither in the policy table nor named as not shown", p.Name)
-		}
-	}
-	// The warnings of the data: Gavel's suspect and infeasible pairs.
-	if !strings.Contains(page, "<h2>Warnings</h2>") || !strings.Contains(page, "<li>data gavel: 6,282 pairs not measured or unable to run (infeasible) at degree &gt; 1") {
-		i := strings.Index(page, "<h2>Warnings</h2>")
-		t.Errorf("index.html lacks the warnings of the data or the simulator:\n%s", page[max(i, 0):])
-	}
-	for _, want := range []string{"datasets/reference/gavel/pairs.arrow", "datasets/reference/pollux/scaling.arrow",
-		"examples/traces/physical_cluster/small_test.trace", "examples/cluster-gavel-48.yaml", "<h2>Scaling: pollux</h2>"} {
-		if !strings.Contains(page, want) {
-			t.Errorf("index.html lacks %s", want)
-		}
-	}
-}
-
-// BenchmarkReportPaper writes the whole paper report, as `coloc report
-// paper` does, once per op: go test -run '^$' -bench ReportPaper
-// -benchtime 1x ./reports
-func BenchmarkReportPaper(b *testing.B) {
-	for b.Loop() {
-		cfg, err := PaperConfig("..", filepath.Join(b.TempDir(), "paper"))
-		if err != nil {
-			b.Fatal(err)
-		}
-		if _, err := Build(cfg); err != nil {
-			b.Fatal(err)
 		}
 	}
 }

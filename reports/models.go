@@ -2,7 +2,6 @@ package reports
 
 import (
 	"fmt"
-	"io"
 	"math"
 	"path/filepath"
 	"slices"
@@ -12,6 +11,7 @@ import (
 	"github.com/coloc-dev/coloc/features"
 	"github.com/coloc-dev/coloc/model"
 	"github.com/coloc-dev/coloc/model/eval"
+	"github.com/coloc-dev/coloc/model/eval/evalfile"
 	"github.com/coloc-dev/coloc/place"
 	"github.com/coloc-dev/coloc/reports/plot"
 )
@@ -54,38 +54,47 @@ func (b *builder) pairsData() (*modelData, error) {
 }
 
 // accuracy is the model section: the evaluation table and MAE against the
-// fraction of observed pairs, the held-out predictions of one split, and
-// the predictions of a given model directory.
+// fraction of observed pairs (EvalFile), the held-out predictions of one
+// split (PredictionsFile), and the predictions of a model directory
+// (Models) on the first dataset with pairs.
 func (b *builder) accuracy() ([]section, error) {
+	var secs []section
+	if b.cfg.EvalFile != "" {
+		res, err := eval.Read(b.cfg.EvalFile)
+		if err != nil {
+			return nil, err
+		}
+		if err := b.input(b.cfg.EvalFile); err != nil {
+			return nil, err
+		}
+		b.warnStage("evaluation file "+b.show(b.cfg.EvalFile), res.Warnings...)
+		b.summarizeModels(res)
+		sec, err := b.evalSection(res, "the evaluation file "+b.show(b.cfg.EvalFile)+evalSettings(res))
+		if err != nil {
+			return nil, err
+		}
+		secs = append(secs, sec)
+	}
+	if b.cfg.PredictionsFile != "" {
+		sec, err := b.heldOutSection()
+		if err != nil {
+			return nil, err
+		}
+		secs = append(secs, sec)
+	}
+	if b.cfg.Models == "" {
+		return secs, nil
+	}
 	md, err := b.pairsData()
 	if err != nil {
 		return nil, err
 	}
-	var secs []section
-	if md != nil && md.data == nil {
-		secs = append(secs, section{Title: "Model accuracy", Text: "Not computed: " + md.why + "."})
-		md = nil
-	}
-	res, from, err := b.evaluation(md)
-	if err != nil {
-		return nil, err
-	}
-	if res != nil {
-		b.summarizeModels(res)
-		sec, err := b.evalSection(res, from)
-		if err != nil {
-			return nil, err
-		}
-		secs = append(secs, sec)
-	}
-	if md != nil && len(b.cfg.EvalModels) > 0 {
-		sec, err := b.heldOutSection(md)
-		if err != nil {
-			return nil, err
-		}
-		secs = append(secs, sec)
-	}
-	if md != nil && b.cfg.Models != "" {
+	switch {
+	case md == nil:
+		secs = append(secs, section{Title: "Fitted models on the measured pairs", Text: "Not drawn: no dataset of --data has a pairs table."})
+	case md.data == nil:
+		secs = append(secs, section{Title: "Fitted models on the measured pairs", Text: "Not drawn: " + md.why + "."})
+	default:
 		sec, err := b.fittedSection(md)
 		if err != nil {
 			return nil, err
@@ -93,50 +102,6 @@ func (b *builder) accuracy() ([]section, error) {
 		secs = append(secs, sec)
 	}
 	return secs, nil
-}
-
-// evaluation reads the evaluation file or computes the evaluation; from
-// says which, for the captions.
-func (b *builder) evaluation(md *modelData) (*eval.Result, string, error) {
-	if b.cfg.EvalFile != "" {
-		res, err := eval.Read(b.cfg.EvalFile)
-		if err != nil {
-			return nil, "", err
-		}
-		if err := b.input(b.cfg.EvalFile); err != nil {
-			return nil, "", err
-		}
-		b.warn("evaluation file "+b.show(b.cfg.EvalFile), res.Warnings...)
-		return res, "the evaluation file " + b.show(b.cfg.EvalFile), nil
-	}
-	if md == nil || len(b.cfg.EvalModels) == 0 {
-		return nil, "", nil
-	}
-	o := eval.Options{Protocols: []string{"pairs"}, Fractions: b.cfg.EvalFractions, Seeds: b.cfg.EvalSeeds,
-		Models: b.cfg.EvalModels, Devices: b.cfg.EvalDevices, Workers: b.cfg.EvalWorkers}
-	if b.progress != nil {
-		o.Progress = prefixWriter{b.progress}
-	}
-	var res *eval.Result
-	var err error
-	if b.cfg.EvalCache != "" {
-		var hit bool
-		res, hit, err = eval.RunCached(b.cfg.EvalCache, md.data, o)
-		if err == nil && hit {
-			b.logf("evaluation reused from the cache %s", b.cfg.EvalCache)
-		}
-	} else {
-		res, err = eval.Run(md.data, o)
-	}
-	if err != nil {
-		return nil, "", err
-	}
-	var fr []string
-	for _, f := range o.Fractions {
-		fr = append(fr, fmt.Sprint(f))
-	}
-	return res, fmt.Sprintf("coloc eval on %s (protocol pairs, fractions %s, seeds 1 to %d)",
-		b.show(md.dir), strings.Join(fr, ", "), o.Seeds), nil
 }
 
 func (b *builder) evalSection(res *eval.Result, from string) (section, error) {
@@ -250,40 +215,62 @@ func evalTables(res *eval.Result) []table {
 	return out
 }
 
-// heldOutSection draws the predicted against measured values of the pairs
-// held out by one split of protocol pairs, per model, and the CDF of
-// absolute errors per device.
-func (b *builder) heldOutSection(md *modelData) (section, error) {
-	devices := b.cfg.EvalDevices
-	if len(devices) == 0 {
-		devices = eval.DefaultDevices(md.data)
+// evalSettings says which protocols, fractions and seeds an evaluation's
+// summaries hold: " (coloc eval -o: protocol pairs, fractions 0.2, 0.5,
+// seeds 1 to 5)".
+func evalSettings(res *eval.Result) string {
+	var protos []string
+	var fracs []float64
+	seeds := 0
+	for _, s := range res.Summaries {
+		if !slices.Contains(protos, s.Protocol) {
+			protos = append(protos, s.Protocol)
+		}
+		if !slices.Contains(fracs, s.Fraction) {
+			fracs = append(fracs, s.Fraction)
+		}
+		seeds = max(seeds, s.Seeds)
 	}
-	// One fit per device and model, one per CPU at once; concatenated in
-	// device then model order, what one eval.Predict per device returns.
-	models := b.cfg.EvalModels
-	parts := make([][]eval.Prediction, len(devices)*len(models))
-	err := model.ForEach(len(parts), 0, func(k int) error {
-		sp := eval.Split{Protocol: "pairs", Device: devices[k/len(models)], Fraction: b.cfg.ScatterFraction, Seed: b.cfg.ScatterSeed}
-		var err error
-		parts[k], err = eval.Predict(md.data, models[k%len(models):k%len(models)+1], sp)
-		return err
-	})
+	if len(protos) == 0 {
+		return ""
+	}
+	slices.Sort(fracs)
+	var fr []string
+	for _, f := range fracs {
+		fr = append(fr, fmt.Sprint(f))
+	}
+	return fmt.Sprintf(" (coloc eval -o: protocol %s, fractions %s, seeds 1 to %d)", strings.Join(protos, ", "), strings.Join(fr, ", "), seeds)
+}
+
+// heldOutSection draws the predicted against measured values of the pairs
+// held out by one split (the predictions file of `coloc eval
+// --predictions`), per model, and the CDF of absolute errors per device.
+func (b *builder) heldOutSection() (section, error) {
+	p, err := evalfile.ReadPredictions(b.cfg.PredictionsFile)
 	if err != nil {
 		return section{}, err
 	}
-	var preds []eval.Prediction
-	for _, ps := range parts {
-		preds = append(preds, ps...)
+	if err := b.input(b.cfg.PredictionsFile); err != nil {
+		return section{}, err
 	}
-	split := fmt.Sprintf("protocol pairs, %g of each device's measured pairs observed, seed %d", b.cfg.ScatterFraction, b.cfg.ScatterSeed)
+	b.warnStage("predictions file "+b.show(b.cfg.PredictionsFile), p.Warnings...)
+	var devices []string
+	for _, r := range p.Rows {
+		if !slices.Contains(devices, r.Device) {
+			devices = append(devices, r.Device)
+		}
+	}
+	from := b.show(b.cfg.PredictionsFile)
+	split := fmt.Sprintf("protocol %s, %g of each device's measured pairs observed, seed %d", p.Split.Protocol, p.Split.Fraction, p.Split.Seed)
 	sec := section{
 		Title: "Predicted against measured, held-out pairs",
-		Text: fmt.Sprintf("Each model is fit on the observed pairs of one split (%s) of %s and predicts the others; "+
+		Text: fmt.Sprintf("Each model is fit on the observed pairs of one split (%s) and predicts the others; "+
 			"the figures show those held-out pairs only, so they measure prediction, not fit. One scatter per model "+
-			"(one series per device type, the dashed line is y = x) and one CDF of absolute errors per device type.",
-			split, b.show(md.dir)),
+			"(one series per device type, the dashed line is y = x) and one CDF of absolute errors per device type. "+
+			"From the predictions file %s (coloc eval --predictions).",
+			split, from),
 	}
-	figs, tab, err := b.predictionFigures(preds, devices, "heldout", split+", held-out pairs of "+b.show(md.dir))
+	figs, tab, err := b.predictionFigures(p.Rows, devices, "heldout", split+", held-out pairs of "+from)
 	if err != nil {
 		return sec, err
 	}
@@ -383,7 +370,7 @@ func (b *builder) fittedSection(md *modelData) (section, error) {
 	same := true
 	var preds []eval.Prediction
 	skipped := 0
-	devices := b.cfg.EvalDevices
+	devices := b.cfg.Devices
 	if len(devices) == 0 {
 		devices = eval.DefaultDevices(md.data)
 	}
@@ -445,14 +432,4 @@ func sameFiles(fit []features.FileSum, d *model.Data) bool {
 		}
 	}
 	return true
-}
-
-// prefixWriter marks the evaluation's progress lines as the report's.
-type prefixWriter struct{ w io.Writer }
-
-func (p prefixWriter) Write(b []byte) (int, error) {
-	if _, err := io.WriteString(p.w, "report: "); err != nil {
-		return 0, err
-	}
-	return p.w.Write(b)
 }

@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -8,82 +9,79 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/coloc-dev/coloc/datasets"
 	"github.com/coloc-dev/coloc/model"
 	"github.com/coloc-dev/coloc/reports/plot"
 	"github.com/coloc-dev/coloc/sim"
 	"github.com/coloc-dev/coloc/sim/experiment"
-	"github.com/coloc-dev/coloc/sim/policies"
 )
 
-// replay is the outcome of one scenario: a result per policy run.
+// replay is one file of `coloc simulate -o`: a trace replayed on a
+// cluster under every policy.
 type replay struct {
-	sc      Scenario
-	trace   *sim.Trace
-	topo    *sim.Topology
-	results []*sim.Result
+	file string
+	*experiment.Replay
 }
 
-// policies replays every scenario under every chosen policy and draws
-// the JCT CDF of each scenario and, per cluster, average JCT, GPU
-// utilisation and makespan per policy.
+// policies reads every replay file and draws the JCT CDF of each and, per
+// cluster, average JCT, GPU utilisation and makespan per policy.
 func (b *builder) policies() ([]section, error) {
-	md, err := b.pairsData()
-	if err != nil {
-		return nil, err
-	}
-	if md == nil {
-		return nil, fmt.Errorf("simulating traces needs measured rates: give --data with a dataset that has solo and pairs tables")
-	}
-	if md.ds.Solo == nil {
-		return nil, fmt.Errorf("%s: simulating traces needs a solo table beside the pairs", md.dir)
-	}
-	var ran []string
-	needModels := false
-	for _, name := range b.cfg.Policies {
-		ran = append(ran, strings.TrimSpace(name))
-		needModels = needModels || !slices.ContainsFunc(sim.Baselines(), func(p sim.PolicyInfo) bool { return p.Name == ran[len(ran)-1] })
-	}
-	models, modelsNote := b.cfg.Models, ""
-	switch {
-	case needModels && models == "":
-		// Models are fitted only when a model-driven policy is chosen.
-		models = filepath.Join(b.dir, "models")
-		if err := b.fitModels(md, models); err != nil {
+	var replays []*replay
+	var ran, datas, models []string
+	seeds := map[uint64]bool{}
+	for i, f := range b.cfg.SimFiles {
+		r, err := experiment.ReadReplay(f)
+		if err != nil {
 			return nil, err
 		}
-		modelsNote = fmt.Sprintf(" Model-driven policies use the models the report fitted on every measured pair of %s (models/ beside this page).", b.show(md.dir))
-	case needModels:
-		modelsNote = fmt.Sprintf(" Model-driven policies use the models of %s.", b.show(models))
+		if err := b.input(f); err != nil {
+			return nil, err
+		}
+		var names []string
+		for _, res := range r.Results {
+			names = append(names, res.Policy)
+		}
+		if i == 0 {
+			ran = names
+		} else if !slices.Equal(names, ran) {
+			return nil, fmt.Errorf("%s: policies %s, but %s has %s: replay every trace under the same policies",
+				f, strings.Join(names, ", "), b.cfg.SimFiles[0], strings.Join(ran, ", "))
+		}
+		if !slices.Contains(datas, r.Data) {
+			datas = append(datas, r.Data)
+		}
+		if r.Models != "" && !slices.Contains(models, r.Models) {
+			models = append(models, r.Models)
+		}
+		seeds[r.Seed] = true
+		rp := &replay{file: f, Replay: r}
+		replays = append(replays, rp)
+		b.simWarnings(rp)
 	}
 	ref := ran[0] // what relative values are relative to: fifo when it runs
 	if slices.Contains(ran, "fifo") {
 		ref = "fifo"
 	}
-	for _, sc := range b.cfg.Scenarios {
-		for _, p := range []string{sc.Trace, sc.Cluster} {
-			if err := b.input(p); err != nil {
-				return nil, err
-			}
-		}
+	var seedList []string
+	for sd := range seeds {
+		seedList = append(seedList, fmt.Sprint(sd))
 	}
-	replays, err := runPolicies(md.ds, b.cfg.Scenarios, ran, models, b.cfg.Seed)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", md.dir, err)
+	slices.Sort(seedList)
+	for _, m := range models {
+		b.modelWarnings(m)
 	}
-	for _, rp := range replays {
-		b.simWarnings(rp)
-		b.logf("simulated %s on %s: %d policies", b.show(rp.sc.Trace), rp.topo.Name, len(rp.results))
+	modelsNote := ""
+	if len(models) > 0 {
+		modelsNote = fmt.Sprintf(" Model-driven policies use the models of %s.", b.showAll(models))
 	}
 	sec := section{
 		Title: "Simulated policies",
-		Text: fmt.Sprintf("Each trace is replayed on its cluster with the rates measured in %s: a job runs at its solo "+
+		Text: fmt.Sprintf("Each trace is replayed on its cluster (coloc simulate -o) with the rates measured in %s: a job runs at its solo "+
 			"rate on its GPU type and number of GPUs, or at the measured co-located rate while it shares its GPUs; "+
 			"pairs without an ok measurement never share. Policies decide with what a scheduler knows (the baselines "+
-			"with solo rates only, and none with a job's duration: coloc learns sizes from the jobs completed so far); only the oracle sees the measured co-located rates. JCT is completion minus "+
+			"with solo rates only, %s); only the oracle sees the measured co-located rates. JCT is completion minus "+
 			"arrival; GPU utilisation is busy GPU time over GPUs x makespan, a GPU being busy while it holds a job, "+
-			"so sharing does the same work on fewer busy GPUs. Randomised policies use seed %d.%s",
-			b.show(md.dir), b.cfg.Seed, modelsNote),
+			"so sharing does the same work on fewer busy GPUs. %s Randomised policies use seed %s.%s",
+			b.showAll(datas), durationsNote(replays), settingsNote(replays), strings.Join(seedList, ", "), modelsNote),
 	}
 	for _, rp := range replays {
 		f, err := b.jctFigure(rp)
@@ -96,10 +94,10 @@ func (b *builder) policies() ([]section, error) {
 	var clusters []string
 	byCluster := map[string][]*replay{}
 	for _, rp := range replays {
-		if byCluster[rp.sc.Cluster] == nil {
-			clusters = append(clusters, rp.sc.Cluster)
+		if byCluster[rp.Cluster.Path] == nil {
+			clusters = append(clusters, rp.Cluster.Path)
 		}
-		byCluster[rp.sc.Cluster] = append(byCluster[rp.sc.Cluster], rp)
+		byCluster[rp.Cluster.Path] = append(byCluster[rp.Cluster.Path], rp)
 	}
 	for _, c := range clusters {
 		figs, err := b.policyBars(byCluster[c], ran, ref)
@@ -124,12 +122,12 @@ func (b *builder) policies() ([]section, error) {
 func unrunTable(rps []*replay) table {
 	t := table{Caption: "Jobs not simulated", Header: []string{"trace", "cluster", "jobs", "reason"}}
 	for _, rp := range rps {
-		if len(rp.results) == 0 {
+		if len(rp.Results) == 0 {
 			continue
 		}
 		count := map[string]int{}
 		var reasons []string
-		for _, j := range rp.results[0].Jobs {
+		for _, j := range rp.Results[0].Jobs {
 			if j.Status != sim.StatusUnrunnable {
 				continue
 			}
@@ -140,7 +138,7 @@ func unrunTable(rps []*replay) table {
 		}
 		sort.Slice(reasons, func(a, b int) bool { return natLess(reasons[a], reasons[b]) })
 		for _, r := range reasons {
-			t.Rows = append(t.Rows, []string{traceName(rp.sc.Trace), rp.topo.Name, fmt.Sprint(count[r]), r})
+			t.Rows = append(t.Rows, []string{traceName(rp.Trace.Path), rp.Cluster.Name, fmt.Sprint(count[r]), r})
 		}
 	}
 	return t
@@ -152,7 +150,7 @@ func unrunTable(rps []*replay) table {
 func (b *builder) simWarnings(rp *replay) {
 	var texts []string
 	by := map[string][]string{}
-	for _, r := range rp.results {
+	for _, r := range rp.Results {
 		for _, w := range r.Warnings {
 			if by[w] == nil {
 				texts = append(texts, w)
@@ -162,75 +160,11 @@ func (b *builder) simWarnings(rp *replay) {
 	}
 	for _, w := range texts {
 		who := strings.Join(by[w], ", ")
-		if len(by[w]) == len(rp.results) && len(rp.results) > 1 {
+		if len(by[w]) == len(rp.Results) && len(rp.Results) > 1 {
 			who = "every policy"
 		}
-		b.warn(fmt.Sprintf("simulator, %s on %s (%s)", traceName(rp.sc.Trace), rp.topo.Name, who), w)
+		b.warn(fmt.Sprintf("simulator, %s on %s (%s)", traceName(rp.Trace.Path), rp.Cluster.Name, who), w)
 	}
-}
-
-// runPolicies replays every scenario under each named policy, each built
-// afresh, with the rates measured in ds (solo and pairs tables): the
-// policies decide with what sim.Env gives them (the baselines with solo
-// rates only), the jobs progress at the measured rates. It is the one
-// place the report sets up the simulator, kept apart so that a library
-// experiment running policies on traces can take its place. The scenarios
-// are independent (each loads its own trace and cluster; the measured
-// rates are only read), so they run at once, one per CPU, and the
-// replays keep the scenarios' order: the same report for any number of
-// CPUs.
-func runPolicies(ds *datasets.Dataset, scenarios []Scenario, names []string, models string, seed uint64) ([]*replay, error) {
-	truth, err := sim.NewMeasured(ds.Solo, ds.Pairs)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]*replay, len(scenarios))
-	err = model.ForEach(len(scenarios), 0, func(i int) error {
-		sc := scenarios[i]
-		tr, err := sim.LoadTrace(sc.Trace)
-		if err != nil {
-			return err
-		}
-		topo, err := experiment.LoadTopology(sc.Cluster)
-		if err != nil {
-			return err
-		}
-		// The same experiment `coloc simulate` runs, at its defaults, so
-		// the report's table and `coloc simulate --json` agree.
-		x := experiment.Experiment{Jobs: tr.Jobs, Topology: topo, Truth: truth, Policies: names,
-			Options: sim.DefaultOptions, Env: sim.Env{Seed: seed}, Config: policies.Config{Models: models, EstimateMedian: sim.DefaultEstimateMedian, EstimateSigma: sim.DefaultEstimateSigma}}
-		res, err := x.Run()
-		if err != nil {
-			return fmt.Errorf("%s on %s: %w", sc.Trace, sc.Cluster, err)
-		}
-		out[i] = &replay{sc: sc, trace: tr, topo: topo, results: res}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
-// fitModels fits every model on all measured pairs into dir
-// (OUT/models), for the model-driven policies.
-// With an evaluation cache the fitted models are kept there and reused
-// (cachedModels).
-func (b *builder) fitModels(md *modelData, dir string) error {
-	names := model.StandardNames()
-	warnings, hit, err := cachedModels(b.cfg.EvalCache, dir, md.data, names, model.DefaultSeed)
-	if err != nil {
-		return err
-	}
-	for i, name := range names {
-		b.warn("model "+name+" (fitted for the policies)", warnings[i]...)
-	}
-	if hit {
-		b.logf("models reused from the cache %s into models/", b.cfg.EvalCache)
-		return nil
-	}
-	b.logf("fitted %d models on %s into models/", len(names), b.show(md.dir))
-	return nil
 }
 
 // traceName names a trace by its directory and file name without the
@@ -241,10 +175,10 @@ func traceName(path string) string {
 
 func (b *builder) jctFigure(rp *replay) (plot.Figure, error) {
 	c := &plot.CDF{
-		Title:  fmt.Sprintf("JCT: %s on %s", traceName(rp.sc.Trace), rp.topo.Name),
+		Title:  fmt.Sprintf("JCT: %s on %s", traceName(rp.Trace.Path), rp.Cluster.Name),
 		XLabel: "job completion time (h)", LogX: true,
 	}
-	for _, r := range rp.results {
+	for _, r := range rp.Results {
 		var hs []float64
 		for _, j := range r.Jobs {
 			if j.Status == sim.StatusDone {
@@ -261,11 +195,11 @@ func (b *builder) jctFigure(rp *replay) (plot.Figure, error) {
 		axis = "; logarithmic time axis"
 	}
 	cap := fmt.Sprintf("Empirical CDF of job completion time per policy, %s (%d jobs, %s) replayed on %s (%s)%s.",
-		b.show(rp.sc.Trace), len(rp.trace.Jobs), rp.trace.Format, rp.topo.Name, b.show(rp.sc.Cluster), axis)
+		b.show(rp.Trace.Path), rp.Trace.Jobs, rp.Trace.Format, rp.Cluster.Name, b.show(rp.Cluster.Path), axis)
 	if same := coinciding(c.Series); same != "" {
 		cap += " Identical completion times, so one line hides the other: " + same + "."
 	}
-	return b.figure(c, figName("jct", traceName(rp.sc.Trace), rp.topo.Name), cap, wideFigure)
+	return b.figure(c, figName("jct", traceName(rp.Trace.Path), rp.Cluster.Name), cap, wideFigure)
 }
 
 // coinciding names the series with the same values as an earlier one.
@@ -288,16 +222,16 @@ func coinciding(ss []plot.Sample) string {
 func (b *builder) policyBars(rps []*replay, ran []string, ref string) ([]plot.Figure, error) {
 	var cats []string
 	for _, rp := range rps {
-		cats = append(cats, traceName(rp.sc.Trace))
+		cats = append(cats, traceName(rp.Trace.Path))
 	}
-	name := rps[0].topo.Name
+	name := rps[0].Cluster.Name
 	metric := func(get func(r *sim.Result) float64, relative bool) []plot.Sample {
 		var out []plot.Sample
 		for _, p := range ran {
 			s := plot.Sample{Name: p}
 			for _, rp := range rps {
 				v, base := math.NaN(), math.NaN()
-				for _, r := range rp.results {
+				for _, r := range rp.Results {
 					if r.Policy == p {
 						v = get(r)
 					}
@@ -350,26 +284,27 @@ func (b *builder) policyBars(rps []*replay, ran []string, ref string) ([]plot.Fi
 // window width; the hours, the utilisation per GPU type and the job
 // counts follow.
 func policyTable(rps []*replay, clusterFile, ref string) table {
-	topo := rps[0].topo
-	var gpus []string
-	for _, t := range topo.Types() {
-		gpus = append(gpus, fmt.Sprintf("%d %s", topo.Count(t), t))
+	cl := rps[0].Cluster
+	var gpus, types []string
+	for _, g := range cl.GPUs {
+		gpus = append(gpus, fmt.Sprintf("%d %s", g.Count, g.Type))
+		types = append(types, g.Type)
 	}
 	t := table{
-		Caption: fmt.Sprintf("Policies on %s (%s: %s GPUs): the change against %s, then hours, GPU utilisation (overall and per type) and jobs", topo.Name, clusterFile, strings.Join(gpus, ", "), ref),
+		Caption: fmt.Sprintf("Policies on %s (%s: %s GPUs): the change against %s, then hours, GPU utilisation (overall and per type) and jobs", cl.Name, clusterFile, strings.Join(gpus, ", "), ref),
 		Header:  []string{"trace", "policy", "avg JCT vs " + ref, "GPU util vs " + ref, "avg JCT (h)", "p95 JCT (h)", "makespan (h)", "GPU util"},
 	}
-	t.Header = append(t.Header, topo.Types()...)
+	t.Header = append(t.Header, types...)
 	t.Header = append(t.Header, "jobs", "unrunnable", "shared jobs")
 	for _, rp := range rps {
 		var base *sim.Result
-		for _, r := range rp.results {
+		for _, r := range rp.Results {
 			if r.Policy == ref {
 				base = r
 			}
 		}
-		for _, r := range rp.results {
-			row := []string{traceName(rp.sc.Trace), r.Policy, change(r.AvgJCT, base.AvgJCT), change(r.GPUUtil, base.GPUUtil),
+		for _, r := range rp.Results {
+			row := []string{traceName(rp.Trace.Path), r.Policy, change(r.AvgJCT, base.AvgJCT), change(r.GPUUtil, base.GPUUtil),
 				f2(r.AvgJCT / 3600), f2(r.P95JCT / 3600), f2(r.Makespan / 3600), f3(r.GPUUtil)}
 			for _, u := range r.Util {
 				row = append(row, f3(u.Util))
@@ -379,6 +314,72 @@ func policyTable(rps []*replay, clusterFile, ref string) table {
 		}
 	}
 	return t
+}
+
+// modelWarnings lists the warnings the index of a replay's model
+// directory records, when it can be read: a relative path is taken from
+// the working directory, else from the report directory (where the paper
+// keeps its stages).
+func (b *builder) modelWarnings(dir string) {
+	for _, d := range []string{dir, filepath.Join(b.cfg.Out, dir)} {
+		ix, err := model.ReadIndex(d)
+		if err != nil {
+			if filepath.IsAbs(dir) {
+				return
+			}
+			continue
+		}
+		for _, e := range ix.Models {
+			b.warn("model "+e.Name+" (used by the policies)", e.Notes...)
+		}
+		return
+	}
+}
+
+// durationsNote says what the replays' model-driven policies knew of a
+// job's duration.
+func durationsNote(rps []*replay) string {
+	var ds []string
+	for _, rp := range rps {
+		d := cmp.Or(rp.Settings.Durations, "attained")
+		if !slices.Contains(ds, d) {
+			ds = append(ds, d)
+		}
+	}
+	if len(ds) == 1 && ds[0] == "attained" {
+		return "and none with a job's duration: coloc learns sizes from the jobs completed so far"
+	}
+	return "coloc and the oracle with durations " + strings.Join(ds, ", ") + " (coloc simulate --durations)"
+}
+
+// settingsNote states the simulator settings of the replays, or that
+// they differ.
+func settingsNote(rps []*replay) string {
+	s := rps[0].Settings
+	for _, rp := range rps[1:] {
+		o := rp.Settings
+		if o.RoundS != s.RoundS || o.RestartPenaltyS != s.RestartPenaltyS || o.MaxPerGPU != s.MaxPerGPU || o.Degree != s.Degree || o.Schedule != s.Schedule {
+			return "The replays ran with different simulator settings (each file records its own)."
+		}
+	}
+	when := "at every arrival and completion"
+	if s.RoundS > 0 {
+		when += fmt.Sprintf(" and every %g s", s.RoundS)
+	}
+	if s.Schedule != "" {
+		when = fmt.Sprintf("in rounds of %g s (%s)", s.RoundS, s.Schedule)
+	}
+	return fmt.Sprintf("Policies are asked %s; a job moved or resumed makes no progress for %g s (restart penalty); at most %d job(s) share a GPU; "+
+		"the number of GPUs of a job comes from the %s.", when, s.RestartPenaltyS, s.MaxPerGPU, cmp.Or(s.Degree, "trace"))
+}
+
+// showAll shows paths, joined.
+func (b *builder) showAll(paths []string) string {
+	var out []string
+	for _, p := range paths {
+		out = append(out, b.show(p))
+	}
+	return strings.Join(out, ", ")
 }
 
 // change is the change of v from base in percent, "+4.1%".

@@ -29,7 +29,7 @@ var (
 func (b *builder) summarizePolicies(rps []*replay) {
 	for _, rp := range rps {
 		var coloc, best *sim.Result
-		for _, r := range rp.results {
+		for _, r := range rp.Results {
 			switch {
 			case r.Policy == "coloc":
 				coloc = r
@@ -40,7 +40,7 @@ func (b *builder) summarizePolicies(rps []*replay) {
 		if coloc == nil || best == nil || !(best.AvgJCT > 0) || !(best.Makespan > 0) {
 			continue
 		}
-		b.sumPolicies = append(b.sumPolicies, []string{traceName(rp.sc.Trace), rp.topo.Name, best.Policy,
+		b.sumPolicies = append(b.sumPolicies, []string{traceName(rp.Trace.Path), rp.Cluster.Name, best.Policy,
 			fmt.Sprintf("%.3f", coloc.AvgJCT/best.AvgJCT), fmt.Sprintf("%.3f", coloc.Makespan/best.Makespan)})
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/coloc-dev/coloc/model/eval"
 	"github.com/coloc-dev/coloc/place/cluster"
 	"github.com/coloc-dev/coloc/sim"
+	"github.com/coloc-dev/coloc/sim/experiment"
 )
 
 // The summary compares coloc with the strongest peer present (lowest
@@ -26,13 +27,14 @@ func TestSummaryRows(t *testing.T) {
 		t.Fatal("a summary with no rows")
 	}
 	b.summarizePolicies([]*replay{
-		{sc: Scenario{Trace: "t/one.trace"}, topo: topo, results: []*sim.Result{
+		{Replay: &experiment.Replay{Trace: experiment.ReplayTrace{Path: "t/one.trace"}, Cluster: experiment.ReplayCluster{Name: topo.Name}, Results: []*sim.Result{
 			{Policy: "fifo", AvgJCT: 50, Makespan: 10},
 			{Policy: "gavel-las", AvgJCT: 200, Makespan: 10},
 			{Policy: "tiresias", AvgJCT: 100, Makespan: 20},
 			{Policy: "coloc", AvgJCT: 80, Makespan: 15},
-		}},
-		{sc: Scenario{Trace: "t/two.trace"}, topo: topo, results: []*sim.Result{{Policy: "coloc", AvgJCT: 1, Makespan: 1}}},
+		}}},
+		{Replay: &experiment.Replay{Trace: experiment.ReplayTrace{Path: "t/two.trace"}, Cluster: experiment.ReplayCluster{Name: topo.Name},
+			Results: []*sim.Result{{Policy: "coloc", AvgJCT: 1, Makespan: 1}}}},
 	})
 	b.summarizeModels(&eval.Result{Summaries: []eval.Summary{
 		{Model: "mean", Protocol: "pairs", Device: "v100", Fraction: 0.5, MAEMedian: 0.01},

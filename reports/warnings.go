@@ -2,6 +2,7 @@ package reports
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -27,6 +28,20 @@ func (b *builder) warn(from string, texts ...string) {
 			b.warnings = append(b.warnings, w)
 		}
 	}
+}
+
+// warnStage records the warnings a stage's file carries, leaving out those
+// another source already gave: a stage repeats the warnings of the data
+// it read, which the report lists once, under the data.
+func (b *builder) warnStage(from string, texts ...string) {
+	var fresh []string
+	for _, t := range texts {
+		t = strings.TrimSpace(t)
+		if !slices.ContainsFunc(b.warnings, func(w warning) bool { return w.text == t }) {
+			fresh = append(fresh, t)
+		}
+	}
+	b.warn(from, fresh...)
 }
 
 // warningsSection lists every warning of the data, each model and the

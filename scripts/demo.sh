@@ -34,9 +34,9 @@ step "fit the standard interference models on all measured pairs, intervals cali
 # name; the demo keeps to the models the report and the policies use.
 "$bin" fit --data "$out/data/gavel" -o "$out/models" --models mean,bias,pmf,knn,linear,tree,iapp,iasp,similarity
 
-step "evaluate the models on held-out pairs (protocol pairs, 2 seeds)"
+step "evaluate the models on held-out pairs (protocol pairs, 2 seeds), with the held-out predictions of one split"
 "$bin" eval --data "$out/data/gavel" --device k80,p100,v100 --fractions 0.2,0.5 --seeds 2 \
-  --quiet --markdown -o "$out/eval.arrow" > "$out/eval.md"
+  --quiet --markdown -o "$out/eval.arrow" --predictions "$out/predictions.arrow" > "$out/eval.md"
 head -n 13 "$out/eval.md"
 
 step "place the example job list on the example cluster and export the policy file"
@@ -44,16 +44,19 @@ step "place the example job list on the example cluster and export the policy fi
   --data "$out/data/gavel" -o "$out/policy.json"
 "$bin" policy validate "$out/policy.json"
 
-step "simulate the policies on a Gavel trace (951 jobs, 48 GPUs)"
+step "simulate the policies on a Gavel trace (951 jobs, 48 GPUs) and on a physical-cluster trace"
+policies=fifo,backfill,greedy-pack,gavel-las,tiresias,coloc,oracle
 "$bin" simulate --trace examples/traces/msr/ed69ec.trace --cluster examples/cluster-gavel-48.yaml \
-  --data "$out/data/gavel" --models "$out/models" --policy fifo,backfill,greedy-pack,gavel-las,tiresias,coloc,oracle
+  --data "$out/data/gavel" --models "$out/models" --policy "$policies" -o "$out/sim-ed69ec.json"
+"$bin" simulate --trace examples/traces/physical_cluster/minimize_makespan.trace --cluster examples/cluster-gavel-48.yaml \
+  --data "$out/data/gavel" --models "$out/models" --policy "$policies" -o "$out/sim-minimize_makespan.json" > /dev/null
 
-step "write the report"
+step "write the report from the files of the stages above"
 "$bin" report --out "$out/report" --data "$out/data/gavel,$out/data/pollux" \
-  --models "$out/models" --eval "$out/eval.arrow" \
-  --trace examples/traces/msr/ed69ec.trace,examples/traces/physical_cluster/minimize_makespan.trace \
-  --cluster examples/cluster-gavel-48.yaml --scaling-device k80,p100,v100,t4
+  --models "$out/models" --eval "$out/eval.arrow" --predictions "$out/predictions.arrow" \
+  --sim "$out/sim-ed69ec.json,$out/sim-minimize_makespan.json" --scaling-device k80,p100,v100,t4
 
 printf '\nDemo finished. Datasets: %s/data/{gavel,pollux}; exports: %s/pairs.{csv,parquet};\n' "$out" "$out"
-printf 'features: %s/features.arrow; models: %s/models; evaluation: %s/eval.{arrow,md}; policy: %s/policy.json\n' "$out" "$out" "$out" "$out"
+printf 'features: %s/features.arrow; models: %s/models; evaluation: %s/eval.{arrow,md}, %s/predictions.arrow;\n' "$out" "$out" "$out" "$out"
+printf 'policy: %s/policy.json; replays: %s/sim-*.json\n' "$out" "$out"
 printf 'Report: %s/report/index.html\n' "$out"

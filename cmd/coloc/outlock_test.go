@@ -89,7 +89,7 @@ func TestConcurrentWritersLoseNothing(t *testing.T) {
 		cmds := map[string][]string{
 			"import": {"datasets", "import", "csv", "--table", "pairs", pairs, "-o", out},
 			"fit":    {"fit", "--data", data, "--models", "mean", "--folds", "0", "-o", out},
-			"report": {"report", "--data", data, "--eval-models", "none", "-q", "-o", out},
+			"report": {"report", "--data", data, "-q", "-o", out},
 		}
 		results := map[string]result{}
 		var mu sync.Mutex

@@ -4,9 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/coloc-dev/coloc/internal/textlist"
-	"github.com/coloc-dev/coloc/model"
 	"github.com/coloc-dev/coloc/reports"
+	"github.com/coloc-dev/coloc/reports/paper"
 	"github.com/spf13/cobra"
 )
 
@@ -15,63 +14,50 @@ import (
 
 func newReportCmd(e *env) *cobra.Command {
 	cfg := reports.DefaultConfig()
-	var traces, clusters []string
-	var evalModels, fractions string
 	var quiet bool
 	cmd := &cobra.Command{
-		Use:   "report --out DIR [--data DIR[,DIR...]] [--trace T --cluster C] [--campaign DIR]",
-		Short: "Figures and an HTML report of data, models and simulated policies",
+		Use:   "report --out DIR [--data DIR[,DIR...]] [--eval F] [--predictions F] [--active F] [--sim F[,F...]] [--models M] [--campaign DIR]",
+		Short: "Figures and an HTML report of what the pipeline's stages wrote",
 		Long: `Writes DIR/index.html and its figures (each as SVG, PNG and the data drawn as
-CSV) from what the flags name:
+CSV) from the files the earlier stages wrote; it computes nothing of its own:
 
   --data DIR[,DIR...]  heat maps of the pairwise normalized throughput per
                        device type (pairs.arrow), scaling curves of throughput
                        against GPUs with the degree coloc chooses marked
                        (scaling.arrow)
-  model accuracy       on the first dataset with pairs: MAE against the
-                       fraction of observed pairs per model (--eval FILE, a
-                       result of 'coloc eval -o', or computed with the --eval-*
-                       flags), predicted against measured values and the CDF of
+  --eval FILE          model accuracy: MAE against the fraction of observed
+                       pairs per model ('coloc eval -o FILE')
+  --predictions FILE   predicted against measured values and the CDF of
                        absolute errors on the held-out pairs of one split
-                       (protocol pairs, --scatter-fraction, --scatter-seed),
-                       and with --models M the predictions of fitted models
-  --active-seeds N     learning curves of choosing the pairs to profile
-                       ('coloc eval --protocol active', IASP, every strategy)
-  --trace T --cluster C  JCT CDF, average JCT, GPU utilisation and makespan per
-                       policy: every trace on every cluster, with the measured
-                       rates of the first dataset with pairs
+                       ('coloc eval --predictions FILE')
+  --models M           the predictions of fitted models ('coloc fit -o M') of
+                       the measured pairs of the first --data with pairs, on
+                       --device
+  --active FILE        learning curves of choosing the pairs to profile
+                       ('coloc eval --protocol active -o FILE')
+  --sim F[,F...]       JCT CDF, average JCT, GPU utilisation and makespan per
+                       policy, one replay of a trace on a cluster per file
+                       ('coloc simulate -o F'), the same policies in each
   --campaign DIR       counter time series of one solo and one pair run of a
                        coloc campaign (runs.arrow, samples.arrow)
 
-Every warning of the data, the models and the simulator is listed in a
-section of its own. The page captions say what each figure shows and from
-which data; its footer gives the tool version and the SHA-256 of every
-input. The same inputs give the same bytes. Every setting and input is
-checked before any work. DIR may hold other files: the report lists the
-files it writes in DIR/` + reports.ManifestFile + ` and the next report
-replaces or removes only those. Progress goes to stderr.`,
+Every warning of the data, the models, the stages and the simulator is
+listed in a section of its own. The page captions say what each figure
+shows and from which file; its footer gives the tool version and the SHA-256
+of every input. The same inputs give the same bytes. Every input is checked
+before any work. DIR may hold other files: the report lists the files it
+writes in DIR/` + reports.ManifestFile + ` and the next report replaces or
+removes only those. Progress goes to stderr.`,
 		Example: `  coloc report --data datasets/reference/gavel,datasets/reference/pollux --out out/report
-  coloc report --data out/data/gavel --eval out/eval.arrow --models out/models \
-    --trace examples/traces/msr/ed69ec.trace --cluster examples/cluster-gavel-48.yaml --out out/report
-  coloc report --campaign out/campaign --eval-models none --out out/campaign-report
+  coloc eval --data out/data/gavel -o out/eval.arrow --predictions out/predictions.arrow
+  coloc simulate --trace examples/traces/msr/ed69ec.trace --cluster examples/cluster-gavel-48.yaml \
+    --data out/data/gavel --models out/models -o out/sim-ed69ec.json
+  coloc report --data out/data/gavel --eval out/eval.arrow --predictions out/predictions.arrow \
+    --sim out/sim-ed69ec.json --out out/report
+  coloc report --campaign out/campaign --out out/campaign-report
   coloc report paper --out out/paper`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var err error
-			if cfg.EvalModels, err = parseEvalModels(evalModels); err != nil {
-				return err
-			}
-			if cfg.EvalFractions, err = textlist.Shares("--fractions", fractions); err != nil {
-				return err
-			}
-			if len(traces) > 0 && len(clusters) == 0 || len(clusters) > 0 && len(traces) == 0 {
-				return fmt.Errorf("--trace and --cluster go together")
-			}
-			for _, c := range clusters {
-				for _, t := range traces {
-					cfg.Scenarios = append(cfg.Scenarios, reports.Scenario{Trace: t, Cluster: c})
-				}
-			}
 			if !quiet {
 				cfg.Progress = e.stderr
 			}
@@ -83,71 +69,71 @@ replaces or removes only those. Progress goes to stderr.`,
 	f.StringVar(&cfg.Title, "title", cfg.Title, "title of the page")
 	f.StringSliceVar(&cfg.Data, "data", nil, "dataset directories, comma-separated")
 	f.StringSliceVar(&cfg.ScalingDevices, "scaling-device", nil, "device types of the scaling figures (default: all)")
-	f.StringVar(&cfg.Models, "models", "", "model directory written by 'coloc fit' (default: fit on the fly when a policy needs models)")
-	f.StringVar(&cfg.EvalFile, "eval", "", "result file of 'coloc eval -o' (default: compute the evaluation)")
-	f.StringVar(&cfg.EvalCache, "eval-cache", "", "keep a computed evaluation in this directory and reuse it when the data, settings and coloc version are the same")
-	f.StringVar(&evalModels, "eval-models", "all", "models evaluated on the fly, comma-separated, or none")
-	f.StringVar(&fractions, "eval-fractions", "0.1,0.2,0.5,0.8", "fractions of observed pairs of the computed evaluation")
-	f.IntVar(&cfg.EvalSeeds, "eval-seeds", cfg.EvalSeeds, "seeds of the computed evaluation (1..N)")
-	f.StringSliceVar(&cfg.EvalDevices, "eval-device", nil, "devices evaluated (default: those with measured pairs, except spread device types)")
-	f.IntVar(&cfg.ActiveSeeds, "active-seeds", 0, "learning curves of active selection ('coloc eval --protocol active') over this many seeds (0: none)")
-	f.Float64Var(&cfg.ScatterFraction, "scatter-fraction", cfg.ScatterFraction, "fraction of observed pairs of the split the predicted-vs-measured figures show")
-	f.IntVar(&cfg.ScatterSeed, "scatter-seed", cfg.ScatterSeed, "seed of that split")
-	f.StringSliceVar(&traces, "trace", nil, "Gavel job traces to replay, comma-separated")
-	f.StringSliceVar(&clusters, "cluster", nil, "cluster specs to replay them on, comma-separated")
-	f.StringSliceVar(&cfg.Policies, "policy", cfg.Policies, "policies to simulate, comma-separated")
-	f.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "seed of the randomised policies")
+	f.StringVar(&cfg.Models, "models", "", "model directory written by 'coloc fit': its predictions of the measured pairs")
+	f.StringSliceVar(&cfg.Devices, "device", nil, "devices of the fitted models' predictions (default: those with measured pairs, except spread device types)")
+	f.StringVar(&cfg.EvalFile, "eval", "", "result file of 'coloc eval -o'")
+	f.StringVar(&cfg.PredictionsFile, "predictions", "", "held-out predictions of 'coloc eval --predictions'")
+	f.StringVar(&cfg.ActiveFile, "active", "", "learning curves of 'coloc eval --protocol active -o'")
+	f.StringSliceVar(&cfg.SimFiles, "sim", nil, "replays of 'coloc simulate -o', comma-separated")
 	f.StringVar(&cfg.Campaign, "campaign", "", "campaign directory (runs.arrow, samples.arrow)")
 	f.BoolVarP(&quiet, "quiet", "q", false, "no progress on stderr")
 	cmd.MarkFlagRequired("out")
-	completeValues(cmd, "policy", reports.PolicyNames())
-	completeValues(cmd, "eval-models", append(model.Names(), "all", "none"))
 	completeDirs(cmd, "out", "data", "models", "campaign")
 	completeFiles(cmd, "eval", "arrow")
-	completeFiles(cmd, "trace", "trace", "yaml", "yml", "json")
-	completeFiles(cmd, "cluster", "yaml", "yml")
+	completeFiles(cmd, "predictions", "arrow")
+	completeFiles(cmd, "active", "json")
+	completeFiles(cmd, "sim", "json")
 	cmd.AddCommand(newReportPaperCmd(e))
 	return cmd
 }
 
 func newReportPaperCmd(e *env) *cobra.Command {
-	var out, root, evalCache string
+	var out, root, cache string
 	var quiet bool
 	cmd := &cobra.Command{
 		Use:   "paper --out DIR",
 		Short: "Regenerate the whole figure set from the shipped reference data",
-		Long: `Writes the report of the shipped reference data into DIR: heat maps of Gavel's
-pairwise normalized throughput on k80, p100 and v100; scaling curves of Gavel
-(k80, p100, v100) and Pollux (t4) with the chosen degree marked; every model
-evaluated on Gavel's pairs (protocol pairs, fractions 0.1, 0.2, 0.5 and 0.8,
-seeds 1 to 5) with predicted against measured values of the held-out pairs of
-fraction 0.5, seed 1; the learning curves of choosing the pairs to profile
-('coloc eval --protocol active', IASP, seeds 1 to 5); and the physical-cluster traces and the msr traces
-103959, 2869ce and ed69ec replayed on examples/cluster-gavel.yaml and
-examples/cluster-gavel-48.yaml under every
-policy of 'coloc simulate' (seed 1), the model-driven ones with models fitted
-on all of Gavel's measured pairs (DIR/models).
+		Long: `Runs the pipeline's stages on the shipped reference data, writes their files
+into DIR/stages, and draws them into DIR as 'coloc report' does: heat maps of
+Gavel's pairwise normalized throughput on k80, p100 and v100; scaling curves
+of Gavel (k80, p100, v100) and Pollux (t4) with the chosen degree marked;
+every standard model fitted on all of Gavel's measured pairs
+(DIR/stages/models, 'coloc fit') and evaluated on its pairs (protocol pairs,
+fractions 0.1, 0.2, 0.5 and 0.8, seeds 1 to 5: eval.arrow, 'coloc eval -o')
+with the held-out predictions of fraction 0.5, seed 1 (predictions.arrow,
+'coloc eval --predictions'); the learning curves of choosing the pairs to
+profile (IASP, seeds 1 to 5: active.json, 'coloc eval --protocol active
+-o'); and the physical-cluster traces and the msr traces 103959, 2869ce and
+ed69ec replayed on examples/cluster-gavel.yaml and
+examples/cluster-gavel-48.yaml under every policy of 'coloc simulate'
+(seed 1; one replay-*.json each, 'coloc simulate -o').
 
 Run it in the repository, or give --root. The same inputs give the same bytes.
 Progress goes to stderr.`,
-		Example: `  coloc report paper --out out/paper`,
-		Args:    cobra.NoArgs,
+		Example: `  coloc report paper --out out/paper
+  coloc report paper --out out/paper --eval-cache ~/.cache/coloc   # the second run reuses the fits`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := reports.PaperConfig(root, out)
+			p, err := paper.New(root, out)
 			if err != nil {
 				return err
 			}
-			cfg.EvalCache = evalCache
+			p.Cache = cache
 			if !quiet {
-				cfg.Progress = e.stderr
+				p.Progress = e.stderr
 			}
-			return buildReport(e, cfg)
+			sum, err := p.Build()
+			if err != nil {
+				return err
+			}
+			printSummary(e, sum)
+			return nil
 		},
 	}
 	cmd.Flags().StringVarP(&out, "out", "o", "", "report directory")
 	cmd.Flags().StringVar(&root, "root", ".", "the coloc repository (where datasets/reference and examples are)")
 	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress on stderr")
-	cmd.Flags().StringVar(&evalCache, "eval-cache", "", "keep the computed evaluation in this directory and reuse it when the data, settings and coloc version are the same")
+	cmd.Flags().StringVar(&cache, "eval-cache", "", "keep the evaluation, the learning curves and the fitted models in this directory and reuse them when the data, settings and coloc version are the same")
 	cmd.MarkFlagRequired("out")
 	completeDirs(cmd, "out", "root")
 	return cmd
@@ -159,13 +145,11 @@ func buildReport(e *env, cfg reports.Config) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "wrote %s: %d figures (%s), %d warnings\n", sum.Index, sum.Figures, strings.Join(sum.Sections, ", "), sum.Warnings)
+	printSummary(e, sum)
 	return nil
 }
 
-func parseEvalModels(list string) ([]string, error) {
-	if list == "none" || list == "" {
-		return nil, nil
-	}
-	return model.ParseNames(list)
+// printSummary prints what a report wrote, in one line.
+func printSummary(e *env, sum *reports.Summary) {
+	fmt.Fprintf(e.stdout, "wrote %s: %d figures (%s), %d warnings\n", sum.Index, sum.Figures, strings.Join(sum.Sections, ", "), sum.Warnings)
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -9,17 +10,15 @@ import (
 	"github.com/coloc-dev/coloc/internal/version"
 )
 
-// The flags of coloc report reach the report: a mistyped policy of the
-// paper-sized command line is refused before any step, within a second
-// even on a loaded machine (the check opens no table), and nothing is
-// written; a lone --trace is refused too.
+// The flags of coloc report reach the report: a missing stage file is
+// refused before any step, within a second even on a loaded machine (the
+// check opens no table), naming the flag, and nothing is written.
 func TestReportFlagsChecked(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "r")
 	start := time.Now()
-	_, stderr, err := runCmd(t, "report", "--data", gavelDir, "--out", out, "--policy", "fifo,typo",
-		"--trace", "../../examples/traces/physical_cluster/small_test.trace", "--cluster", "../../examples/cluster-gavel.yaml")
-	if err == nil || !strings.Contains(err.Error(), `unknown policy "typo"`) {
-		t.Errorf("error %v, want the unknown policy", err)
+	_, stderr, err := runCmd(t, "report", "--data", gavelDir, "--out", out, "--sim", "../../examples/cluster-gavel.yaml,nope.json")
+	if err == nil || !strings.Contains(err.Error(), "--sim: stat nope.json") {
+		t.Errorf("error %v, want the missing replay file", err)
 	}
 	if stderr != "" {
 		t.Errorf("progress before the error:\n%s", stderr)
@@ -29,14 +28,17 @@ func TestReportFlagsChecked(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"report", "--data", gavelDir, "--out", out, "--trace", "t.trace"}, "--trace and --cluster go together"},
-		{[]string{"report", "--data", gavelDir, "--out", out, "--eval-models", "oracle"}, `unknown model "oracle"`},
-		{[]string{"report", "--data", gavelDir, "--out", out, "--eval-fractions", "2"}, "2"},
-		{[]string{"report", "--data", gavelDir, "--out", out, "--active-seeds", "-1"}, "--active-seeds -1"},
+		{[]string{"report", "--data", gavelDir, "--out", out, "--eval", "nope.arrow"}, "--eval: stat nope.arrow"},
+		{[]string{"report", "--data", gavelDir, "--out", out, "--predictions", gavelDir}, "--predictions: " + gavelDir + " is a directory"},
+		{[]string{"report", "--data", gavelDir, "--out", out, "--active", "nope.json"}, "--active: stat nope.json"},
+		{[]string{"report", "--out", out, "--models", gavelDir}, "--models: drawing the models' predictions needs the measured pairs"},
 	} {
 		if _, _, err := runCmd(t, c.args...); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: error %v, want %q", c.args[1:], err, c.want)
 		}
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("a refused report left %s behind", out)
 	}
 }
 
@@ -48,7 +50,7 @@ func TestCompletionAndSuggestions(t *testing.T) {
 		want []string
 		not  string
 	}{
-		{[]string{"report", "--policy", "fifo,gr"}, []string{"fifo,greedy-pack"}, "fifo,fifo"},
+		{[]string{"simulate", "--policy", "fifo,gr"}, []string{"fifo,greedy-pack"}, "fifo,fifo"},
 		{[]string{"simulate", "--policy", "co"}, []string{"coloc"}, "fifo"},
 		{[]string{"fit", "--models", "ia"}, []string{"iapp", "iasp"}, "mean"},
 		{[]string{"eval", "--protocol", ""}, []string{"pairs", "new-job", "cross-device", "all"}, ""},
@@ -67,7 +69,7 @@ func TestCompletionAndSuggestions(t *testing.T) {
 			t.Errorf("completing %v offers %q", c.args, c.not)
 		}
 	}
-	_, _, err := runCmd(t, "report", "--polcy", "fifo", "--out", "x")
+	_, _, err := runCmd(t, "simulate", "--polcy", "fifo")
 	if err == nil || !strings.Contains(err.Error(), "did you mean --policy?") {
 		t.Errorf("mistyped flag: %v", err)
 	}

@@ -13,11 +13,10 @@ import (
 	"github.com/coloc-dev/coloc/sim"
 )
 
-// For the same trace, cluster, data, models and policies, the report's
-// policy table shows the numbers `coloc simulate --json` prints, each
-// rounded as the table rounds it: both run the library's experiment
-// (experiment.Experiment) with the same defaults. -short leaves out coloc
-// and the oracle, whose IASP and IAPP models take a while to fit.
+// The report's policy table shows the numbers `coloc simulate --json`
+// printed in the same run that wrote the replay file (-o) the report
+// draws, each rounded as the table rounds it. -short leaves out coloc and
+// the oracle, whose IASP and IAPP models take a while to fit.
 func TestSimulateJSONMatchesReportTable(t *testing.T) {
 	const (
 		trace   = "../../examples/traces/msr/103959.trace"
@@ -29,11 +28,11 @@ func TestSimulateJSONMatchesReportTable(t *testing.T) {
 	}
 	models := filepath.Join(t.TempDir(), "models")
 	mustRun(t, "fit", "--data", gavelDir, "-o", models, "--models", fit, "--folds", "0")
+	replay := filepath.Join(t.TempDir(), "replay.json")
 	js, _ := mustRun(t, "simulate", "--trace", trace, "--cluster", cluster, "--data", gavelDir, "--models", models,
-		"--policy", pols, "--seed", "3", "--json")
+		"--policy", pols, "--seed", "3", "--json", "-o", replay)
 	out := filepath.Join(t.TempDir(), "report")
-	mustRun(t, "report", "--data", gavelDir, "--eval-models", "none", "--scaling-device", "v100", "--trace", trace, "--cluster", cluster,
-		"--models", models, "--policy", pols, "--seed", "3", "--out", out, "-q")
+	mustRun(t, "report", "--data", gavelDir, "--scaling-device", "v100", "--sim", replay, "--out", out, "-q")
 	page, err := os.ReadFile(filepath.Join(out, "index.html"))
 	if err != nil {
 		t.Fatal(err)

@@ -192,8 +192,8 @@ func TestSignalStopsLongCommands(t *testing.T) {
 		{"policy export", "policy.json", func(out string) []string {
 			return []string{"policy", "export", "--cluster", "../../examples/cluster-gavel-48.yaml", "--jobs", in.trace, "--models", in.models, "--data", in.data, "-o", out}
 		}},
-		{"report", "report", func(out string) []string {
-			return []string{"report", "--data", in.data, "--models", in.models, "-q", "-o", out}
+		{"report paper", "report", func(out string) []string {
+			return []string{"report", "paper", "--root", "../..", "-q", "-o", out}
 		}},
 	}
 	for _, c := range cases {
@@ -207,7 +207,7 @@ func TestSignalStopsLongCommands(t *testing.T) {
 					if err := os.CopyFS(out, os.DirFS(in.models)); err != nil {
 						t.Fatal(err)
 					}
-				} else if c.name == "report" {
+				} else if c.name == "report paper" {
 					os.Mkdir(out, 0o755)
 					os.WriteFile(filepath.Join(out, "notes.txt"), []byte("mine"), 0o644)
 				} else if err := os.WriteFile(out, []byte("previous output"), 0o644); err != nil {

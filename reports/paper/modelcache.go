@@ -1,4 +1,4 @@
-package reports
+package paper
 
 import (
 	"crypto/sha256"
@@ -17,14 +17,14 @@ import (
 	"github.com/coloc-dev/coloc/place"
 )
 
-// The models the report fits for the policies are kept in the evaluation
-// cache (Config.EvalCache) as a model directory, models-<key>, beside the
+// The models the paper fits for the policies are kept in the cache
+// (Plan.Cache) as a model directory, models-<key>, beside the
 // evaluations. The key is the SHA-256 of what the fits depend on: the
 // data's files (their SHA-256), the model names with their default
-// hyper-parameters, the seed and the tool version. A report with the same
+// hyper-parameters, the seed and the tool version. A paper with the same
 // key copies the directory instead of fitting: the files are the bytes
 // model.WriteDir wrote, checked against the SHA-256 its index records, so
-// the report is the same either way. As with the evaluation, a
+// the page is the same either way. As with the evaluation, a
 // development build that reports no revision keeps one version across
 // edits: remove the cache after changing a model.
 
