@@ -28,7 +28,6 @@ func TestConcurrentWritersLoseNothing(t *testing.T) {
 	if testing.Short() {
 		rounds = 3
 	}
-	bin := buildColoc(t)
 	root := t.TempDir()
 	out := filepath.Join(root, "out")
 	type result struct {
@@ -37,7 +36,7 @@ func TestConcurrentWritersLoseNothing(t *testing.T) {
 	}
 	run := func(args ...string) result {
 		var errb bytes.Buffer
-		c := exec.Command(bin, args...)
+		c := selfColoc(t, args...)
 		c.Stderr = &errb
 		err := c.Run()
 		var ee *exec.ExitError

@@ -100,7 +100,30 @@ func buildColoc(t *testing.T) string {
 	return filepath.Join(built.dir, "coloc")
 }
 
+// asMain, set in a child's environment, makes the test binary run coloc's
+// main instead of the tests: a test that needs coloc as a process of its
+// own, and not a built binary on another machine's PATH, runs itself
+// (selfColoc) rather than waiting for `go build`.
+const asMain = "COLOC_TEST_AS_MAIN"
+
+// selfColoc is a command that runs coloc with args in a process of its
+// own: this test binary, told to act as coloc's main.
+func selfColoc(t *testing.T, args ...string) *exec.Cmd {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := exec.Command(exe, args...)
+	c.Env = append(os.Environ(), asMain+"=1")
+	return c
+}
+
 func TestMain(m *testing.M) {
+	if os.Getenv(asMain) == "1" {
+		main()
+		os.Exit(0)
+	}
 	code := m.Run()
 	if built.dir != "" {
 		os.RemoveAll(built.dir)

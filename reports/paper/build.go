@@ -82,7 +82,11 @@ func (p *Plan) stages(dir string, cfg *reports.Config) error {
 	if err != nil {
 		return err
 	}
-	p.logf("models: %d %s", len(p.Models), map[bool]string{true: "copied from the cache", false: "fitted on every measured pair"}[hit])
+	how := "fitted on every measured pair"
+	if hit {
+		how = "copied from the cache"
+	}
+	p.logf("models: %d %s", len(p.Models), how)
 	if cfg.EvalFile, err = p.evaluate(d, stages); err != nil {
 		return err
 	}
