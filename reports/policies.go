@@ -18,7 +18,6 @@ import (
 // replay is one file of `coloc simulate -o`: a trace replayed on a
 // cluster under every policy.
 type replay struct {
-	file string
 	*experiment.Replay
 }
 
@@ -27,7 +26,7 @@ type replay struct {
 func (b *builder) policies() ([]section, error) {
 	var replays []*replay
 	var ran, datas, models []string
-	seeds := map[uint64]bool{}
+	var seeds []uint64
 	for i, f := range b.cfg.SimFiles {
 		r, err := experiment.ReadReplay(f)
 		if err != nil {
@@ -52,8 +51,10 @@ func (b *builder) policies() ([]section, error) {
 		if r.Models != "" && !slices.Contains(models, r.Models) {
 			models = append(models, r.Models)
 		}
-		seeds[r.Seed] = true
-		rp := &replay{file: f, Replay: r}
+		if !slices.Contains(seeds, r.Seed) {
+			seeds = append(seeds, r.Seed)
+		}
+		rp := &replay{Replay: r}
 		replays = append(replays, rp)
 		b.simWarnings(rp)
 	}
@@ -61,11 +62,11 @@ func (b *builder) policies() ([]section, error) {
 	if slices.Contains(ran, "fifo") {
 		ref = "fifo"
 	}
+	slices.Sort(seeds)
 	var seedList []string
-	for sd := range seeds {
+	for _, sd := range seeds {
 		seedList = append(seedList, fmt.Sprint(sd))
 	}
-	slices.Sort(seedList)
 	for _, m := range models {
 		b.modelWarnings(m)
 	}
