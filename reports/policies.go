@@ -318,16 +318,18 @@ func policyTable(rps []*replay, clusterFile, ref string) table {
 }
 
 // modelWarnings lists the warnings the index of a replay's model
-// directory records, when it can be read: a relative path is taken from
-// the working directory, else from the report directory (where the paper
-// keeps its stages).
+// directory records, when it can be read. A relative path is looked for
+// first where the paper keeps its stages (the directory being built, then
+// the report directory), then as given from the working directory, so a
+// paper's stages/models is never taken from wherever the command runs.
 func (b *builder) modelWarnings(dir string) {
-	for _, d := range []string{dir, filepath.Join(b.cfg.Out, dir)} {
+	places := []string{dir}
+	if !filepath.IsAbs(dir) {
+		places = []string{filepath.Join(b.dir, dir), filepath.Join(b.cfg.Out, dir), dir}
+	}
+	for _, d := range places {
 		ix, err := model.ReadIndex(d)
 		if err != nil {
-			if filepath.IsAbs(dir) {
-				return
-			}
 			continue
 		}
 		for _, e := range ix.Models {
