@@ -39,10 +39,11 @@ func arrowType(t Type) arrow.DataType {
 	}
 }
 
-// arrowSchema builds the Arrow schema of a table: its columns with their
+// ArrowSchema builds the Arrow schema of a table: its columns with their
 // units as field metadata, and the table name and version as schema
-// metadata.
-func arrowSchema(t *Table) *arrow.Schema {
+// metadata. It is the schema Write gives the file; package
+// datasets/export writes it into Parquet files too.
+func ArrowSchema(t *Table) *arrow.Schema {
 	fields := make([]arrow.Field, len(t.Columns))
 	for i, c := range t.Columns {
 		keys, vals := []string{MetaUnit}, []string{c.Unit}
@@ -93,7 +94,7 @@ type encoder struct {
 }
 
 func newEncoder(out io.Writer, proto *Table) (*encoder, error) {
-	schema := arrowSchema(proto)
+	schema := ArrowSchema(proto)
 	w, err := ipc.NewFileWriter(out, ipc.WithSchema(schema), ipc.WithAllocator(memory.DefaultAllocator))
 	if err != nil {
 		return nil, err
@@ -118,7 +119,7 @@ func (e *encoder) write(t *Table, lo, hi int) error {
 // writeBatch writes rows [lo, hi) of t as one record batch, with its
 // checksum.
 func (e *encoder) writeBatch(t *Table, lo, hi int) error {
-	rec := withSum(buildRecord(e.schema, t, lo, hi), e.sum.next(t, lo, hi))
+	rec := withSum(ArrowRecord(e.schema, t, lo, hi), e.sum.next(t, lo, hi))
 	defer rec.Release()
 	return e.w.Write(rec)
 }
@@ -274,7 +275,8 @@ func sameLayout(want, got *Table) error {
 	return nil
 }
 
-// buildRecord makes the record batch of rows [lo, hi) of t. The numeric
+// ArrowRecord makes the record batch of rows [lo, hi) of t with schema
+// (from ArrowSchema); the caller releases it. The numeric
 // and time columns are not copied: their arrays are views of the table's
 // slices (valid while t is unchanged; the IPC writer copies them out before
 // Write returns). A string column's offsets and bytes are laid out in one
@@ -282,7 +284,7 @@ func sameLayout(want, got *Table) error {
 // only for a range that holds a null. The arrays are those the Arrow
 // builders would make from the same rows, and the file bytes the same
 // (a test writes both ways).
-func buildRecord(schema *arrow.Schema, t *Table, lo, hi int) arrow.RecordBatch {
+func ArrowRecord(schema *arrow.Schema, t *Table, lo, hi int) arrow.RecordBatch {
 	n := hi - lo
 	cols := make([]arrow.Array, len(t.Columns))
 	for j, c := range t.Columns {

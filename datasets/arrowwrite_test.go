@@ -18,7 +18,7 @@ import (
 )
 
 // builderRecord makes a record batch the plain way, through the Arrow
-// builders: the reference buildRecord must match byte for byte.
+// builders: the reference ArrowRecord must match byte for byte.
 func builderRecord(schema *arrow.Schema, t *Table, lo, hi int) arrow.RecordBatch {
 	mem := memory.DefaultAllocator
 	cols := make([]arrow.Array, len(t.Columns))
@@ -71,7 +71,7 @@ type recordFunc func(*arrow.Schema, *Table, int, int) arrow.RecordBatch
 func ipcBytes(t *testing.T, tab *Table, build recordFunc) []byte {
 	t.Helper()
 	var buf bytes.Buffer
-	schema := arrowSchema(tab)
+	schema := ArrowSchema(tab)
 	w, err := ipc.NewFileWriter(&buf, ipc.WithSchema(schema), ipc.WithAllocator(memory.DefaultAllocator))
 	if err != nil {
 		t.Fatal(err)
@@ -94,7 +94,7 @@ func ipcBytes(t *testing.T, tab *Table, build recordFunc) []byte {
 func parquetBytes(t *testing.T, tab *Table, build recordFunc) []byte {
 	t.Helper()
 	var buf bytes.Buffer
-	schema := arrowSchema(tab)
+	schema := ArrowSchema(tab)
 	props := parquet.NewWriterProperties(parquet.WithCompression(compress.Codecs.Zstd))
 	fw, err := pqarrow.NewFileWriter(schema, &buf, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
 	if err != nil {
@@ -113,7 +113,7 @@ func parquetBytes(t *testing.T, tab *Table, build recordFunc) []byte {
 	return buf.Bytes()
 }
 
-// TestBuildRecordSameBytes: the record batches buildRecord lays out
+// TestBuildRecordSameBytes: the record batches ArrowRecord lays out
 // directly give the same Arrow IPC and Parquet bytes as the Arrow
 // builders, for every kind of table (nulls in strings, ints, floats and
 // times, a column that is all null) and across batches (a samples table
@@ -145,7 +145,7 @@ func TestBuildRecordSameBytes(t *testing.T) {
 	dir := t.TempDir()
 	for i, tab := range tables {
 		want := ipcBytes(t, tab, builderRecord)
-		if got := ipcBytes(t, tab, buildRecord); !bytes.Equal(got, want) {
+		if got := ipcBytes(t, tab, ArrowRecord); !bytes.Equal(got, want) {
 			t.Errorf("table %d (%s): IPC bytes differ from the builders' (%d vs %d bytes)", i, tab.Kind, len(got), len(want))
 		}
 		if tab != allNull {
@@ -162,7 +162,7 @@ func TestBuildRecordSameBytes(t *testing.T) {
 			}
 		}
 		if tab.Len() < 10_000 {
-			if got, want := parquetBytes(t, tab, buildRecord), parquetBytes(t, tab, builderRecord); !bytes.Equal(got, want) {
+			if got, want := parquetBytes(t, tab, ArrowRecord), parquetBytes(t, tab, builderRecord); !bytes.Equal(got, want) {
 				t.Errorf("table %d (%s): Parquet bytes differ from the builders'", i, tab.Kind)
 			}
 		}

@@ -1,11 +1,14 @@
 package datasets
 
 import (
+	"io"
 	"math/rand"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/coloc-dev/coloc/internal/atomicfile"
 )
 
 // benchSamples builds a samples table of n rows shaped like a campaign's:
@@ -73,7 +76,7 @@ func BenchmarkSamples1M(b *testing.B) {
 	})
 	b.Run("csv-write", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
-			if err := Export(csvPath, FormatCSV, tab); err != nil {
+			if err := atomicfile.Write(csvPath, func(w io.Writer) error { return WriteCSV(w, tab) }); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -81,7 +84,7 @@ func BenchmarkSamples1M(b *testing.B) {
 		b.ReportMetric(size(csvPath), "bytes")
 	})
 	b.Run("csv-read", func(b *testing.B) {
-		if err := Export(csvPath, FormatCSV, tab); err != nil {
+		if err := atomicfile.Write(csvPath, func(w io.Writer) error { return WriteCSV(w, tab) }); err != nil {
 			b.Fatal(err)
 		}
 		b.ResetTimer()

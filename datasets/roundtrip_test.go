@@ -2,7 +2,6 @@ package datasets
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"math"
 	"os"
@@ -10,11 +9,6 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-
-	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/apache/arrow-go/v18/parquet"
-	"github.com/apache/arrow-go/v18/parquet/file"
-	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 )
 
 func TestWriteReadRoundTrip(t *testing.T) {
@@ -90,52 +84,6 @@ func TestCSVRoundTrip(t *testing.T) {
 			t.Fatalf("%s: %v\n%s", tab.Kind, err, buf.String())
 		}
 		assertTablesEqual(t, &Table{Kind: tab.Kind, Columns: tab.Columns}, got)
-	}
-}
-
-func TestParquetExport(t *testing.T) {
-	tab, err := Read(filepath.Join(gavelRef, "pairs.arrow"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "pairs.parquet")
-	if err := Export(path, FormatParquet, tab); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	pt, err := pqarrow.ReadTable(context.Background(), f, parquet.NewReaderProperties(memory.DefaultAllocator), pqarrow.ArrowReadProperties{}, memory.DefaultAllocator)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pt.Release()
-	if pt.NumRows() != int64(tab.Len()) || int(pt.NumCols()) != len(tab.Columns) {
-		t.Fatalf("parquet has %d rows x %d cols, want %d x %d", pt.NumRows(), pt.NumCols(), tab.Len(), len(tab.Columns))
-	}
-	pf, err := file.OpenParquetFile(path, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pf.Close()
-	if v := pf.MetaData().KeyValueMetadata().FindValue(MetaTable); v == nil || *v != "pairs" {
-		t.Errorf("parquet key-value metadata %s = %v, want pairs", MetaTable, v)
-	}
-	i := pt.Schema().FieldIndices("normalized_throughput")[0]
-	if u, _ := pt.Schema().Field(i).Metadata.GetValue(MetaUnit); u != UnitRatio {
-		t.Errorf("parquet unit = %q", u)
-	}
-}
-
-func TestExportUnknownFormat(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "x.json")
-	if err := Export(path, "json", samplePairs().Table()); err == nil {
-		t.Fatal("want an error")
-	}
-	if _, err := os.Stat(path); !os.IsNotExist(err) {
-		t.Error("a file was written")
 	}
 }
 

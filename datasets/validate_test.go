@@ -238,7 +238,7 @@ func TestCrossCheckUnknownWorkload(t *testing.T) {
 
 func TestReadUnknownVersion(t *testing.T) {
 	tab := samplePairs().Table()
-	schema := arrowSchema(tab)
+	schema := ArrowSchema(tab)
 	md := schema.Metadata()
 	keys, vals := md.Keys(), append([]string(nil), md.Values()...)
 	for i, k := range keys {
@@ -254,7 +254,7 @@ func TestReadUnknownVersion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := buildRecord(schema, tab, 0, tab.Len())
+	rec := ArrowRecord(schema, tab, 0, tab.Len())
 	w.Write(rec)
 	rec.Release()
 	w.Close()

@@ -3,7 +3,7 @@ package main
 import (
 	"fmt"
 
-	"github.com/coloc-dev/coloc/datasets"
+	"github.com/coloc-dev/coloc/datasets/export"
 	"github.com/spf13/cobra"
 )
 
@@ -26,7 +26,7 @@ stored in the file's metadata.`,
 			if err != nil {
 				return err
 			}
-			if err := datasets.Export(out, format, t); err != nil {
+			if err := export.Write(out, format, t); err != nil {
 				return err
 			}
 			fmt.Fprintf(e.stdout, "wrote %s: %s, %d rows\n", out, format, t.Len())
@@ -34,8 +34,8 @@ stored in the file's metadata.`,
 		},
 	}
 	cmd.Flags().StringVarP(&out, "out", "o", "", "output file")
-	cmd.Flags().StringVar(&format, "format", datasets.FormatCSV, "csv or parquet")
+	cmd.Flags().StringVar(&format, "format", export.CSV, "csv or parquet")
 	cmd.MarkFlagRequired("out")
-	completeValues(cmd, "format", []string{datasets.FormatCSV, datasets.FormatParquet})
+	completeValues(cmd, "format", export.Formats)
 	return cmd
 }
