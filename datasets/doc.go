@@ -26,9 +26,10 @@
 // and column (ValidationError). Before the Arrow library sees a file, its
 // flatbuffer metadata is verified (offsets, vector lengths and buffers
 // inside the file), because the library trusts it and a corrupt length
-// would make it allocate without bound. Write, WriteDir and Export write to
-// a temporary file and rename it into place, so a crash never leaves a
-// partial file under the final name; WriteDir renames only after every
+// would make it allocate without bound. Write, WriteDir and export.Write
+// (package datasets/export: CSV and Parquet) write to a temporary file and
+// rename it into place, so a crash never leaves a partial file under the
+// final name; WriteDir renames only after every
 // table of the directory was written, and ReplaceDir (the importers')
 // replaces the directory as a whole.
 //
