@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"io"
 	"io/fs"
 	"path/filepath"
 	"sort"
@@ -31,16 +30,11 @@ func (ds *Dataset) Files() ([]FileSum, error) {
 	out := append([]FileSum(nil), ds.sums...)
 	if ds.SamplesPath != "" {
 		if ds.samplesSum == nil {
-			f, err := inputfile.Open(ds.SamplesPath)
+			sum, err := inputfile.SHA256(ds.SamplesPath)
 			if err != nil {
 				return nil, err
 			}
-			defer f.Close()
-			h := sha256.New()
-			if _, err := io.Copy(h, f); err != nil {
-				return nil, err
-			}
-			ds.samplesSum = &FileSum{Name: filepath.Base(ds.SamplesPath), SHA256: hex.EncodeToString(h.Sum(nil))}
+			ds.samplesSum = &FileSum{Name: filepath.Base(ds.SamplesPath), SHA256: sum}
 		}
 		out = append(out, *ds.samplesSum)
 	}

@@ -1,15 +1,12 @@
 package place
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
-	"io"
 	"math"
-	"os"
 	"path/filepath"
 
 	"github.com/coloc-dev/coloc/datasets"
+	"github.com/coloc-dev/coloc/internal/inputfile"
 	"github.com/coloc-dev/coloc/model"
 	"github.com/coloc-dev/coloc/policy"
 )
@@ -202,14 +199,9 @@ func (m *Models) Params(w string) float64 {
 }
 
 func fileSum(path string) (policy.FileSum, error) {
-	f, err := os.Open(path)
+	sum, err := inputfile.SHA256(path)
 	if err != nil {
 		return policy.FileSum{}, err
 	}
-	defer f.Close()
-	h := sha256.New() // read through: a job list or trace may be large
-	if _, err := io.Copy(h, f); err != nil {
-		return policy.FileSum{}, err
-	}
-	return policy.FileSum{Name: filepath.ToSlash(path), SHA256: hex.EncodeToString(h.Sum(nil))}, nil
+	return policy.FileSum{Name: filepath.ToSlash(path), SHA256: sum}, nil
 }

@@ -7,10 +7,13 @@
 // at any of them. Open refuses them all, without blocking: the file is
 // opened non-blocking and checked with fstat, so what is checked is what
 // is read. ReadAll also refuses a file larger than the reader's limit,
-// naming the limit, instead of reading gigabytes into memory.
+// naming the limit, instead of reading gigabytes into memory. SHA256 hashes
+// a regular file by streaming it, for the provenance of what was read.
 package inputfile
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -73,6 +76,22 @@ func ReadAll(path, what string, limit int64) ([]byte, error) {
 		return nil, tooLarge(path, what, int64(len(b)), limit)
 	}
 	return b, nil
+}
+
+// SHA256 returns the hexadecimal SHA-256 of the regular file at path,
+// read through rather than whole (a trace or a samples table may be
+// large). Errors name the path.
+func SHA256(path string) (string, error) {
+	f, err := Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("%s: %w", path, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 func tooLarge(path, what string, size, limit int64) error {

@@ -74,3 +74,21 @@ func TestCheckDir(t *testing.T) {
 		t.Errorf("a link to /dev/zero: %v", err)
 	}
 }
+
+// SHA256 is the SHA-256 of the file's bytes, and refuses what Open
+// refuses (here a directory), naming the path.
+func TestSHA256(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "f")
+	if err := os.WriteFile(path, []byte("abc"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The SHA-256 of "abc" (FIPS 180-2, appendix B.1).
+	const want = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+	if got, err := SHA256(path); err != nil || got != want {
+		t.Errorf("SHA256 = %q, %v; want %q", got, err, want)
+	}
+	if _, err := SHA256(dir); err == nil || !errors.Is(err, ErrNotRegular) || !strings.Contains(err.Error(), dir) {
+		t.Errorf("a directory: %v", err)
+	}
+}

@@ -3,13 +3,18 @@
 // value, so two readers of one file can disagree on what it says) and
 // text that is not UTF-8 (Unmarshal replaces it with U+FFFD, so a name
 // changes on the way in). Readers of coloc's JSON inputs call Check before
-// decoding and refuse the file. It imports only the standard library.
+// decoding and refuse the file, or Decode, which also refuses members the
+// reader has no field for and anything after the document, and says on
+// which line a syntax or type error is. It imports only the standard
+// library.
 package jsonkeys
 
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"unicode/utf8"
 )
@@ -48,6 +53,57 @@ func Check(data []byte) *Problem {
 		return &Problem{Line: lineOf(data, c.bad), Msg: "not UTF-8 text"}
 	}
 	return nil
+}
+
+// Decode decodes the JSON document data into v strictly: a member v has no
+// field for (named by encoding/json's error, without a line), anything
+// after the document, a member named twice and text that is not UTF-8 are
+// refused; a syntax or type error names its line.
+func Decode(data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	err := dec.Decode(v)
+	if err == nil && dec.More() {
+		err = fmt.Errorf("line %d: data after the JSON document", lineOf(data, dec.InputOffset()))
+	}
+	if errors.Is(err, io.EOF) {
+		return errors.New("no JSON document: the file is empty")
+	}
+	if err != nil {
+		return withLine(data, err)
+	}
+	if p := Check(data); p != nil {
+		return p
+	}
+	return nil
+}
+
+// Head reads the "format" and "version" members of a versioned document
+// and nothing else, leniently: a file of a later version may hold members
+// this reader has no field for, and should be refused by its number
+// before Decode refuses them one by one.
+func Head(data []byte) (format string, version int, err error) {
+	var h struct {
+		Format  string `json:"format"`
+		Version int    `json:"version"`
+	}
+	if err := json.Unmarshal(data, &h); err != nil {
+		return "", 0, withLine(data, err)
+	}
+	return h.Format, h.Version, nil
+}
+
+// withLine puts the line of a syntax or type error before it.
+func withLine(data []byte, err error) error {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syn):
+		return fmt.Errorf("line %d: %w", lineOf(data, syn.Offset), err)
+	case errors.As(err, &typ):
+		return fmt.Errorf("line %d: %w", lineOf(data, typ.Offset), err)
+	}
+	return err
 }
 
 // step is one step of a JSON path: a member name, or an array index when

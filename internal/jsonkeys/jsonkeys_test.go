@@ -143,3 +143,37 @@ func FuzzCheck(f *testing.F) {
 		}
 	})
 }
+
+// Decode refuses what a strict reader must, each error with its line;
+// Head reads the format and version whatever else the document holds.
+func TestDecode(t *testing.T) {
+	type doc struct {
+		Format  string `json:"format"`
+		Version int    `json:"version"`
+		N       int    `json:"n"`
+	}
+	var d doc
+	if err := Decode([]byte("{\"format\": \"f\",\n \"version\": 2, \"n\": 3}\n"), &d); err != nil || d != (doc{"f", 2, 3}) {
+		t.Fatalf("a good document: %+v, %v", d, err)
+	}
+	for _, c := range []struct{ name, text, want string }{
+		{"unknown member", "{\"n\": 1,\n \"m\": 2}", `unknown field "m"`},
+		{"member twice", "{\"n\": 1,\n \"n\": 2}", `line 2: n: member "n" appears twice`},
+		{"trailing data", "{\"n\": 1}\n{}", "line 2: data after the JSON document"},
+		{"syntax", "{\"n\": 1,\n\n ]", "line 3"},
+		{"type", "{\n\"n\": \"x\"}", "line 2"},
+		{"empty", "", "the file is empty"},
+	} {
+		err := Decode([]byte(c.text), new(doc))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want an error saying %q", c.name, err, c.want)
+		}
+	}
+	f, v, err := Head([]byte(`{"format": "f", "version": 9, "later": {"x": 1}}`))
+	if err != nil || f != "f" || v != 9 {
+		t.Errorf("Head = %q, %d, %v", f, v, err)
+	}
+	if _, _, err := Head([]byte("{\n\"version\": \"9\"}")); err == nil || !strings.Contains(err.Error(), "line 2") {
+		t.Errorf("Head of a string version: %v", err)
+	}
+}

@@ -1,17 +1,15 @@
 package experiment
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"math"
-	"os"
 
 	"github.com/coloc-dev/coloc/internal/atomicfile"
+	"github.com/coloc-dev/coloc/internal/inputfile"
+	"github.com/coloc-dev/coloc/internal/jsonkeys"
 	"github.com/coloc-dev/coloc/sim"
 )
 
@@ -89,11 +87,11 @@ func NewReplay(in Inputs, tr *sim.Trace, x *Experiment, results []*sim.Result) (
 	if tr == nil || x.Topology == nil {
 		return nil, fmt.Errorf("replay without a trace or a cluster")
 	}
-	traceSum, err := fileSHA256(in.Trace)
+	traceSum, err := inputfile.SHA256(in.Trace)
 	if err != nil {
 		return nil, err
 	}
-	clusterSum, err := fileSHA256(in.Cluster)
+	clusterSum, err := inputfile.SHA256(in.Cluster)
 	if err != nil {
 		return nil, err
 	}
@@ -113,19 +111,6 @@ func NewReplay(in Inputs, tr *sim.Trace, x *Experiment, results []*sim.Result) (
 		return nil, err
 	}
 	return r, nil
-}
-
-func fileSHA256(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", fmt.Errorf("%s: %w", path, err)
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // replayFile is the file's layout. Every duration is in seconds (a name
@@ -310,10 +295,15 @@ func finite(r *sim.Result) error {
 	return nil
 }
 
+// MaxReplayBytes is the largest replay file ReadReplay reads (it reads
+// the file whole): every job of the trace takes about 250 bytes per
+// policy, so a million-job trace under ten policies is some 2.5 GB.
+const MaxReplayBytes = 4 << 30
+
 // ReadReplay reads a replay file that WriteReplay wrote and validates it;
 // every error names the file. A time written as null reads as NaN.
 func ReadReplay(path string) (*Replay, error) {
-	b, err := os.ReadFile(path)
+	b, err := inputfile.ReadAll(path, "a replay file", MaxReplayBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -325,27 +315,19 @@ func ReadReplay(path string) (*Replay, error) {
 }
 
 func decodeReplay(b []byte) (*Replay, error) {
-	// The format and version first, leniently: a later version may hold
-	// fields this one does not know, and should say so by its number.
-	// Unmarshal also refuses anything after the object.
-	var head struct {
-		Format  string `json:"format"`
-		Version int    `json:"version"`
+	format, version, err := jsonkeys.Head(b)
+	if err != nil {
+		return nil, err
 	}
-	if err := json.Unmarshal(b, &head); err != nil {
-		return nil, jsonError(b, err)
+	if format != ReplayFormat {
+		return nil, fmt.Errorf("not a replay file: format %q, want %q", format, ReplayFormat)
 	}
-	if head.Format != ReplayFormat {
-		return nil, fmt.Errorf("not a replay file: format %q, want %q", head.Format, ReplayFormat)
-	}
-	if head.Version != ReplayVersion {
-		return nil, fmt.Errorf("version %d is not known to this coloc (it reads version %d)", head.Version, ReplayVersion)
+	if version != ReplayVersion {
+		return nil, fmt.Errorf("version %d is not known to this coloc (it reads version %d)", version, ReplayVersion)
 	}
 	var f replayFile
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&f); err != nil {
-		return nil, jsonError(b, err)
+	if err := jsonkeys.Decode(b, &f); err != nil {
+		return nil, err
 	}
 	if f.Trace == nil {
 		return nil, fmt.Errorf("no trace")
@@ -367,23 +349,6 @@ func decodeReplay(b []byte) (*Replay, error) {
 		return nil, err
 	}
 	return r, nil
-}
-
-// jsonError says where in b a decoding error is, by line.
-func jsonError(b []byte, err error) error {
-	var syn *json.SyntaxError
-	var typ *json.UnmarshalTypeError
-	var off int64
-	switch {
-	case errors.As(err, &syn):
-		off = syn.Offset
-	case errors.As(err, &typ):
-		off = typ.Offset
-	default:
-		return err
-	}
-	line := 1 + bytes.Count(b[:min(int(off), len(b))], []byte("\n"))
-	return fmt.Errorf("line %d: %w", line, err)
 }
 
 // validate checks what a reader relies on: a trace and a cluster, results

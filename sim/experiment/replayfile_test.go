@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/coloc-dev/coloc/internal/inputfile"
 	"github.com/coloc-dev/coloc/sim"
 )
 
@@ -298,6 +300,7 @@ func TestReadReplayErrors(t *testing.T) {
 		{"syntax", strings.Replace(string(raw), `"version":1,`, `"version":1,,`, 1), "line 1: invalid character ','"},
 		{"trailing", string(raw) + "{}\n", "invalid character '{' after top-level value"},
 		{"empty", "", "unexpected end of JSON input"},
+		{"member twice", strings.Replace(string(raw), `"seed":`, `"seed":1,"seed":`, 1), `member "seed" appears twice`},
 	} {
 		path := filepath.Join(dir, c.name+".json")
 		if err := os.WriteFile(path, []byte(c.text), 0o644); err != nil {
@@ -310,6 +313,9 @@ func TestReadReplayErrors(t *testing.T) {
 	}
 	if _, err := ReadReplay(filepath.Join(dir, "absent.json")); err == nil || !strings.Contains(err.Error(), "absent.json") {
 		t.Errorf("an absent file: %v", err)
+	}
+	if _, err := ReadReplay(dir); !errors.Is(err, inputfile.ErrNotRegular) {
+		t.Errorf("a directory: %v, want it refused as not a regular file", err)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/coloc-dev/coloc/internal/atomicfile"
 	"github.com/coloc-dev/coloc/internal/inputfile"
+	"github.com/coloc-dev/coloc/internal/jsonkeys"
 	"github.com/coloc-dev/coloc/model/eval"
 )
 
@@ -101,15 +102,18 @@ func ReadActive(path string) (*Active, error) {
 	if err != nil {
 		return nil, err
 	}
-	var f activeFile
-	if err := json.Unmarshal(b, &f); err != nil {
-		return nil, fmt.Errorf("learning curves %s: %w", path, err)
-	}
+	format, version, err := jsonkeys.Head(b)
 	switch {
-	case f.Format != activeFormat:
-		return nil, fmt.Errorf("learning curves %s: format %q, want %q", path, f.Format, activeFormat)
-	case f.Version != activeVersion:
-		return nil, fmt.Errorf("learning curves %s: version %d is not known to this coloc (it reads version %d)", path, f.Version, activeVersion)
+	case err != nil:
+		return nil, fmt.Errorf("learning curves %s: %w", path, err)
+	case format != activeFormat:
+		return nil, fmt.Errorf("learning curves %s: format %q, want %q", path, format, activeFormat)
+	case version != activeVersion:
+		return nil, fmt.Errorf("learning curves %s: version %d is not known to this coloc (it reads version %d)", path, version, activeVersion)
+	}
+	var f activeFile
+	if err := jsonkeys.Decode(b, &f); err != nil {
+		return nil, fmt.Errorf("learning curves %s: %w", path, err)
 	}
 	r, fo := f.Result, f.Options
 	o := eval.ActiveOptions{Model: fo.Model, Devices: fo.Devices, Seeds: fo.Seeds, Strategies: fo.Strategies,

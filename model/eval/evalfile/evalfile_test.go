@@ -170,15 +170,7 @@ func TestReadPredictionsRefuses(t *testing.T) {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
 		_, err := ReadPredictions(path)
-		if err == nil {
-			t.Errorf("%s: accepted", tc.name)
-			continue
-		}
-		for _, w := range append([]string{path}, tc.want...) {
-			if !strings.Contains(err.Error(), w) {
-				t.Errorf("%s: %q does not say %q", tc.name, err, w)
-			}
-		}
+		refused(t, tc.name, err, append([]string{path}, tc.want...)...)
 	}
 	if _, err := ReadPredictions(filepath.Join(dir, "none.arrow")); err == nil || !strings.Contains(err.Error(), "none.arrow") {
 		t.Errorf("a missing file: %v", err)
@@ -312,6 +304,9 @@ func TestReadActiveRefuses(t *testing.T) {
 	}{
 		{"another format", `{"format": "coloc.eval", "version": 2, "result": {"model": "iasp"}}`, []string{`format "coloc.eval", want "coloc.active-curves"`}},
 		{"no format", `{"version": 2, "result": {"model": "iasp"}}`, []string{`format "", want`}},
+		{"a later version with members of its own", `{"format": "coloc.active-curves", "version": 3, "novelty": 1}`, []string{"version 3 is not known"}},
+		{"unknown member", `{"format": "coloc.active-curves", "version": 2, "novelty": 1}`, []string{`unknown field "novelty"`}},
+		{"member twice", `{"format": "coloc.active-curves", "version": 2, "version": 2}`, []string{`member "version" appears twice`}},
 		{"unknown version", `{"format": "coloc.active-curves", "version": 1, "result": {"model": "iasp"}}`,
 			[]string{"version 1 is not known to this coloc (it reads version 2)"}},
 		{"no options", `{"format": "coloc.active-curves", "version": 2, "result": {"model": "iasp"}}`, []string{"options: no model"}},
@@ -330,17 +325,24 @@ func TestReadActiveRefuses(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, err := ReadActive(path)
-		if err == nil {
-			t.Errorf("%s: accepted", tc.name)
-			continue
-		}
-		for _, w := range append([]string{path}, tc.want...) {
-			if !strings.Contains(err.Error(), w) {
-				t.Errorf("%s: %q does not say %q", tc.name, err, w)
-			}
-		}
+		refused(t, tc.name, err, append([]string{path}, tc.want...)...)
 	}
 	if _, err := ReadActive(filepath.Join(dir, "none.json")); err == nil || !strings.Contains(err.Error(), "none.json") {
 		t.Errorf("a missing file: %v", err)
+	}
+}
+
+// refused reports a test failure unless err is an error that says every
+// one of words.
+func refused(t *testing.T, name string, err error, words ...string) {
+	t.Helper()
+	if err == nil {
+		t.Errorf("%s: accepted", name)
+		return
+	}
+	for _, w := range words {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("%s: %q does not say %q", name, err, w)
+		}
 	}
 }
