@@ -1,12 +1,11 @@
 package reports
 
 import (
-	"bytes"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/coloc-dev/coloc/internal/treetest"
 	"github.com/coloc-dev/coloc/model"
 	"github.com/coloc-dev/coloc/model/eval"
 	"github.com/coloc-dev/coloc/model/eval/evalfile"
@@ -111,15 +110,8 @@ func TestReportStagesSameBytes(t *testing.T) {
 	for _, c := range []Config{cfg, other} {
 		build(t, c)
 	}
-	a, b := dirFiles(t, cfg.Out), dirFiles(t, other.Out)
-	if len(a) != len(b) {
-		t.Fatalf("the two reports hold %d and %d files", len(a), len(b))
-	}
-	for name, x := range a {
-		if !bytes.Equal(x, b[name]) {
-			t.Errorf("%s differs between the two reports", name)
-		}
-	}
+	a := treetest.Files(t, cfg.Out)
+	treetest.Same(t, a, treetest.Files(t, other.Out), "the two reports")
 	page := string(a["index.html"])
 	for f := range a {
 		if base, ok := strings.CutSuffix(f, ".svg"); ok {
@@ -154,27 +146,4 @@ func TestReportReplaysDisagree(t *testing.T) {
 	if sum.Figures != 4 {
 		t.Errorf("%d figures from one replay, want the JCT CDF and three bars", sum.Figures)
 	}
-}
-
-// dirFiles reads every file of a directory by its slash-separated
-// relative path.
-func dirFiles(t *testing.T, dir string) map[string][]byte {
-	t.Helper()
-	out := map[string][]byte{}
-	err := filepath.WalkDir(dir, func(path string, e os.DirEntry, err error) error {
-		if err != nil || e.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, path)
-		out[filepath.ToSlash(rel)] = b
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
 }

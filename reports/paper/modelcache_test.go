@@ -1,12 +1,12 @@
 package paper
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/coloc-dev/coloc/internal/treetest"
 	"github.com/coloc-dev/coloc/model"
 )
 
@@ -35,15 +35,11 @@ func TestCachedModels(t *testing.T) {
 	if fit("a", 1) || !fit("b", 1) || fit("c", 2) {
 		t.Fatal("want a miss, a hit, then a miss for another seed")
 	}
-	a, b := files(t, filepath.Join(tmp, "a")), files(t, filepath.Join(tmp, "b"))
+	a, b := treetest.Files(t, filepath.Join(tmp, "a")), treetest.Files(t, filepath.Join(tmp, "b"))
 	if len(a) != len(names)+1 {
 		t.Fatalf("models dir holds %d files, want %d", len(a), len(names)+1)
 	}
-	for name := range a {
-		if !bytes.Equal(a[name], b[name]) {
-			t.Errorf("%s: the copy differs from the fit", name)
-		}
-	}
+	treetest.Same(t, a, b, "the fit and its copy from the cache")
 	stored, _ := filepath.Glob(filepath.Join(cache, "models-*"))
 	if len(stored) != 2 {
 		t.Fatalf("%d stored model directories, want 2", len(stored))

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/coloc-dev/coloc/internal/treetest"
 	"github.com/coloc-dev/coloc/model"
 	"github.com/coloc-dev/coloc/sim/experiment"
 	"github.com/coloc-dev/coloc/sim/policies"
@@ -34,45 +35,6 @@ func reduced(t testing.TB, out string) *Plan {
 	return p
 }
 
-// files reads every file of a directory by its relative path.
-func files(t *testing.T, dir string) map[string][]byte {
-	t.Helper()
-	out := map[string][]byte{}
-	err := filepath.WalkDir(dir, func(path string, e os.DirEntry, err error) error {
-		if err != nil || e.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, path)
-		out[filepath.ToSlash(rel)] = b
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(out) == 0 {
-		t.Fatalf("%s: no files", dir)
-	}
-	return out
-}
-
-// sameFiles fails unless the two directories hold the same files, byte
-// for byte.
-func sameFiles(t *testing.T, a, b map[string][]byte, what string) {
-	t.Helper()
-	if len(a) != len(b) {
-		t.Fatalf("%s: %d files against %d", what, len(a), len(b))
-	}
-	for name, x := range a {
-		if !bytes.Equal(x, b[name]) {
-			t.Errorf("%s: %s differs", what, name)
-		}
-	}
-}
-
 // Two papers written to different directories hold the same files, byte
 // for byte, the stages' files included; every figure has its three
 // files; every policy of coloc simulate is either in the policy table or
@@ -88,8 +50,8 @@ func TestPaperSameBytes(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	a := files(t, dirs[0])
-	sameFiles(t, a, files(t, dirs[1]), "the two papers")
+	a := treetest.Files(t, dirs[0])
+	treetest.Same(t, a, treetest.Files(t, dirs[1]), "the two papers")
 	page := string(a["index.html"])
 	figs := 0
 	for f := range a {
@@ -171,9 +133,9 @@ func TestPaperCacheSameBytes(t *testing.T) {
 			t.Fatalf("want the first cached paper to compute and the second to reuse (%s); logs:\n%s\n---\n%s", what, logs[0].String(), logs[1].String())
 		}
 	}
-	want := files(t, plain)
+	want := treetest.Files(t, plain)
 	for _, dir := range dirs {
-		sameFiles(t, want, files(t, dir), filepath.Base(dir)+" against the paper without a cache")
+		treetest.Same(t, want, treetest.Files(t, dir), filepath.Base(dir)+" against the paper without a cache")
 	}
 }
 
