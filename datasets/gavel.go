@@ -10,7 +10,6 @@ import (
 	"math"
 	"regexp"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -241,15 +240,6 @@ func importGavelDevice(im *Imported, dev string, jobs map[string]map[string]json
 		}
 	}
 	return nil
-}
-
-func sortedMapKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // jsonErrorText turns an encoding/json error into text with line and column.

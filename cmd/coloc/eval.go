@@ -216,14 +216,7 @@ func checkPredictionFlags(cmd *cobra.Command, predictions, protocols string, fra
 // writePredictions writes the predictions of o's models on the pairs the
 // split sp holds out on each of o's devices (default: eval's) to path.
 func writePredictions(e *env, d *model.Data, o eval.Options, sp eval.Split, path string, quiet bool) error {
-	devices := o.Devices
-	if len(devices) == 0 {
-		devices = eval.DefaultDevices(d)
-	}
-	if len(devices) == 1 {
-		sp.Device = devices[0]
-	}
-	rows, err := evalfile.PredictSplit(d, o.Models, devices, sp.Fraction, sp.Seed, o.Workers)
+	rows, err := evalfile.PredictSplit(d, o.Models, o.Devices, sp.Fraction, sp.Seed, o.Workers)
 	if err != nil {
 		return fmt.Errorf("--predictions: %w", err)
 	}

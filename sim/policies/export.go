@@ -223,7 +223,6 @@ type snapshot struct {
 	solo    map[int]float64   // solo rate where placed
 	chosen  map[int]option    // the options taken
 	shapes  map[int]sim.Shape // where placed
-	reasons map[int]string    // why a job admitted was not decided
 	assumed map[int]bool      // shares on an assumed multi-GPU pair
 	first   int
 }
