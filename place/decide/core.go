@@ -310,7 +310,7 @@ func (c *Core) track(st *State) {
 		case x == nil:
 			x = &run{since: st.Now, done: j.Done, gpus: j.GPUs, seen: c.tracks, bin: -1}
 			c.runs[j.ID] = x
-		case !slices.Equal(x.gpus, j.GPUs):
+		case !SameGPUs(x.gpus, j.GPUs):
 			*x = run{since: st.Now, done: j.Done, gpus: j.GPUs, seen: c.tracks, bin: -1}
 		default:
 			x.seen = c.tracks
@@ -370,8 +370,8 @@ func newTopology(gpus []GPU) *topology {
 // its index in topology.types, whose names are sorted, so that types
 // compare as their names do; a decision copies options by the thousand.
 type option struct {
-	tid    int // the type's index in topology.types
 	d      int
+	tid    int32 // the type's index in topology.types (int32: 32 bytes an option)
 	spread bool
 	rate   float64
 	value  float64 // index x progress per GPU
@@ -495,6 +495,20 @@ func (c *Core) remember(st *State, out []Placed) {
 	c.lastRun = append(c.lastRun[:0], out...)
 }
 
+// SameGPUs reports whether a and b hold the same GPUs in the same order
+// (slices.Equal), at once when they are one slice: a running job's GPUs,
+// and the answer that keeps it there, are the slice it was placed with,
+// call after call, and a decision compares every running job's.
+func SameGPUs(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	if len(a) == 0 || &a[0] == &b[0] {
+		return true
+	}
+	return slices.Equal(a, b)
+}
+
 // quiet reports whether only time has passed since the last full
 // decision: the same jobs, each where that decision put it, and no
 // completion learned from since.
@@ -509,7 +523,7 @@ func (c *Core) quiet(st *State) bool {
 			gpus = c.lastRun[r].GPUs
 			r++
 		}
-		if c.lastIDs[i] != j.ID || !slices.Equal(gpus, j.GPUs) {
+		if c.lastIDs[i] != j.ID || !SameGPUs(gpus, j.GPUs) {
 			return false
 		}
 	}
@@ -827,14 +841,15 @@ func (c *Core) options(in *info) {
 	j := in.j
 	prog := float64(in.ref.degree) / in.ref.rate // reference GPU-seconds per iteration
 	start := len(c.optBuf)
-	a := in.ref.solo
-	for _, o := range a.opts {
-		o.value = in.index * o.rate * prog / float64(o.d)
-		c.optBuf = append(c.optBuf, o)
-	}
+	// Copied whole, then valued in place.
+	c.optBuf = append(c.optBuf, in.ref.solo.opts...)
 	// A slice of the buffer, capped: it is never appended to, and the
 	// buffer's growth leaves earlier slices on their own arrays.
 	in.opts = c.optBuf[start:len(c.optBuf):len(c.optBuf)]
+	for i := range in.opts {
+		o := &in.opts[i]
+		o.value = in.index * o.rate * prog / float64(o.d)
+	}
 	if len(j.GPUs) == 0 {
 		return
 	}
@@ -846,7 +861,7 @@ func (c *Core) options(in *info) {
 		}
 	}
 	tid := c.topo.tid[j.GPUs[0]]
-	if i := in.optIndex(tid, len(j.GPUs), spread); i >= 0 {
+	if i := in.optIndex(int32(tid), len(j.GPUs), spread); i >= 0 {
 		// One of its options (the usual case): the same solo rate and
 		// the same value as worked out below.
 		in.curOpt = in.opts[i]
@@ -858,7 +873,7 @@ func (c *Core) options(in *info) {
 	if !ok {
 		return
 	}
-	in.curOpt = option{tid: tid, d: len(j.GPUs), spread: spread, rate: r, value: in.index * r * prog / float64(len(j.GPUs))}
+	in.curOpt = option{tid: int32(tid), d: len(j.GPUs), spread: spread, rate: r, value: in.index * r * prog / float64(len(j.GPUs))}
 	in.cur = &in.curOpt
 	in.keep = c.keepOf(in.remain, in.ref, r)
 }
@@ -928,7 +943,7 @@ func (c *Core) soloOf(x *ranked) *soloOpts {
 			if !ok || !(r > 0) {
 				continue
 			}
-			a.opts = append(a.opts, option{tid: ti, d: d, spread: spread, rate: r})
+			a.opts = append(a.opts, option{tid: int32(ti), d: d, spread: spread, rate: r})
 		}
 	}
 	a.rank(c.keep())
@@ -1069,7 +1084,7 @@ func (c *Core) choose(infos []*info) []*info {
 			break
 		}
 		if left[o.tid] < o.d {
-			singles.pass()
+			singles.pass(left)
 			continue
 		}
 		left[o.tid] -= o.d
@@ -1471,7 +1486,7 @@ func (c *Core) sharedOpts(a, b *info) []pairOpt {
 
 // opt returns the job's option on the type of index tid (topology.types) at
 // degree d, spread or not.
-func (in *info) opt(tid, d int, spread bool) *option {
+func (in *info) opt(tid int32, d int, spread bool) *option {
 	if i := in.optIndex(tid, d, spread); i >= 0 {
 		return &in.opts[i]
 	}
@@ -1479,7 +1494,7 @@ func (in *info) opt(tid, d int, spread bool) *option {
 }
 
 // optIndex is opt's place in the job's options; -1 none.
-func (in *info) optIndex(tid, d int, spread bool) int {
+func (in *info) optIndex(tid int32, d int, spread bool) int {
 	for i := range in.opts {
 		if o := &in.opts[i]; o.tid == tid && o.d == d && o.spread == spread {
 			return i

@@ -393,11 +393,26 @@ func (o *jobOrder) top() (*info, *option, float64, bool) {
 	return in, &in.opts[o.opts[h]], o.vals[h], true
 }
 
-// pass moves past the top option: its job's next one takes its place.
-func (o *jobOrder) pass() {
+// pass moves past the top option: its job's next one takes its place,
+// passing over too the job's options that do not fit left (the GPUs left
+// by type; nil: none is passed over). The greedy's GPUs left only fall
+// while it draws from the order, so an option that does not fit now
+// never will, and passing it at once spares it a trip through the heap:
+// on a full cluster most options are passed over.
+func (o *jobOrder) pass(left []int) {
 	x := o.topJob()
-	o.head[x]++
-	if o.head[x] == o.start[x+1] {
+	h, end := o.head[x]+1, o.start[x+1]
+	if left != nil {
+		in := o.jobs[x]
+		for h < end {
+			if p := &in.opts[o.opts[h]]; left[p.tid] >= p.d {
+				break
+			}
+			h++
+		}
+	}
+	o.head[x] = h
+	if h == end {
 		o.drop()
 		return
 	}

@@ -23,7 +23,7 @@ func TestCandOrder(t *testing.T) {
 		var cands []cand
 		for i := 0; i < 300; i++ {
 			a := &jobs[r.IntN(len(jobs))]
-			x := cand{a: a, o: option{tid: r.IntN(2), d: 1 << r.IntN(3)}, v: base[r.IntN(len(base))]}
+			x := cand{a: a, o: option{tid: int32(r.IntN(2)), d: 1 << r.IntN(3)}, v: base[r.IntN(len(base))]}
 			if r.IntN(3) == 0 {
 				x.b = &jobs[r.IntN(len(jobs))]
 			}
@@ -69,7 +69,7 @@ func TestCandOrderLive(t *testing.T) {
 	for trial := 0; trial < 50; trial++ {
 		var cands []cand
 		for i := 0; i < 400; i++ {
-			x := cand{a: &jobs[r.IntN(len(jobs))], b: &jobs[r.IntN(len(jobs))], o: option{tid: r.IntN(2), d: 1 << r.IntN(3)}, v: base[r.IntN(len(base))]}
+			x := cand{a: &jobs[r.IntN(len(jobs))], b: &jobs[r.IntN(len(jobs))], o: option{tid: int32(r.IntN(2)), d: 1 << r.IntN(3)}, v: base[r.IntN(len(base))]}
 			cands = append(cands, x)
 		}
 		// walk takes candidates in the order next gives, skipping those of
@@ -250,7 +250,7 @@ func TestPairMemo(t *testing.T) {
 			for j := range infos {
 				for tid, typ := range c.topo.types {
 					for _, d := range []int{1, 3, 8, 9, 16} {
-						o := &option{tid: tid, d: d}
+						o := &option{tid: int32(tid), d: d}
 						n, ok := c.pair(&infos[i], &infos[j], o)
 						wn, wok := r.Pair(infos[i].j.Workload, infos[j].j.Workload, typ, d)
 						if n != wn || ok != wok {
@@ -305,7 +305,8 @@ func TestFits(t *testing.T) {
 // every option of every job not yet picked as a sort of the candidates
 // alone by compareCands orders them: values that tie (within a job and
 // across jobs), NaN and both zeros, running jobs whose current option
-// counts keep times, and picked jobs left out.
+// counts keep times, picked jobs left out, and options that do not fit
+// the GPUs left passed over.
 func TestJobOrder(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	base := []float64{1, 1, 2, 0.5, math.Copysign(0, -1), 0, math.NaN(), 1 + 1e-13}
@@ -320,7 +321,7 @@ func TestJobOrder(t *testing.T) {
 			for tid := range types {
 				for _, d := range []int{1, 2} {
 					if r.IntN(4) > 0 {
-						in.opts = append(in.opts, option{tid: tid, d: d, spread: r.IntN(3) == 0, value: base[r.IntN(len(base))]})
+						in.opts = append(in.opts, option{tid: int32(tid), d: d, spread: r.IntN(3) == 0, value: base[r.IntN(len(base))]})
 					}
 				}
 			}
@@ -350,6 +351,22 @@ func TestJobOrder(t *testing.T) {
 			}
 		}
 		slices.SortStableFunc(want, compareCands)
+		// A quarter of the trials pass with GPUs left of each type: a
+		// job's options after its first that do not fit them are passed
+		// over with the one before (the first is yielded all the same).
+		var left []int
+		if trial%4 >= 2 {
+			left = []int{r.IntN(3), r.IntN(3), r.IntN(3)}
+			seen := map[*info]bool{}
+			kept := want[:0]
+			for _, x := range want {
+				if !seen[x.a] || left[x.o.tid] >= x.o.d {
+					kept = append(kept, x)
+				}
+				seen[x.a] = true
+			}
+			want = kept
+		}
 		var o jobOrder
 		o.reset(infos)
 		// Half the trials pass over every option; the others also drop
@@ -386,7 +403,7 @@ func TestJobOrder(t *testing.T) {
 				}
 				continue // the top stays, unless it was the one picked
 			default:
-				o.pass()
+				o.pass(left)
 				want = want[1:]
 			}
 		}

@@ -134,7 +134,7 @@ func (c *Core) settled(st *State, all []ranked, top int, cands []int) (out []Pla
 					return nil, false // it shares
 				}
 			}
-			cur := option{tid: c.topo.tid[g0], d: len(j.GPUs)}
+			cur := option{tid: int32(c.topo.tid[g0]), d: len(j.GPUs)}
 			for _, g := range j.GPUs {
 				cur.spread = cur.spread || c.topo.gpus[g].Node != c.topo.gpus[g0].Node
 			}
@@ -187,7 +187,7 @@ func (c *Core) settled(st *State, all []ranked, top int, cands []int) (out []Pla
 			}
 		}
 		left[o.tid] -= o.d
-		grows, growTypes = append(grows, a.grows[at]), append(growTypes, o.tid)
+		grows, growTypes = append(grows, a.grows[at]), append(growTypes, int(o.tid))
 		kept = append(kept, int32(i))
 	}
 	// The jobs that choose (waiting, or running where none of their
@@ -225,7 +225,7 @@ func (c *Core) settled(st *State, all []ranked, top int, cands []int) (out []Pla
 		o := a.opts[pick]
 		left[o.tid] -= o.d
 		first[o.tid] = min(first[o.tid], value(x, &o))
-		grows, growTypes = append(grows, a.grows[pick]), append(growTypes, o.tid)
+		grows, growTypes = append(grows, a.grows[pick]), append(growTypes, int(o.tid))
 		keys = append(keys, waitKey{index: x.index, i: waits[w].k})
 		picks = append(picks, o)
 		blocked = append(blocked, waits[w].i, int32(pick))
@@ -291,7 +291,7 @@ func (c *Core) settled(st *State, all []ranked, top int, cands []int) (out []Pla
 		}
 		o := a.opts[pick]
 		left[o.tid] -= o.d
-		grows, growTypes = append(grows, a.grows[pick]), append(growTypes, o.tid)
+		grows, growTypes = append(grows, a.grows[pick]), append(growTypes, int(o.tid))
 		if int(z.at) == pick {
 			for _, g := range x.j.GPUs {
 				if used[g] {

@@ -81,13 +81,13 @@ func (p *corePolicy) Schedule(v *sim.View) (*sim.Plan, error) {
 			g = out[k].GPUs
 			k++
 		}
-		if !slices.Equal(g, j.GPUs) {
+		if !decide.SameGPUs(g, j.GPUs) {
 			plan.Stop(j.ID)
 		}
 	}
 	for _, x := range out {
 		if x.Job < len(v.Running) {
-			if j := v.Running[x.Job]; !slices.Equal(x.GPUs, j.GPUs) {
+			if j := v.Running[x.Job]; !decide.SameGPUs(x.GPUs, j.GPUs) {
 				plan.Place(j.ID, x.GPUs...)
 			}
 			continue
