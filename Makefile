@@ -8,7 +8,7 @@ BIN      := bin/coloc
 # are noise for us.
 export CGO_CFLAGS ?= -O2 -g -Wno-deprecated-declarations
 
-.PHONY: install build test test-short demo paper screenshot vet bench clean interop-deps test-workloads toolchain test-optional results results-sim results-heldout results-scale results-oracle results-budget fuzz
+.PHONY: install build test test-short demo paper screenshot vet bench clean interop-deps test-workloads toolchain test-optional results results-sim results-heldout results-scale results-oracle results-budget fuzz pgo
 
 # toolchain says what is missing before a build fails obscurely: Go on
 # PATH, and the C compiler cgo needs for go-nvml (without it the build
@@ -143,6 +143,12 @@ results-oracle: build
 # 2026-12-06; out/budget keeps the points done).
 results-budget: build
 	./scripts/budget-sim.sh $(BIN) docs/profiling-budget.md
+
+# pgo rewrites cmd/coloc/default.pgo, the CPU profile go build optimizes
+# the binary from (profile-guided optimization), from the simulator at
+# trace scale (about 4 minutes; docs/development.md).
+pgo: build
+	GO=$(GO) ./scripts/pgo-profile.sh $(BIN)
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...

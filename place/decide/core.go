@@ -163,8 +163,11 @@ type Core struct {
 	keptBuf     []int32
 	zeroBuf     []chooser
 	waitsBuf    []chooser
-	// makeRoom's and join's lists of jobs
+	// makeRoom's, join's and worthRevising's lists of jobs
 	listA, listB []*info
+	// makeRoom's GPUs left, moves weighed and moves of its best option
+	roomBuf                    []int
+	moveBuf, movesBuf, bestBuf []move
 	// fullOnly turns settled off (tests hold the two ways together);
 	// settledN counts the decisions it took, settledZeros the jobs of
 	// index 0 it weighed.
@@ -542,7 +545,8 @@ func (c *Core) worthRevising(infos []*info) bool {
 			minRun = min(minRun, in.cur.value*in.keep)
 		}
 	}
-	var hosts []*info
+	hosts := c.listB[:0]
+	defer func() { c.listB = hosts }()
 	for _, in := range infos {
 		if in.cur != nil {
 			if in.partner < 0 && !in.critical {
@@ -657,6 +661,7 @@ func (c *Core) rank(st *State) (all []ranked, top int) {
 		c.observed, c.started = false, true
 	}
 	total := 0.0
+	top, longest := -1, math.Inf(-1)
 	next := 0 // the next of track's runs
 	for i := range all {
 		in := &all[i]
@@ -705,6 +710,10 @@ func (c *Core) rank(st *State) (all []ranked, top int) {
 			in.index, in.remain = index/scale, scale*remain
 		}
 		total += in.remain
+		// The longest alone so far (the first of equals; NaN never).
+		if t := in.remain / float64(r.degree); t > longest {
+			top, longest = i, t
+		}
 	}
 	// The job that needs longest alone is critical when it needs at least
 	// the time the whole backlog needs on the whole cluster: then the
@@ -712,13 +721,8 @@ func (c *Core) rank(st *State) (all []ranked, top int) {
 	// size is the mean of a heavy tail, so many old jobs pass the bound
 	// at once, and marking them all let long jobs hold the fastest GPUs
 	// (on ed69ec's 951 jobs on 48 GPUs, average JCT 78.7 h against 51.4 h).
-	horizon := total / float64(len(st.GPUs))
-	top = -1
-	for i := range all {
-		in := &all[i]
-		if t := in.remain / float64(in.ref.degree); t >= horizon && len(all) > 1 && (top < 0 || t > all[top].remain/float64(all[top].ref.degree)) {
-			top = i
-		}
+	if horizon := total / float64(len(st.GPUs)); top < 0 || !(longest >= horizon) || len(all) < 2 {
+		top = -1
 	}
 	return all, top
 }
@@ -1128,16 +1132,13 @@ func (c *Core) makeRoom(infos []*info, left []int) {
 		}
 	}
 	slices.SortStableFunc(waiting, func(a, b *info) int { return cmp.Compare(b.index, a.index) })
-	type move struct {
-		in   *info
-		to   option
-		loss float64
-	}
+	room, cands, moves, bestMoves := c.roomBuf, c.moveBuf, c.movesBuf, c.bestBuf
+	defer func() { c.roomBuf, c.moveBuf, c.movesBuf, c.bestBuf = room, cands, moves, bestMoves }()
 	for _, in := range waiting {
 		if spare == 0 {
 			return
 		}
-		var bestMoves []move
+		bestMoves = bestMoves[:0]
 		var bestOpt *option
 		bestGain := 0.0
 		for i := range in.opts {
@@ -1151,8 +1152,8 @@ func (c *Core) makeRoom(infos []*info, left []int) {
 			if need > spare-left[o.tid] {
 				continue
 			}
-			room := slices.Clone(left)
-			var cands []move
+			room = append(room[:0], left...)
+			cands = cands[:0]
 			for _, x := range alone {
 				if x.pick.o.tid != o.tid {
 					continue
@@ -1172,7 +1173,7 @@ func (c *Core) makeRoom(infos []*info, left []int) {
 				}
 			}
 			slices.SortStableFunc(cands, func(a, b move) int { return cmp.Compare(a.loss, b.loss) })
-			var moves []move
+			moves = moves[:0]
 			loss, freed := 0.0, 0
 			for _, m := range cands {
 				if freed >= need {
@@ -1190,7 +1191,7 @@ func (c *Core) makeRoom(infos []*info, left []int) {
 				continue
 			}
 			if g := o.value - loss; g > bestGain {
-				bestGain, bestOpt, bestMoves = g, o, moves
+				bestGain, bestOpt, bestMoves = g, o, append(bestMoves[:0], moves...)
 			}
 		}
 		if bestOpt == nil {
@@ -1206,6 +1207,14 @@ func (c *Core) makeRoom(infos []*info, left []int) {
 		c.decideJob(in, pick{o: *bestOpt})
 		alone = append(alone, in)
 	}
+}
+
+// move is one of makeRoom's: a job running alone moved to another
+// option, and what it loses.
+type move struct {
+	in   *info
+	to   option
+	loss float64
 }
 
 // join lets jobs the greedy left waiting share the GPUs of jobs it placed

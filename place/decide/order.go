@@ -322,16 +322,29 @@ func (o *jobOrder) reset(infos []*info) {
 		o.jobs = append(o.jobs, in)
 		s := len(o.vals)
 		o.start = append(o.start, int32(s))
-		for i := range in.opts {
-			x := &in.opts[i]
-			v := in.alone(x)
-			// Insertion into the job's few options so far.
-			at := len(o.vals)
-			o.vals, o.opts = append(o.vals, v), append(o.opts, int32(i))
-			for ; at > s && optBefore(in, v, i, o.vals[at-1], int(o.opts[at-1])); at-- {
-				o.vals[at], o.opts[at] = o.vals[at-1], o.opts[at-1]
+		// In the order of the job's rates per GPU (its class's, found
+		// once: soloOpts.rank), which is its values' order but for
+		// rounding and a running job's keep; checked pair by pair, and
+		// sorted only where it is not (a strict total order has one
+		// sorted arrangement).
+		var order []int
+		if a := in.ref.solo; a != nil && len(a.order) == len(in.opts) {
+			order = a.order
+		}
+		sorted := true
+		for k := range in.opts {
+			i := k
+			if order != nil {
+				i = order[k]
 			}
-			o.vals[at], o.opts[at] = v, int32(i)
+			v := in.alone(&in.opts[i])
+			if n := len(o.vals); n > s && optBefore(in, v, i, o.vals[n-1], int(o.opts[n-1])) {
+				sorted = false
+			}
+			o.vals, o.opts = append(o.vals, v), append(o.opts, int32(i))
+		}
+		if !sorted {
+			o.sortJob(in, s)
 		}
 	}
 	o.start = append(o.start, int32(len(o.vals)))
@@ -352,6 +365,19 @@ func (o *jobOrder) reset(infos []*info) {
 		}
 		return 1
 	})
+}
+
+// sortJob puts the options of job in, from vals' place s on, in
+// optBefore's order (an insertion sort: a job has a few).
+func (o *jobOrder) sortJob(in *info, s int) {
+	for k := s + 1; k < len(o.vals); k++ {
+		v, i := o.vals[k], o.opts[k]
+		at := k
+		for ; at > s && optBefore(in, v, int(i), o.vals[at-1], int(o.opts[at-1])); at-- {
+			o.vals[at], o.opts[at] = o.vals[at-1], o.opts[at-1]
+		}
+		o.vals[at], o.opts[at] = v, i
+	}
 }
 
 // optBefore reports whether job in's option i of value v comes before its

@@ -305,8 +305,9 @@ func TestFits(t *testing.T) {
 // every option of every job not yet picked as a sort of the candidates
 // alone by compareCands orders them: values that tie (within a job and
 // across jobs), NaN and both zeros, running jobs whose current option
-// counts keep times, picked jobs left out, and options that do not fit
-// the GPUs left passed over.
+// counts keep times, picked jobs left out, options that do not fit the
+// GPUs left passed over, and jobs whose class's order of their options
+// (where reset starts) is right, wrong or missing.
 func TestJobOrder(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	base := []float64{1, 1, 2, 0.5, math.Copysign(0, -1), 0, math.NaN(), 1 + 1e-13}
@@ -337,6 +338,15 @@ func TestJobOrder(t *testing.T) {
 			}
 			if r.IntN(6) == 0 {
 				in.pick = &pick{}
+			}
+			// Its class's order of its options, which reset starts from
+			// and checks: any arrangement (the right one, or not) must
+			// end in the same order.
+			if x := r.IntN(3); x > 0 {
+				in.ref.solo = &soloOpts{opts: in.opts, order: r.Perm(len(in.opts))}
+				if x == 2 {
+					in.ref.solo.rank(1)
+				}
 			}
 			infos = append(infos, in)
 			if in.pick != nil {
