@@ -146,7 +146,7 @@ results-budget: build
 
 # pgo rewrites cmd/coloc/default.pgo, the CPU profile go build optimizes
 # the binary from (profile-guided optimization), from the simulator at
-# trace scale (about 4 minutes; docs/development.md).
+# trace scale (about 3 minutes; docs/development.md).
 pgo: build
 	GO=$(GO) ./scripts/pgo-profile.sh $(BIN)
 

@@ -7,7 +7,7 @@
 # BenchmarkSimulate on one core: the decision core (coloc on 100,000 jobs
 # and 1,024 GPUs, a trace whose second half fills the cluster) and the
 # published peers (gavel-las, gavel-las-packed and tiresias on 50,000
-# jobs), the two profiles merged into one. About 4 minutes on two cores.
+# jobs), the two profiles merged into one. About 3 minutes on two cores.
 # Rerun it after a change that moves where the simulator spends its time:
 # a stale profile still builds and decides the same, it only speeds less.
 # Usage: scripts/pgo-profile.sh [coloc binary, to fit the models]

@@ -421,20 +421,16 @@ func (o *jobOrder) top() (*info, *option, float64, bool) {
 
 // pass moves past the top option: its job's next one takes its place,
 // passing over too the job's options that do not fit left (the GPUs left
-// by type; nil: none is passed over). The greedy's GPUs left only fall
-// while it draws from the order, so an option that does not fit now
-// never will, and passing it at once spares it a trip through the heap:
-// on a full cluster most options are passed over.
+// by type). The greedy's GPUs left only fall while it draws from the
+// order, so an option that does not fit now never will, and passing it
+// at once spares it a trip through the heap: on a full cluster most
+// options are passed over.
 func (o *jobOrder) pass(left []int) {
 	x := o.topJob()
 	h, end := o.head[x]+1, o.start[x+1]
-	if left != nil {
-		in := o.jobs[x]
-		for h < end {
-			if p := &in.opts[o.opts[h]]; left[p.tid] >= p.d {
-				break
-			}
-			h++
+	for in := o.jobs[x]; h < end; h++ {
+		if p := &in.opts[o.opts[h]]; left[p.tid] >= p.d {
+			break
 		}
 	}
 	o.head[x] = h
