@@ -25,8 +25,11 @@ type ranked struct {
 	// The key of a waiting job must not change while it waits (it
 	// depends on what the job has done, not on time): the waiting jobs
 	// are kept in order from one point to the next (waitQueues).
-	queues   waitQueues
-	attained map[int]float64
+	queues waitQueues
+	// attained holds each job's attained service by ID (the trace's
+	// index, so a slice: a map's lookups, twice per running job at
+	// every point, were a sixth of Tiresias's time).
+	attained []float64
 	last     float64
 	buf      []rankedJob
 	left     []int
@@ -53,10 +56,10 @@ func (r *ranked) Name() string { return r.name }
 
 // Schedule orders the jobs and places them.
 func (r *ranked) Schedule(v *sim.View) (*sim.Plan, error) {
-	if r.attained == nil {
-		r.attained = map[int]float64{}
-	}
 	for _, j := range v.Running {
+		if n := j.ID + 1; n > len(r.attained) {
+			r.attained = append(r.attained, make([]float64, n-len(r.attained))...)
+		}
 		r.attained[j.ID] += (v.Now - r.last) * float64(len(j.GPUs))
 	}
 	r.last = v.Now
@@ -66,7 +69,7 @@ func (r *ranked) Schedule(v *sim.View) (*sim.Plan, error) {
 		left = append(left, v.Topology.Count(t))
 	}
 	r.left = left
-	if err := r.queues.sync(v, func(j *sim.Job) float64 { return r.key(v, j, r.attained[j.ID]) }); err != nil {
+	if err := r.queues.sync(v, func(j *sim.Job) float64 { return r.key(v, j, r.attainedOf(j.ID)) }); err != nil {
 		return nil, fmt.Errorf("policy %s: %w", r.name, err)
 	}
 	// The jobs taken, in order, with their types; a running job stays
@@ -111,10 +114,15 @@ func (r *ranked) Schedule(v *sim.View) (*sim.Plan, error) {
 			p.Place(x.j.ID, gpus...)
 		}
 	}
-	for _, j := range v.Finished {
-		delete(r.attained, j.ID)
-	}
 	return p, nil
+}
+
+// attainedOf returns job id's attained service (0 before it first ran).
+func (r *ranked) attainedOf(id int) float64 {
+	if id < len(r.attained) {
+		return r.attained[id]
+	}
+	return 0
 }
 
 // ordered yields the jobs in the system by key, then arrival, then ID, as

@@ -27,7 +27,7 @@ func (q *queueCheck) Schedule(v *sim.View) (*sim.Plan, error) {
 	q.points++
 	var want []rankedJob
 	for _, j := range v.Waiting {
-		want = append(want, rankedJob{j, q.key(v, j, q.attained[j.ID]), -1})
+		want = append(want, rankedJob{j, q.key(v, j, q.attainedOf(j.ID)), -1})
 	}
 	slices.SortStableFunc(want, compareRanked)
 	var got []rankedJob
