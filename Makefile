@@ -130,7 +130,7 @@ results-heldout: build
 
 # docs/performance.md's table of the simulator at trace scale: every policy
 # on 10k, 50k and 100k jobs and the 50k trace twice on 1,024 GPUs, CPU
-# seconds on one core, medians of three rounds (about 45 minutes; run it
+# seconds on one core, medians of three rounds (about 50 minutes; run it
 # alone, as timings are).
 results-scale: build
 	./scripts/scale-sim.sh $(BIN) docs/performance.md

@@ -16,7 +16,7 @@
 # to a third, mostly cancels within a round. Run it alone. With a document
 # as second argument the table replaces what lies between its scale-sim
 # markers (make results-scale does this for docs/performance.md);
-# without, it goes to stdout. About 45 minutes with 3 rounds.
+# without, it goes to stdout. About 50 minutes with 3 rounds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${1:-./coloc}
