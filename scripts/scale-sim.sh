@@ -13,7 +13,9 @@
 # default; the 10k trace once): each figure is the median over the
 # rounds and each growth exponent the median of log2 of the round's
 # ratio, so that the machine's drift, which moves single runs by a tenth
-# to a third, mostly cancels within a round. Run it alone. With a document
+# to a third, mostly cancels within a round; a policy whose average JCT
+# at 100k differs from one round to the next stops the script (its
+# decisions would not be the same code's). Run it alone. With a document
 # as second argument the table replaces what lies between its scale-sim
 # markers (make results-scale does this for docs/performance.md);
 # without, it goes to stdout. About 50 minutes with 3 rounds.
@@ -22,6 +24,11 @@ cd "$(dirname "$0")/.."
 bin=${1:-./coloc}
 doc=${2:-}
 policies=${SCALE_POLICIES:-fifo backfill gavel-las gavel-las-packed tiresias srtf-known coloc oracle}
+rounds=${SCALE_ROUNDS:-3}
+if ! [[ $rounds =~ ^[1-9][0-9]*$ ]]; then
+    echo "scale-sim: SCALE_ROUNDS must be a whole number of rounds, 1 or more, not '$rounds'" >&2
+    exit 2
+fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 "$bin" fit --data datasets/reference/gavel -o "$tmp/models" >/dev/null 2>&1
@@ -31,7 +38,6 @@ done
 # The arrival is the sixth of the msr layout's tab-separated fields.
 awk -F'\t' 'BEGIN { OFS = "\t" } NR == FNR { print; last = $6; next } { $6 = sprintf("%.6f", $6 + last + 150); print }' \
     "$tmp/50000.trace" "$tmp/50000.trace" >"$tmp/50000x2.trace"
-rounds=${SCALE_ROUNDS:-3}
 run() { # policy trace round
     /usr/bin/time -o "$tmp/time" -f '%U %M' env GOMAXPROCS=1 "$bin" simulate --trace "$tmp/$2.trace" \
         --cluster examples/cluster-1024.yaml --data datasets/reference/gavel --models "$tmp/models" \
