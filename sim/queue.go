@@ -75,12 +75,18 @@ type untriedAt struct{ seq, class, at int }
 func (p *Plan) Untried() iter.Seq[*Job] {
 	return func(yield func(*Job) bool) {
 		s := p.view.sim
-		var h []untriedAt // min-heap by seq
-		var missed []untriedAt
+		// A min-heap by seq, and the classes that found no room, in the
+		// simulation's buffers (a loop inside another allocates its own).
+		h, missed := s.untriedHeap[:0], s.untriedMissed[:0]
+		s.untriedHeap, s.untriedMissed = nil, nil
+		defer func() { s.untriedHeap, s.untriedMissed = h[:0], missed[:0] }()
 		for c := range s.queues {
 			if q := s.queues[c].jobs; len(q) > 0 {
-				h = pushUntried(h, untriedAt{s.seq[q[0].ID], c, 0})
+				h = append(h, untriedAt{s.seq[q[0].ID], c, 0})
 			}
+		}
+		for i := len(h)/2 - 1; i >= 0; i-- {
+			downUntried(h, i)
 		}
 		for len(h) > 0 {
 			var e untriedAt
@@ -145,7 +151,14 @@ func popUntried(h []untriedAt) ([]untriedAt, untriedAt) {
 	n := len(h) - 1
 	h[0] = h[n]
 	h = h[:n]
-	for i := 0; ; {
+	downUntried(h, 0)
+	return h, top
+}
+
+// downUntried restores the heap h below i.
+func downUntried(h []untriedAt, i int) {
+	n := len(h)
+	for {
 		l, m := 2*i+1, i
 		if l < n && h[l].seq < h[m].seq {
 			m = l
@@ -159,5 +172,4 @@ func popUntried(h []untriedAt) ([]untriedAt, untriedAt) {
 		h[i], h[m] = h[m], h[i]
 		i = m
 	}
-	return h, top
 }

@@ -177,3 +177,51 @@ func (s *stopper) Schedule(v *View) (*Plan, error) {
 	w.Events |= Arrived
 	return s.greedyPack.Schedule(&w)
 }
+
+// nested checks, at every call, that a Plan.Untried loop inside another
+// (which finds the simulation's buffers held) yields what a loop alone
+// does: every waiting job in arrival order on a plan left unchanged.
+type nested struct {
+	Policy
+	t     *testing.T
+	calls int
+}
+
+func (n *nested) Schedule(v *View) (*Plan, error) {
+	var want []int
+	for _, j := range v.Waiting {
+		want = append(want, j.ID)
+	}
+	var outer, inner []int
+	for j := range v.Plan().Untried() {
+		if outer == nil {
+			for k := range v.Plan().Untried() {
+				inner = append(inner, k.ID)
+			}
+		}
+		outer = append(outer, j.ID)
+	}
+	var again []int // after both loops gave the buffers back
+	for j := range v.Plan().Untried() {
+		again = append(again, j.ID)
+	}
+	if !slices.Equal(outer, want) || (len(want) > 0 && !slices.Equal(inner, want)) || !slices.Equal(again, want) {
+		n.t.Fatalf("t=%g: waiting %v; outer loop %v, inner %v, after %v", v.Now, want, outer, inner, again)
+	}
+	if len(want) > 1 {
+		n.calls++
+	}
+	return n.Policy.Schedule(v)
+}
+
+func TestUntriedNested(t *testing.T) {
+	truth := fakeRates{solo: map[string]float64{"a|v100": 10, "b|v100": 12}}
+	jobs, err := Generate(GenOptions{Jobs: 120, Seed: 9, Workloads: []string{"a", "b"}, Rates: truth, RefType: "v100", MeanGap: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := &nested{Policy: NewBackfill(truth), t: t}
+	if r := run(t, topo(t, "v v100 2 2"), jobs, truth, n, DefaultOptions); r == nil || n.calls < 20 {
+		t.Fatalf("%d calls with two or more jobs waiting: the queue never built up", n.calls)
+	}
+}

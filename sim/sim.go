@@ -91,6 +91,9 @@ type simulation struct {
 	touchedBase, touchedJobsBase int
 	loneMemo                     map[int]loneAt
 	removeAt                     []int // removeWaiting's buffer
+	// Plan.Untried's heap and missed classes, reused from call to call
+	// (nil while an Untried loop holds them).
+	untriedHeap, untriedMissed []untriedAt
 	// carry is what the last committed plan learned about classes that
 	// found no room (Plan.PlacedOnFreeSince), while no job finished.
 	carry *missCarry
