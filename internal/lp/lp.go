@@ -81,6 +81,7 @@ func Solve(p Problem) (Solution, error) {
 		basis[i] = n + i
 	}
 	maxPivots := 50 * (m + n + 10)
+	var nz []int32 // pivot's buffer
 	bland := false
 	stalled := 0
 	pivots := 0
@@ -130,7 +131,7 @@ func Solve(p Problem) (Solution, error) {
 		} else {
 			stalled, bland = 0, false
 		}
-		pivot(t, w, m, leave, enter)
+		nz = pivot(t, w, m, leave, enter, nz)
 		basis[leave] = enter
 	}
 	x := make([]float64, n)
@@ -146,12 +147,20 @@ func Solve(p Problem) (Solution, error) {
 	return Solution{X: x, Objective: z, Pivots: pivots}, nil
 }
 
-// pivot makes column e a unit column with its 1 in row r.
-func pivot(t []float64, w, m, r, e int) {
+// pivot makes column e a unit column with its 1 in row r. The other rows
+// take multiples of row r's nonzero entries only, listed once in nz (a
+// buffer returned for the next pivot): an allocation's tableau stays
+// mostly zeros, and walking every column of every row for them was most
+// of a solve.
+func pivot(t []float64, w, m, r, e int, nz []int32) []int32 {
 	pr := t[r*w : (r+1)*w]
 	inv := 1 / pr[e]
+	nz = nz[:0]
 	for j := range pr {
 		pr[j] *= inv
+		if pr[j] != 0 {
+			nz = append(nz, int32(j))
+		}
 	}
 	pr[e] = 1
 	for i := 0; i <= m; i++ {
@@ -163,11 +172,10 @@ func pivot(t []float64, w, m, r, e int) {
 		if f == 0 {
 			continue
 		}
-		for j, v := range pr {
-			if v != 0 {
-				row[j] -= f * v
-			}
+		for _, j := range nz {
+			row[j] -= f * pr[j]
 		}
 		row[e] = 0
 	}
+	return nz
 }

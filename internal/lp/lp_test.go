@@ -58,7 +58,7 @@ func TestSolveErrors(t *testing.T) {
 
 // TestSolveAgreesWithGonum compares the optimum with gonum's simplex on
 // random programs, degenerate ones included (rows with b = 0, as the
-// max-min programs have).
+// max-min programs have), and sparse ones (pivot skips zeros).
 func TestSolveAgreesWithGonum(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for k := 0; k < 200; k++ {
@@ -71,6 +71,9 @@ func TestSolveAgreesWithGonum(t *testing.T) {
 			p.A[i] = make([]float64, n)
 			for j := range p.A[i] {
 				p.A[i][j] = r.Float64()*4 - 1
+				if k%2 == 1 && r.IntN(5) < 3 {
+					p.A[i][j] = 0 // every other program sparse, as allocations are
+				}
 			}
 			if r.IntN(3) > 0 {
 				p.B[i] = r.Float64() * 5
