@@ -29,6 +29,7 @@ type gjob struct {
 type ran struct {
 	e      entry
 	k      int
+	sf     int // the entry's scale
 	gpus   []int
 	finish float64
 }
@@ -97,6 +98,7 @@ type Mechanism struct {
 	pos        map[int]int // job ID -> position in the order added (never reused)
 	nextPos    int
 	ents       map[entry]*ent
+	entList    []*ent // ents' values, walked in their place (dropEntries)
 	workerTime []float64
 	lastReset  float64
 	needUpdate bool
@@ -107,6 +109,10 @@ type Mechanism struct {
 	haveEnd      bool
 	pairMemo     map[[3]int][2]float64
 	list         []*ent // pick's buffer
+	// pick's and place's sets, emptied and reused at every round (grown
+	// anew each round, they cost a tenth of a backlogged run).
+	taken, keep map[int]bool
+	prev        map[entry][]int
 }
 
 // Gavel's defaults.
@@ -239,11 +245,7 @@ func (m *Mechanism) depart(v *sim.View) {
 	if len(gone) == 0 {
 		return
 	}
-	for e := range m.ents {
-		if gone[e.a] || (e.pair() && gone[e.b]) {
-			delete(m.ents, e)
-		}
-	}
+	m.dropEntries(func(x *ent) bool { return gone[x.e.a] || (x.e.pair() && gone[x.e.b]) })
 }
 
 // arrive adds the jobs that arrived since the last boundary, by ID.
@@ -290,7 +292,25 @@ func (m *Mechanism) entry(e entry, t0 float64) *ent {
 		x.jt[k] = t0
 	}
 	m.ents[e] = x
+	m.entList = append(m.entList, x)
 	return x
+}
+
+// dropEntries removes the entries for which drop holds. The loops over
+// every entry walk entList, not the map (a walk of the map cost a tenth
+// of a backlogged run); none depends on the order, as pick sorts by a
+// total order.
+func (m *Mechanism) dropEntries(drop func(*ent) bool) {
+	kept := m.entList[:0]
+	for _, x := range m.entList {
+		if drop(x) {
+			delete(m.ents, x.e)
+			continue
+		}
+		kept = append(kept, x)
+	}
+	clear(m.entList[len(kept):])
+	m.entList = kept
 }
 
 // updatePriorities recomputes the allocation when jobs came or went and
@@ -308,7 +328,7 @@ func (m *Mechanism) updatePriorities(now float64) error {
 		if err != nil {
 			return err
 		}
-		for _, x := range m.ents {
+		for _, x := range m.entList {
 			x.alloc = nil
 		}
 		for e, al := range a {
@@ -317,18 +337,14 @@ func (m *Mechanism) updatePriorities(now float64) error {
 			}
 			m.entry(e, gavelHalfRound).alloc = al
 		}
-		for e, x := range m.ents {
-			// A pair with no allocation and no time owed is dormant (see
-			// Mechanism).
-			if e.pair() && x.alloc == nil && slices.Max(x.deficit) <= 0 {
-				delete(m.ents, e)
-			}
-		}
+		// A pair with no allocation and no time owed is dormant (see
+		// Mechanism).
+		m.dropEntries(func(x *ent) bool { return x.e.pair() && x.alloc == nil && slices.Max(x.deficit) <= 0 })
 		m.needUpdate = false
 	}
 	for k := range m.types {
 		wt := m.workerTime[k]
-		for _, x := range m.ents {
+		for _, x := range m.entList {
 			if x.alloc == nil || x.alloc[k] == 0 || !m.runs(x.e, k) {
 				x.prio[k] = 0
 				continue
@@ -352,7 +368,7 @@ func (m *Mechanism) resetTimes(now float64) {
 	elapsed := now - m.lastReset
 	for k := range m.types {
 		m.workerTime[k] = 0
-		for _, x := range m.ents {
+		for _, x := range m.entList {
 			got := x.jt[k] - gavelHalfRound
 			should := 0.0
 			if x.alloc != nil {
@@ -400,7 +416,11 @@ func (m *Mechanism) pairRates(a, b *gjob, k int) (float64, float64, bool) {
 // _schedule_jobs_on_workers_helper).
 func (m *Mechanism) pick(v *sim.View) []ran {
 	left := slices.Clone(m.counts)
-	taken := map[int]bool{}
+	if m.taken == nil {
+		m.taken = map[int]bool{}
+	}
+	taken := m.taken
+	clear(taken)
 	var out []ran
 	for _, k := range m.order {
 		try := func(x *ent) {
@@ -423,31 +443,37 @@ func (m *Mechanism) pick(v *sim.View) []ran {
 			if e.pair() {
 				taken[e.b] = true
 			}
-			out = append(out, ran{e: e, k: k})
+			out = append(out, ran{e: e, k: k, sf: sf})
 		}
 		// Entries of positive priority first, in Gavel's order; those of
 		// priority 0 only while GPUs of the type are left.
 		m.list = m.list[:0]
-		for _, x := range m.ents {
+		for _, x := range m.entList {
 			if x.prio[k] > 0 {
 				m.list = append(m.list, x)
 			}
 		}
 		m.sortEntries(m.list, k)
 		for _, x := range m.list {
+			if left[k] == 0 {
+				break // try would take no other
+			}
 			try(x)
 		}
 		if left[k] == 0 || m.fifo {
 			continue
 		}
 		m.list = m.list[:0]
-		for _, x := range m.ents {
+		for _, x := range m.entList {
 			if x.prio[k] <= 0 {
 				m.list = append(m.list, x)
 			}
 		}
 		m.sortEntries(m.list, k)
 		for _, x := range m.list {
+			if left[k] == 0 {
+				break
+			}
 			try(x)
 		}
 	}
@@ -503,8 +529,12 @@ func (m *Mechanism) placeable(v *sim.View, e entry, k int) bool {
 // assigns workers). Jobs not picked stop.
 func (m *Mechanism) place(v *sim.View, picked []ran) *sim.Plan {
 	p := v.Plan()
-	keep := map[int]bool{}
-	prev := map[entry][]int{}
+	if m.keep == nil {
+		m.keep, m.prev = map[int]bool{}, map[entry][]int{}
+	}
+	keep, prev := m.keep, m.prev
+	clear(keep)
+	clear(prev)
 	for _, r := range picked {
 		var gpus []int
 		if j := v.Job(r.e.a); j != nil && len(j.GPUs) > 0 {
@@ -526,9 +556,7 @@ func (m *Mechanism) place(v *sim.View, picked []ran) *sim.Plan {
 		}
 	}
 	// Largest scale first, then the order picked.
-	slices.SortStableFunc(picked, func(x, y ran) int {
-		return cmp.Compare(m.jobs[y.e.a].scale, m.jobs[x.e.a].scale)
-	})
+	slices.SortStableFunc(picked, func(x, y ran) int { return cmp.Compare(y.sf, x.sf) })
 	for i, r := range picked {
 		if g, ok := prev[r.e]; ok {
 			picked[i].gpus = g
