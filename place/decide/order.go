@@ -2,9 +2,9 @@ package decide
 
 import (
 	"cmp"
-	"math"
-	"math/bits"
 	"slices"
+
+	"github.com/coloc-dev/coloc/internal/packsort"
 )
 
 // candOrder yields candidates (the greedy's pairs; the jobs alone come
@@ -16,7 +16,7 @@ import (
 //
 // Each key packs a candidate's value, in an encoding whose integer order
 // is the values' order (descending), above its place among the
-// candidates (packKey): the heap compares integers and settles almost
+// candidates (packsort.Key): the heap compares integers and settles almost
 // every comparison without a call. Candidates whose values agree in the
 // bits the place leaves come off the heap one after the other and are
 // put in compareCands' order as a run.
@@ -38,22 +38,15 @@ type candOrder struct {
 	at     int      // the next key of run
 }
 
-// placeMask returns the mask of the low bits that hold a place among n:
-// as few as the places need, so that the value keeps the most bits.
-func placeMask(n int) uint64 { return 1<<bits.Len(uint(n)) - 1 }
-
-// packKey is the key of the value v at place i under mask.
-func packKey(v float64, i int, mask uint64) uint64 { return descending(v)&^mask | uint64(i) }
-
 // reset starts an order over cands, reusing the buffers. live (nil:
 // always true) reports whether a candidate can still be taken; once false
 // for a candidate it must stay false (the greedy only picks jobs and
 // takes GPUs away), so the order may leave it out.
 func (o *candOrder) reset(cands []cand, live func(*cand) bool) {
-	o.cands, o.live, o.mask, o.heap, o.run, o.at = cands, live, placeMask(len(cands)), o.heap[:0], o.run[:0], 0
+	o.cands, o.live, o.mask, o.heap, o.run, o.at = cands, live, packsort.Mask(len(cands)), o.heap[:0], o.run[:0], 0
 	o.sorted, o.pos, o.pops = false, 0, 0
 	for i := range cands {
-		o.heap = append(o.heap, packKey(cands[i].v, i, o.mask))
+		o.heap = append(o.heap, packsort.Key(cands[i].v, i, o.mask))
 	}
 	for i := len(o.heap)/2 - 1; i >= 0; i-- {
 		o.down(i)
@@ -134,24 +127,6 @@ func (o *candOrder) down(i int) {
 	}
 }
 
-// descending maps v to an integer that sorts as v does from highest to
-// lowest, NaN after everything (as cmp.Compare orders it, reversed).
-func descending(v float64) uint64 {
-	if math.IsNaN(v) {
-		return math.MaxUint64
-	}
-	if v == 0 {
-		v = 0 // -0 as +0: equal values, equal keys
-	}
-	b := math.Float64bits(v)
-	if b>>63 == 1 {
-		b = ^b // negative: larger magnitude sorts lower
-	} else {
-		b |= 1 << 63
-	}
-	return ^b
-}
-
 // compareCands orders options by value, then (a total order, so that
 // the unstable sort is deterministic) by arrival, job IDs, type and degree.
 func compareCands(x, y cand) int {
@@ -183,35 +158,18 @@ func compareCands(x, y cand) int {
 	return cmp.Compare(b2i(x.o.spread), b2i(y.o.spread))
 }
 
-// sortPacked sorts keys packed by packKey under mask: as integers, then
-// each run of keys whose values agree in the bits the place leaves by
-// cmp of their places (a total order), which almost no run needs.
-func sortPacked(keys []uint64, mask uint64, cmp func(x, y int) int) {
-	slices.Sort(keys)
-	for lo := 0; lo < len(keys); {
-		hi := lo + 1
-		for hi < len(keys) && keys[hi]&^mask == keys[lo]&^mask {
-			hi++
-		}
-		if hi-lo > 1 {
-			slices.SortFunc(keys[lo:hi], func(x, y uint64) int { return cmp(int(x&mask), int(y&mask)) })
-		}
-		lo = hi
-	}
-}
-
 // sortWait returns, in buf's array, the places of keys in the order
 // compareWait gives them: the integers sorted pack each index
-// (descending) above its place (packKey), so that almost every comparison
+// (descending) above its place (packsort.Key), so that almost every comparison
 // is one of integers, and runs whose indices agree in the bits the place
 // leaves are then put in compareWait's order.
 func sortWait(buf []uint64, keys []waitKey) []uint64 {
-	mask := placeMask(len(keys))
+	mask := packsort.Mask(len(keys))
 	buf = buf[:0]
 	for i := range keys {
-		buf = append(buf, packKey(keys[i].index, i, mask))
+		buf = append(buf, packsort.Key(keys[i].index, i, mask))
 	}
-	sortPacked(buf, mask, func(x, y int) int { return compareWait(keys[x], keys[y]) })
+	packsort.Sort(buf, mask, func(x, y int) int { return compareWait(keys[x], keys[y]) })
 	for i := range buf {
 		buf[i] &= mask
 	}
@@ -301,8 +259,8 @@ type jobOrder struct {
 	opts  []int32   // the options' places in their job's opts, likewise
 	start []int32   // per job, where its options begin (one more: the end)
 	head  []int32   // per job, its first option not passed over
-	keys  []uint64  // per job, descending(its head option's value)
-	first []uint64  // the jobs by their first option, in order (packKey)
+	keys  []uint64  // per job, packsort.Descending(its head option's value)
+	first []uint64  // the jobs by their first option, in order (packsort.Key)
 	mask  uint64    // the bits of first's keys that hold the job
 	pos   int       // the next of first
 	heap  []int32   // the jobs passed over, by their head options
@@ -350,13 +308,13 @@ func (o *jobOrder) reset(infos []*info) {
 	o.start = append(o.start, int32(len(o.vals)))
 	o.head = append(o.head[:0], o.start[:len(o.jobs)]...)
 	o.keys, o.heap, o.first, o.pos = o.keys[:0], o.heap[:0], o.first[:0], 0
-	o.mask = placeMask(len(o.jobs))
+	o.mask = packsort.Mask(len(o.jobs))
 	for x := range o.jobs {
 		v := o.vals[o.start[x]]
-		o.keys = append(o.keys, descending(v))
-		o.first = append(o.first, packKey(v, x, o.mask))
+		o.keys = append(o.keys, packsort.Descending(v))
+		o.first = append(o.first, packsort.Key(v, x, o.mask))
 	}
-	sortPacked(o.first, o.mask, func(x, y int) int {
+	packsort.Sort(o.first, o.mask, func(x, y int) int {
 		switch {
 		case x == y:
 			return 0
@@ -383,7 +341,7 @@ func (o *jobOrder) sortJob(in *info, s int) {
 // optBefore reports whether job in's option i of value v comes before its
 // option h of value w in compareCands' order.
 func optBefore(in *info, v float64, i int, w float64, h int) bool {
-	if kv, kw := descending(v), descending(w); kv != kw {
+	if kv, kw := packsort.Descending(v), packsort.Descending(w); kv != kw {
 		return kv < kw
 	}
 	x, y := &in.opts[i], &in.opts[h]
@@ -438,7 +396,7 @@ func (o *jobOrder) pass(left []int) {
 		o.drop()
 		return
 	}
-	o.keys[x] = descending(o.vals[o.head[x]])
+	o.keys[x] = packsort.Descending(o.vals[o.head[x]])
 	if o.fromHeap {
 		o.down(0)
 		return
