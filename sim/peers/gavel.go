@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/coloc-dev/coloc/internal/packsort"
 	"github.com/coloc-dev/coloc/sim"
 )
 
@@ -108,7 +109,11 @@ type Mechanism struct {
 	qStart, qEnd float64
 	haveEnd      bool
 	pairMemo     map[[3]int][2]float64
-	list         []*ent // pick's buffer
+	list         []*ent   // pick's buffer
+	keys         []uint64 // sortEntries' buffers
+	sorted       []*ent
+	scales       []int // byScale's buffers
+	byScaleBuf   []ran
 	// pick's and place's sets, emptied and reused at every round (grown
 	// anew each round, they cost a tenth of a backlogged run).
 	taken, keep map[int]bool
@@ -487,7 +492,23 @@ func (m *Mechanism) sortEntries(list []*ent, k int) {
 		}
 		return x.alloc[k]
 	}
-	slices.SortFunc(list, func(x, y *ent) int {
+	// As packed integers (packsort) of the first of Gavel's keys that
+	// is not the same for every entry (the entries of priority 0 all
+	// agree in it: by deficit), then by the rest of its order.
+	first := func(x *ent) float64 { return x.prio[k] }
+	if same(list, first) {
+		first = func(x *ent) float64 { return x.deficit[k] }
+		if same(list, first) {
+			first = alloc
+		}
+	}
+	mask := packsort.Mask(len(list))
+	keys := m.keys[:0]
+	for i, x := range list {
+		keys = append(keys, packsort.Key(first(x), i, mask))
+	}
+	packsort.Sort(keys, mask, func(i, j int) int {
+		x, y := list[i], list[j]
 		if c := cmp.Compare(y.prio[k], x.prio[k]); c != 0 {
 			return c
 		}
@@ -502,6 +523,24 @@ func (m *Mechanism) sortEntries(list []*ent, k int) {
 		}
 		return cmp.Compare(x.order[1], y.order[1])
 	})
+	m.keys = keys
+	was := append(m.sorted[:0], list...)
+	for i, key := range keys {
+		list[i] = was[key&mask]
+	}
+	clear(was)
+	m.sorted = was[:0]
+}
+
+// same reports whether key is the same for every entry of list, as
+// cmp.Compare orders values (-0 as 0, NaN as NaN).
+func same(list []*ent, key func(*ent) float64) bool {
+	for _, x := range list[min(1, len(list)):] {
+		if packsort.Descending(key(x)) != packsort.Descending(key(list[0])) {
+			return false
+		}
+	}
+	return true
 }
 
 // placeable reports whether the simulator can run e's jobs on type k at
@@ -556,7 +595,7 @@ func (m *Mechanism) place(v *sim.View, picked []ran) *sim.Plan {
 		}
 	}
 	// Largest scale first, then the order picked.
-	slices.SortStableFunc(picked, func(x, y ran) int { return cmp.Compare(y.sf, x.sf) })
+	picked = m.byScale(picked)
 	for i, r := range picked {
 		if g, ok := prev[r.e]; ok {
 			picked[i].gpus = g
@@ -571,7 +610,7 @@ func (m *Mechanism) place(v *sim.View, picked []ran) *sim.Plan {
 			p.Stop(j.ID)
 		}
 	}
-	var out []ran
+	out := m.ran[:0] // account emptied it
 	for _, r := range picked {
 		t := m.types[r.k]
 		sf := m.jobs[r.e.a].scale
@@ -598,6 +637,30 @@ func (m *Mechanism) place(v *sim.View, picked []ran) *sim.Plan {
 	}
 	m.ran = out
 	return p
+}
+
+// byScale returns the picked entries by scale, largest first, in the
+// order picked among equals (a stable sort, by a pass per scale: a round
+// has few), in a buffer it reuses.
+func (m *Mechanism) byScale(picked []ran) []ran {
+	scales := m.scales[:0]
+	for _, r := range picked {
+		if !slices.Contains(scales, r.sf) {
+			scales = append(scales, r.sf)
+		}
+	}
+	slices.Sort(scales)
+	m.scales = scales
+	out := m.byScaleBuf[:0]
+	for i := len(scales) - 1; i >= 0; i-- {
+		for _, r := range picked {
+			if r.sf == scales[i] {
+				out = append(out, r)
+			}
+		}
+	}
+	m.byScaleBuf = out
+	return out
 }
 
 // finish predicts when the entry's work of this round ends at the rates
