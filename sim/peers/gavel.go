@@ -20,6 +20,7 @@ func (e entry) pair() bool { return e.b >= 0 }
 // each GPU type (0 where it has none).
 type gjob struct {
 	id       int
+	wid      int // the workload's number (Mechanism.wids)
 	workload string
 	scale    int
 	rate     []float64 // by type index
@@ -108,12 +109,16 @@ type Mechanism struct {
 	// (current_round_start_time, current_round_end_time).
 	qStart, qEnd float64
 	haveEnd      bool
-	pairMemo     map[[3]int][2]float64
-	list         []*ent   // pick's buffer
-	keys         []uint64 // sortEntries' buffers
-	sorted       []*ent
-	scales       []int // byScale's buffers
-	byScaleBuf   []ran
+	// pairMemo holds pair rates by both workloads' numbers (wids), the
+	// scale and the type: a few thousand keys, where keys by job grew
+	// with the trace and their lookups were a tenth of a run.
+	pairMemo   map[[4]int][2]float64
+	wids       map[string]int
+	list       []*ent   // pick's buffer
+	keys       []uint64 // sortEntries' buffers
+	sorted     []*ent
+	scales     []int // byScale's buffers
+	byScaleBuf []ran
 	// pick's and place's sets, emptied and reused at every round (grown
 	// anew each round, they cost a tenth of a backlogged run).
 	taken, keep map[int]bool
@@ -151,7 +156,8 @@ func (m *Mechanism) start(v *sim.View) {
 	m.pos = map[int]int{}
 	m.ents = map[entry]*ent{}
 	m.workerTime = make([]float64, len(m.types))
-	m.pairMemo = map[[3]int][2]float64{}
+	m.pairMemo = map[[4]int][2]float64{}
+	m.wids = map[string]int{}
 }
 
 // speedOrder returns the type indices from the fastest to the slowest by
@@ -266,7 +272,12 @@ func (m *Mechanism) arrive(v *sim.View) {
 	slices.Sort(ids)
 	for _, id := range ids {
 		j := v.Job(id)
-		g := &gjob{id: id, workload: j.Workload, scale: j.Scale, rate: make([]float64, len(m.types))}
+		w, ok := m.wids[j.Workload]
+		if !ok {
+			w = len(m.wids)
+			m.wids[j.Workload] = w
+		}
+		g := &gjob{id: id, wid: w, workload: j.Workload, scale: j.Scale, rate: make([]float64, len(m.types))}
 		for k, t := range m.types {
 			if r, ok := m.solo.Solo(j.Workload, sim.Shape{GPUType: t, GPUs: j.Scale}); ok && r > 0 {
 				g.rate[k] = r
@@ -400,7 +411,7 @@ func (m *Mechanism) pairRates(a, b *gjob, k int) (float64, float64, bool) {
 	if m.pairs == nil || a.scale != b.scale {
 		return 0, 0, false
 	}
-	key := [3]int{a.id, b.id, k}
+	key := [4]int{a.wid, b.wid, a.scale, k}
 	if r, ok := m.pairMemo[key]; ok {
 		return r[0], r[1], r[0] > 0
 	}
