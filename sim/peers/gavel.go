@@ -120,7 +120,7 @@ type Mechanism struct {
 	scales     []int // byScale's buffers
 	byScaleBuf []ran
 	// pick's and place's sets, emptied and reused at every round (grown
-	// anew each round, they cost a tenth of a backlogged run).
+	// anew each round, they cost a twentieth of a backlogged run).
 	taken, keep map[int]bool
 	prev        map[entry][]int
 }
@@ -313,9 +313,9 @@ func (m *Mechanism) entry(e entry, t0 float64) *ent {
 }
 
 // dropEntries removes the entries for which drop holds. The loops over
-// every entry walk entList, not the map (a walk of the map cost a tenth
-// of a backlogged run); none depends on the order, as pick sorts by a
-// total order.
+// every entry walk entList, not the map (walks of the map cost a
+// twentieth of a backlogged run); none depends on the order, as pick
+// sorts by a total order.
 func (m *Mechanism) dropEntries(drop func(*ent) bool) {
 	kept := m.entList[:0]
 	for _, x := range m.entList {
@@ -496,13 +496,8 @@ func (m *Mechanism) pick(v *sim.View) []ran {
 	return out
 }
 
+// sortEntries puts list in compareEntries' order on type k.
 func (m *Mechanism) sortEntries(list []*ent, k int) {
-	alloc := func(x *ent) float64 {
-		if x.alloc == nil {
-			return 0
-		}
-		return x.alloc[k]
-	}
 	// As packed integers (packsort) of the first of Gavel's keys that
 	// is not the same for every entry (the entries of priority 0 all
 	// agree in it: by deficit), then by the rest of its order.
@@ -510,7 +505,7 @@ func (m *Mechanism) sortEntries(list []*ent, k int) {
 	if same(list, first) {
 		first = func(x *ent) float64 { return x.deficit[k] }
 		if same(list, first) {
-			first = alloc
+			first = func(x *ent) float64 { return x.allocOn(k) }
 		}
 	}
 	mask := packsort.Mask(len(list))
@@ -518,22 +513,7 @@ func (m *Mechanism) sortEntries(list []*ent, k int) {
 	for i, x := range list {
 		keys = append(keys, packsort.Key(first(x), i, mask))
 	}
-	packsort.Sort(keys, mask, func(i, j int) int {
-		x, y := list[i], list[j]
-		if c := cmp.Compare(y.prio[k], x.prio[k]); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(y.deficit[k], x.deficit[k]); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(alloc(y), alloc(x)); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(x.order[0], y.order[0]); c != 0 {
-			return c
-		}
-		return cmp.Compare(x.order[1], y.order[1])
-	})
+	packsort.Sort(keys, mask, func(i, j int) int { return compareEntries(list[i], list[j], k) })
 	m.keys = keys
 	was := append(m.sorted[:0], list...)
 	for i, key := range keys {
@@ -541,6 +521,33 @@ func (m *Mechanism) sortEntries(list []*ent, k int) {
 	}
 	clear(was)
 	m.sorted = was[:0]
+}
+
+// compareEntries is Gavel's order of entries on type k: priority,
+// deficit and allocation, each highest first, then the order its
+// dictionaries would give (a total order).
+func compareEntries(x, y *ent, k int) int {
+	if c := cmp.Compare(y.prio[k], x.prio[k]); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(y.deficit[k], x.deficit[k]); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(y.allocOn(k), x.allocOn(k)); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(x.order[0], y.order[0]); c != 0 {
+		return c
+	}
+	return cmp.Compare(x.order[1], y.order[1])
+}
+
+// allocOn is the entry's allocation on type k (0 with none).
+func (x *ent) allocOn(k int) float64 {
+	if x.alloc == nil {
+		return 0
+	}
+	return x.alloc[k]
 }
 
 // same reports whether key is the same for every entry of list, as
