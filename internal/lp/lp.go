@@ -6,7 +6,8 @@
 // other rows at the pivot row's nonzero entries only (the allocations'
 // tableaux stay mostly zeros). With b >= 0 the origin is feasible, so no
 // first phase is needed; every program the simulator's peers solve
-// (max-min fair shares of GPU types, with or without pairs) has that form. It is written for tens to a few hundred rows and up to a few
+// (max-min fair shares of GPU types, with or without pairs) has that
+// form. It is written for tens to a few hundred rows and up to a few
 // thousand columns, the size of an allocation over job classes; it is not
 // a general-purpose solver.
 //
