@@ -26,9 +26,13 @@ import (
 )
 
 // stopInputs are the inputs of the long commands the signal tests stop:
-// Gavel's data, models fitted without intervals, a 20,000-job trace.
+// Gavel's data, models fitted without intervals, a 20,000-job trace, and
+// a 500,000-job trace for policy export, whose decisions take tens of
+// microseconds a job: on the 20,000 jobs it is done in about 0.3 s of
+// processor time, the time the tests wait for before they signal, so its
+// signal came as it wrote (stop 55's CI); on these it runs about 5 s.
 type stopInputs struct {
-	bin, data, models, trace string
+	bin, data, models, trace, bigTrace string
 }
 
 var stopFixture struct {
@@ -42,11 +46,13 @@ func stopSetup(t *testing.T) stopInputs {
 	bin := buildColoc(t)
 	stopFixture.once.Do(func() {
 		dir := filepath.Join(filepath.Dir(bin), "stop-inputs")
-		in := stopInputs{bin: bin, data: filepath.Join(dir, "gavel"), models: filepath.Join(dir, "models"), trace: filepath.Join(dir, "20k.trace")}
+		in := stopInputs{bin: bin, data: filepath.Join(dir, "gavel"), models: filepath.Join(dir, "models"), trace: filepath.Join(dir, "20k.trace"),
+			bigTrace: filepath.Join(dir, "500k.trace")}
 		for _, args := range [][]string{
 			{"datasets", "import", "gavel", "../../datasets/reference/gavel/upstream/simulation_throughputs.json", "-o", in.data},
 			{"fit", "--data", in.data, "-o", in.models, "--models", "iasp,iapp,similarity", "--folds", "0"},
 			{"simulate", "generate", "--data", in.data, "--jobs", "20000", "--seed", "1", "-o", in.trace},
+			{"simulate", "generate", "--data", in.data, "--jobs", "500000", "--seed", "1", "-o", in.bigTrace},
 		} {
 			if out, err := exec.Command(bin, args...).CombinedOutput(); err != nil {
 				stopFixture.err = fmt.Errorf("coloc %s: %v\n%s", strings.Join(args, " "), err, out)
@@ -190,7 +196,7 @@ func TestSignalStopsLongCommands(t *testing.T) {
 				"--policy", "fifo,coloc", "--degree", "trace", "--markdown", out}
 		}},
 		{"policy export", "policy.json", func(out string) []string {
-			return []string{"policy", "export", "--cluster", "../../examples/cluster-gavel-48.yaml", "--jobs", in.trace, "--models", in.models, "--data", in.data, "-o", out}
+			return []string{"policy", "export", "--cluster", "../../examples/cluster-gavel-48.yaml", "--jobs", in.bigTrace, "--models", in.models, "--data", in.data, "-o", out}
 		}},
 		{"report paper", "report", func(out string) []string {
 			return []string{"report", "paper", "--root", "../..", "-q", "-o", out}
