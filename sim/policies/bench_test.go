@@ -16,8 +16,8 @@ import (
 // the 50k trace played twice, on 1,024 GPUs (128 nodes of 8: 43 V100,
 // 43 P100, 42 K80, as examples/cluster-1024.yaml) under each policy (the
 // baselines, the published peers and coloc's). It reports jobs/s and
-// what the policy was asked: scheduling points per job, jobs waiting per
-// point, the share of points with five or more jobs waiting, and the
+// what the policy was asked: scheduling points per job, jobs waiting and
+// running per point, the share of points with five or more jobs waiting, and the
 // microseconds a decision took on average. Run one size at a time, e.g.
 // -bench 'Simulate/^10000/'; -short leaves out the 100k traces and the
 // 50k trace twice. coloc reads its models from $COLOC_MODELS (a
@@ -71,6 +71,7 @@ func BenchmarkSimulate(b *testing.B) {
 				b.ReportMetric(float64(n)*runs/b.Elapsed().Seconds(), "jobs/s")
 				b.ReportMetric(float64(c.points)/(float64(n)*runs), "points/job")
 				b.ReportMetric(float64(c.waiting)/float64(max(c.points, 1)), "waiting/point")
+				b.ReportMetric(float64(c.running)/float64(max(c.points, 1)), "running/point")
 				b.ReportMetric(float64(c.busy)/float64(max(c.points, 1)), "share-5+waiting")
 				b.ReportMetric(float64(c.spent.Microseconds())/float64(max(c.points, 1)), "µs/point")
 			})
@@ -122,14 +123,14 @@ func repeatTrace(jobs []sim.TraceJob, copies int, gap float64) []sim.TraceJob {
 }
 
 // counted is a policy that counts what it was asked: the scheduling
-// points, the jobs waiting at them, the points with five or more jobs
-// waiting and the time its decisions took. How a trace loads the
+// points, the jobs waiting and running at them, the points with five or
+// more jobs waiting and the time its decisions took. How a trace loads the
 // cluster decides how many jobs a decision weighs, so these say why the
 // time per job moves from one trace to another.
 type counted struct {
 	sim.Policy
-	points, waiting, busy int
-	spent                 time.Duration
+	points, waiting, running, busy int
+	spent                          time.Duration
 }
 
 func (c *counted) Schedule(v *sim.View) (*sim.Plan, error) {
@@ -138,6 +139,7 @@ func (c *counted) Schedule(v *sim.View) (*sim.Plan, error) {
 	c.spent += time.Since(start)
 	c.points++
 	c.waiting += len(v.Waiting)
+	c.running += len(v.Running)
 	if len(v.Waiting) >= 5 {
 		c.busy++
 	}
