@@ -65,8 +65,10 @@ func (r *ranked) Schedule(v *sim.View) (*sim.Plan, error) {
 	r.last = v.Now
 	types := v.Topology.Types()
 	left := r.left[:0] // GPUs left by type, in the order of types
+	total := 0         // and in all
 	for _, t := range types {
 		left = append(left, v.Topology.Count(t))
+		total += left[len(left)-1]
 	}
 	r.left = left
 	if err := r.queues.sync(v, func(j *sim.Job) float64 { return r.key(v, j, r.attainedOf(j.ID)) }); err != nil {
@@ -78,7 +80,8 @@ func (r *ranked) Schedule(v *sim.View) (*sim.Plan, error) {
 	order := r.order[:0]
 	kept := append(r.kept[:0], make([]bool, len(v.Running))...)
 	fits := func(j *sim.Job) bool { return r.fastest(v, j, types, left) >= 0 }
-	for x := range r.ordered(v, fits) {
+	full := func() bool { return total == 0 }
+	for x := range r.ordered(v, fits, full) {
 		j := x.j
 		best := -1
 		if x.run >= 0 {
@@ -97,6 +100,7 @@ func (r *ranked) Schedule(v *sim.View) (*sim.Plan, error) {
 			continue
 		}
 		left[best] -= j.Scale
+		total -= j.Scale
 		order = append(order, taken{j, types[best]})
 	}
 	r.order, r.kept = order, kept
@@ -127,9 +131,9 @@ func (r *ranked) attainedOf(id int) float64 {
 
 // ordered yields the jobs in the system by key, then arrival, then ID, as
 // far as the caller reads: the running jobs keyed and sorted, the waiting
-// ones from the queues kept (as far as fits says one can still be taken),
-// merged.
-func (r *ranked) ordered(v *sim.View, fits func(*sim.Job) bool) iter.Seq[rankedJob] {
+// ones from the queues kept (as far as fits says one can still be taken,
+// and none once full says no GPU is left), merged.
+func (r *ranked) ordered(v *sim.View, fits func(*sim.Job) bool, full func() bool) iter.Seq[rankedJob] {
 	return func(yield func(rankedJob) bool) {
 		js := r.buf[:0]
 		for i, j := range v.Running {
@@ -138,7 +142,7 @@ func (r *ranked) ordered(v *sim.View, fits func(*sim.Job) bool) iter.Seq[rankedJ
 		slices.SortStableFunc(js, compareRanked)
 		r.buf = js
 		run := 0
-		for w := range r.queues.jobs(fits) {
+		for w := range r.queues.jobs(fits, full) {
 			for run < len(js) && compareRanked(js[run], w) < 0 {
 				if !yield(js[run]) {
 					return

@@ -158,8 +158,11 @@ func (c *waitClass) next(at int) int {
 }
 
 // jobs yields the waiting jobs in order, leaving out each class from the
-// first of its jobs that fits reports cannot run.
-func (wq *waitQueues) jobs(fits func(*sim.Job) bool) iter.Seq[rankedJob] {
+// first of its jobs that fits reports cannot run, and ends once full
+// reports that no GPU is left: then no job fits, and asking each class
+// (on a full cluster behind a backlog, some seventy a point, every one
+// refused) is work for nothing.
+func (wq *waitQueues) jobs(fits func(*sim.Job) bool, full func() bool) iter.Seq[rankedJob] {
 	return func(yield func(rankedJob) bool) {
 		h := wq.heads[:0]
 		for _, c := range wq.classes {
@@ -172,7 +175,7 @@ func (wq *waitQueues) jobs(fits func(*sim.Job) bool) iter.Seq[rankedJob] {
 			downHeads(h, i)
 		}
 		defer func() { wq.heads = h[:0] }()
-		for len(h) > 0 {
+		for len(h) > 0 && !full() {
 			x := &h[0]
 			w := x.c.q[x.at].rankedJob
 			if fits(w.j) {

@@ -31,7 +31,7 @@ func (q *queueCheck) Schedule(v *sim.View) (*sim.Plan, error) {
 	}
 	slices.SortStableFunc(want, compareRanked)
 	var got []rankedJob
-	for w := range q.queues.jobs(func(*sim.Job) bool { return true }) {
+	for w := range q.queues.jobs(func(*sim.Job) bool { return true }, func() bool { return false }) {
 		got = append(got, w)
 	}
 	if !slices.Equal(got, want) {
