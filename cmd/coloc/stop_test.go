@@ -29,8 +29,8 @@ import (
 // Gavel's data, models fitted without intervals, a 20,000-job trace, and
 // a 500,000-job trace for policy export, whose decisions take tens of
 // microseconds a job: on the 20,000 jobs it is done in about 0.3 s of
-// processor time, the time the tests wait for before they signal, so its
-// signal came as it wrote (stop 55's CI); on these it runs about 5 s.
+// processor time, the time the tests wait for before they signal, so the
+// signal could come as it wrote; on these it runs about 5 s.
 type stopInputs struct {
 	bin, data, models, trace, bigTrace string
 }

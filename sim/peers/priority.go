@@ -65,10 +65,8 @@ func (r *ranked) Schedule(v *sim.View) (*sim.Plan, error) {
 	r.last = v.Now
 	types := v.Topology.Types()
 	left := r.left[:0] // GPUs left by type, in the order of types
-	total := 0         // and in all
 	for _, t := range types {
 		left = append(left, v.Topology.Count(t))
-		total += left[len(left)-1]
 	}
 	r.left = left
 	if err := r.queues.sync(v, func(j *sim.Job) float64 { return r.key(v, j, r.attainedOf(j.ID)) }); err != nil {
@@ -80,7 +78,7 @@ func (r *ranked) Schedule(v *sim.View) (*sim.Plan, error) {
 	order := r.order[:0]
 	kept := append(r.kept[:0], make([]bool, len(v.Running))...)
 	fits := func(j *sim.Job) bool { return r.fastest(v, j, types, left) >= 0 }
-	full := func() bool { return total == 0 }
+	full := func() bool { return !slices.ContainsFunc(left, func(n int) bool { return n > 0 }) }
 	for x := range r.ordered(v, fits, full) {
 		j := x.j
 		best := -1
@@ -100,7 +98,6 @@ func (r *ranked) Schedule(v *sim.View) (*sim.Plan, error) {
 			continue
 		}
 		left[best] -= j.Scale
-		total -= j.Scale
 		order = append(order, taken{j, types[best]})
 	}
 	r.order, r.kept = order, kept

@@ -17,8 +17,8 @@ import (
 // 43 P100, 42 K80, as examples/cluster-1024.yaml) under each policy (the
 // baselines, the published peers and coloc's). It reports jobs/s and
 // what the policy was asked: scheduling points per job, jobs waiting and
-// running per point, the share of points with five or more jobs waiting, and the
-// microseconds a decision took on average. Run one size at a time, e.g.
+// running per point, the share of points with five or more jobs waiting,
+// and the microseconds a decision took on average. Run one size at a time, e.g.
 // -bench 'Simulate/^10000/'; -short leaves out the 100k traces and the
 // 50k trace twice. coloc reads its models from $COLOC_MODELS (a
 // directory written by 'coloc fit') when set; otherwise the benchmark
@@ -124,9 +124,9 @@ func repeatTrace(jobs []sim.TraceJob, copies int, gap float64) []sim.TraceJob {
 
 // counted is a policy that counts what it was asked: the scheduling
 // points, the jobs waiting and running at them, the points with five or
-// more jobs waiting and the time its decisions took. How a trace loads the
-// cluster decides how many jobs a decision weighs, so these say why the
-// time per job moves from one trace to another.
+// more jobs waiting and the time its decisions took. How a trace loads
+// the cluster decides how many jobs a decision weighs, so these say why
+// the time per job moves from one trace to another.
 type counted struct {
 	sim.Policy
 	points, waiting, running, busy int
