@@ -715,13 +715,12 @@ func (c *Core) rank(st *State) (all []ranked, top int) {
 			top, longest = i, t
 		}
 	}
-	// The job that needs longest alone is critical when it needs at least
-	// the time the whole backlog needs on the whole cluster: then the
-	// makespan waits for it. One job only: with sizes unknown a remaining
-	// size is the mean of a heavy tail, so many old jobs pass the bound
-	// at once, and marking them all let long jobs hold the fastest GPUs
-	// (on ed69ec's 951 jobs on 48 GPUs, average JCT 78.7 h against 51.4 h).
-	if horizon := total / float64(len(st.GPUs)); top < 0 || !(longest >= horizon) || len(all) < 2 {
+	// With sizes known, the job that needs longest alone is critical when
+	// it needs at least the time the whole backlog needs on the whole
+	// cluster: then the makespan waits for it. Only with sizes known (see
+	// the package doc: learned or estimated, a remaining size is an
+	// expectation the guard cannot act on), and one job only.
+	if horizon := total / float64(len(st.GPUs)); c.opt.Durations != Known || top < 0 || !(longest >= horizon) || len(all) < 2 {
 		top = -1
 	}
 	return all, top

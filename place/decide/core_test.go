@@ -247,6 +247,23 @@ func TestMakespanGuard(t *testing.T) {
 	}
 }
 
+// The guard acts on sizes known only: with users' estimates (or sizes
+// learned), a remaining size is an expectation, and the same jobs are
+// taken by index, the shortest estimate on the fast GPU.
+func TestMakespanGuardNeedsKnownSizes(t *testing.T) {
+	r := rates{solo: map[string]map[string]float64{"a": {"fast": 2, "slow": 1}}}
+	g := []GPU{{Node: 0, Type: "fast"}, {Node: 1, Type: "slow"}}
+	jobs := []Job{
+		{ID: 1, Workload: "a", Degrees: []int{1}, Work: 40000},
+		{ID: 2, Workload: "a", Arrival: 1, Degrees: []int{1}, Work: 30000},
+		{ID: 3, Workload: "a", Arrival: 2, Degrees: []int{1}, Work: 100},
+	}
+	out := mustNew(t, r, Options{MaxPerGPU: 1, Durations: Estimate}).Decide(&State{GPUs: g, Jobs: jobs})
+	if want := map[int][]int{3: {0}, 2: {1}}; !reflect.DeepEqual(out, want) {
+		t.Errorf("estimates: decision %v, want %v (shortest estimate first, no job critical)", out, want)
+	}
+}
+
 // With GPUs to spare no job shares, however well a pair would do: each
 // job runs faster alone. When they are scarce, the pair that does more
 // together shares.

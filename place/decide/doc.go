@@ -113,13 +113,24 @@
 // options against each pair's, and replay streams against a greedy that
 // keeps every pair); it saves its time on a full cluster.
 //
-// Makespan guard: the job whose expected remaining time alone is longest
-// is critical when that time is at least the whole backlog's expected
-// remaining GPU time over the cluster's GPUs; the makespan then waits for
-// it, so it runs first, on its fastest option, whatever its index. Only
-// that one job: with sizes unknown an expected remaining size is the mean
-// of a heavy tail, and marking every job past the bound let long jobs
-// hold the fastest GPUs.
+// Makespan guard, with sizes known only: the job whose remaining time
+// alone is longest is critical when that time is at least the whole
+// backlog's remaining GPU time over the cluster's GPUs; the makespan then
+// waits for it, so it runs first, on its fastest option, whatever its
+// index. One job only. With sizes learned or estimated the guard stays
+// off: what it compares with the bound is then an expectation (the mean of
+// a heavy tail past a job's service, or a user's estimate off by a
+// log-normal factor), and acting on it put jobs that were not long ahead
+// of short ones without shortening the makespan. On the shipped traces'
+// cuts, off against on, the users'-estimates mode ends jobs 2.5% sooner on
+// average in trace mode, and the makespans' geometric means move by 1% or
+// less. With sizes known it does what it is for: it shortens the makespan
+// (by 3% in trace mode and 4% in policy mode, geometric means over the
+// same cuts) for some average JCT (3.5% and 0.6%); the reference it serves
+// is the core with foresight, guard included. Even then it assumes the
+// other jobs can use the GPUs the critical one leaves: where they cannot
+// (jobs of 8 GPUs that only one type's 8 GPUs can hold) it delays them for
+// no gain in makespan.
 //
 // # Choices where the sources are silent
 //
