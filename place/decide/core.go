@@ -156,13 +156,12 @@ type Core struct {
 	nodesBuf             []nodeFree
 	freeBuf              []int
 	// settled's
-	growBuf     []bool
-	growTypeBuf []int
-	firstBuf    []float64
-	blockedBuf  []int32
-	keptBuf     []int32
-	zeroBuf     []chooser
-	waitsBuf    []chooser
+	growBuf    []growRef
+	firstBuf   []float64
+	blockedBuf []int32
+	keptBuf    []int32
+	zeroBuf    []chooser
+	waitsBuf   []chooser
 	// makeRoom's, join's and worthRevising's lists of jobs
 	listA, listB []*info
 	// makeRoom's GPUs left, moves weighed and moves of its best option
@@ -224,7 +223,8 @@ type soloOpts struct {
 	// What settled reads, also independent of the index (rank): order
 	// is the options by progress per GPU, highest first; keeps[i] whether
 	// option i, kept (times the least keep factor, keep), clearly beats
-	// every other; grows[i] whether a larger degree of its type is faster.
+	// every other; grows[i] whether an option it may grow to is faster
+	// (growDegrees: a larger degree of its type, or any of another type).
 	order []int
 	keeps []bool
 	grows []bool
@@ -982,6 +982,10 @@ func (c *Core) decideJob(in *info, p pick) {
 type pick struct {
 	o       option
 	partner *info // nil: alone
+	// was is the option the job had before growDegrees gave it o
+	// (grown); placeAll falls back on it where o finds no GPUs.
+	was   option
+	grown bool
 }
 
 // cand is an option for one job (b nil) or two jobs sharing GPUs, with
@@ -1577,10 +1581,14 @@ type pairVal struct {
 	ok     bool
 }
 
-// growDegrees gives jobs running alone larger degrees on their type from
-// the GPUs no job took, highest index first (picked is the picked jobs in
-// that order), when that shortens the job's expected remaining time by
-// more than the restart it may cost.
+// growDegrees gives jobs running alone a faster option on the GPUs no job
+// took, highest index first (picked is the picked jobs in that order): a
+// larger degree of their type, or any option of another type, when that
+// shortens the job's expected remaining time by more than the restart it
+// may cost. Options compare by value per GPU, the right currency while
+// GPUs are scarce; with GPUs that nobody took, a job's own speed is what
+// its completion time follows (a job alone on one P100 beside idle V100s
+// stayed there: its value per GPU kept beat two V100s').
 func (c *Core) growDegrees(picked []*info, left []int) {
 	room := false
 	for _, n := range left {
@@ -1590,18 +1598,18 @@ func (c *Core) growDegrees(picked []*info, left []int) {
 		return
 	}
 	for _, in := range picked {
-		if in.pick == nil || in.pick.partner != nil || left[in.pick.o.tid] == 0 {
+		if in.pick == nil || in.pick.partner != nil {
 			continue
 		}
 		cur := in.pick.o
 		best := cur
 		for _, o := range in.opts {
-			if o.tid != cur.tid || o.d <= best.d || o.rate <= best.rate || left[o.tid] < o.d-cur.d {
+			if o.rate <= best.rate || !growsTo(&cur, &o, left) {
 				continue
 			}
 			best = o
 		}
-		if best.d == cur.d {
+		if sameOpt(&best, &cur) {
 			continue
 		}
 		if in.cur != nil && sameOpt(&cur, in.cur) {
@@ -1611,9 +1619,32 @@ func (c *Core) growDegrees(picked []*info, left []int) {
 				continue
 			}
 		}
-		left[best.tid] -= best.d - cur.d
+		if best.tid == cur.tid {
+			left[best.tid] -= best.d - cur.d
+		} else {
+			left[best.tid] -= best.d
+			left[cur.tid] += cur.d
+		}
+		in.pick.was, in.pick.grown = cur, true
 		in.pick.o = best
 	}
+}
+
+// growsTo reports whether a job picked for option cur may grow to o on
+// the GPUs left: a larger degree of cur's type (its GPUs counted), or
+// any degree of another type.
+func growsTo(cur, o *option, left []int) bool {
+	if o.tid == cur.tid {
+		return o.d > cur.d && left[o.tid] >= o.d-cur.d
+	}
+	return left[o.tid] >= o.d
+}
+
+// growRef is a pick settled must check for growth: the job's options
+// and the pick's place among them.
+type growRef struct {
+	a  *soloOpts
+	at int32
 }
 
 // placeAll turns the picks into GPUs. A running job whose pick matches
@@ -1669,6 +1700,16 @@ func (c *Core) placeAll(st *State, infos, order []*info) []Placed {
 			continue
 		}
 		g := c.freeGPUs(used, &p.o, in.j.Workload, p.partner)
+		if g == nil && p.grown {
+			// Counts of free GPUs fit, the nodes did not: the option it
+			// had before it grew, where it runs if it ran there.
+			p.o, p.grown = p.was, false
+			if in.cur != nil && sameOpt(&p.o, in.cur) && claim(in.j.GPUs) {
+				g = in.j.GPUs
+			} else {
+				g = c.freeGPUs(used, &p.o, in.j.Workload, nil)
+			}
+		}
 		if g == nil {
 			continue
 		}

@@ -264,6 +264,27 @@ func TestMakespanGuardNeedsKnownSizes(t *testing.T) {
 	}
 }
 
+// A job running alone on a slow GPU moves to faster GPUs of another type
+// that nobody took, although its value per GPU there, kept, is lower,
+// unless the move saves less than the restart costs it.
+func TestGrowsOntoAnotherType(t *testing.T) {
+	r := rates{solo: map[string]map[string]float64{"a": {"fast": 2, "slow": 1.9}}}
+	g := []GPU{{Node: 0, Type: "fast"}, {Node: 0, Type: "fast"}, {Node: 1, Type: "slow"}}
+	o := Options{MaxPerGPU: 1, Durations: Known, RestartPenalty: 30, Round: 360}
+	job := Job{ID: 1, Workload: "a", Degrees: []int{1, 2}, GPUs: []int{2}, Work: 1e6}
+	out := mustNew(t, r, o).Decide(&State{GPUs: g, Jobs: []Job{job}})
+	if want := map[int][]int{1: {0, 1}}; !reflect.DeepEqual(out, want) {
+		t.Errorf("alone on the slow GPU, two fast ones idle: decision %v, want %v", out, want)
+	}
+	// Near its end (10 iterations left) the move saves less than the
+	// restart: it stays.
+	job.Done = job.Work - 10
+	out = mustNew(t, r, o).Decide(&State{GPUs: g, Jobs: []Job{job}})
+	if want := map[int][]int{1: {2}}; !reflect.DeepEqual(out, want) {
+		t.Errorf("near its end: decision %v, want %v", out, want)
+	}
+}
+
 // With GPUs to spare no job shares, however well a pair would do: each
 // job runs faster alone. When they are scarce, the pair that does more
 // together shares.

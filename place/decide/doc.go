@@ -55,7 +55,15 @@
 // GPUs of another type are free may have running jobs moved to make room
 // (makeRoom); then a job still waiting may join a job running alone when
 // the two together are worth more than the host alone (join); then jobs
-// running alone may grow to larger degrees on GPUs no one took.
+// running alone may take a faster option on GPUs no one took, a larger
+// degree of their type or any option of another type, when that saves
+// more than the restart it costs (growDegrees). Value per GPU is the
+// currency while GPUs are scarce; on GPUs nobody wants a job's own speed
+// is what its completion follows. Before jobs grew across types a job
+// alone on one P100 beside idle V100s stayed there (its value per GPU,
+// kept, beat two V100s'), and coloc's average JCT over the strongest
+// peer in policy mode on the shipped traces' cuts was 0.733 against
+// 0.710 after.
 //
 // Sharing is for when GPUs are scarce. Per GPU two jobs at 0.9 of their
 // speed do more than one, but each ends later than alone, so on a cluster

@@ -31,7 +31,7 @@ func (a *soloOpts) rank(k float64) {
 			}
 			p := &a.opts[j]
 			kept = kept && per(o)*k > per(p)*(1+margin)
-			if p.tid == o.tid && p.d > o.d && p.rate > o.rate {
+			if p.rate > o.rate && (p.tid != o.tid || p.d > o.d) {
 				a.grows[i] = true
 			}
 		}
@@ -67,10 +67,10 @@ type chooser struct{ k, i, at int32 }
 // together.
 // Then the greedy, whatever else the indices say, takes each job's pick
 // first among its options and finds room for it, makeRoom and join find
-// no job waiting, and growDegrees no larger degree (none is faster, or no
-// GPU is left). A critical job must be running where it is fastest. The
-// running jobs keep their GPUs and the others are placed as placeAll
-// places them, highest index first: the decision is the one choose and
+// no job waiting, and growDegrees no faster option on the GPUs left. A
+// critical job must be running where it is fastest. The running jobs
+// keep their GPUs and the others are placed as placeAll places them,
+// highest index first: the decision is the one choose and
 // placeAll would give, at the cost of one pass over the candidates
 // (TestSettledAgrees holds the two together).
 func (c *Core) settled(st *State, all []ranked, top int, cands []int) (out []Placed, ok bool) {
@@ -110,13 +110,12 @@ func (c *Core) settled(st *State, all []ranked, top int, cands []int) (out []Pla
 	zeros := c.zeroBuf[:0]
 	waits := c.waitsBuf[:0] // the jobs that choose among their options
 	// The jobs placeAll finds GPUs for, by place in cands, and their
-	// picks; whether each job's pick has a faster larger degree, and its
-	// type.
+	// picks; and the picks with a faster option growDegrees may give.
 	keys, picks := c.waitBuf[:0], c.optBuf[:0]
-	grows, growTypes := c.growBuf[:0], c.growTypeBuf[:0]
+	grows := c.growBuf[:0]
 	defer func() {
 		c.firstBuf, c.blockedBuf, c.waitBuf, c.optBuf = first, blocked, keys, picks
-		c.growBuf, c.growTypeBuf, c.keptBuf, c.zeroBuf, c.waitsBuf = grows, growTypes, kept, zeros, waits
+		c.growBuf, c.keptBuf, c.zeroBuf, c.waitsBuf = grows, kept, zeros, waits
 	}()
 	for k, i := range cands {
 		x := &all[i]
@@ -187,7 +186,9 @@ func (c *Core) settled(st *State, all []ranked, top int, cands []int) (out []Pla
 			}
 		}
 		left[o.tid] -= o.d
-		grows, growTypes = append(grows, a.grows[at]), append(growTypes, int(o.tid))
+		if a.grows[at] {
+			grows = append(grows, growRef{a, int32(at)})
+		}
 		kept = append(kept, int32(i))
 	}
 	// The jobs that choose (waiting, or running where none of their
@@ -225,7 +226,9 @@ func (c *Core) settled(st *State, all []ranked, top int, cands []int) (out []Pla
 		o := a.opts[pick]
 		left[o.tid] -= o.d
 		first[o.tid] = min(first[o.tid], value(x, &o))
-		grows, growTypes = append(grows, a.grows[pick]), append(growTypes, int(o.tid))
+		if a.grows[pick] {
+			grows = append(grows, growRef{a, int32(pick)})
+		}
 		keys = append(keys, waitKey{index: x.index, i: waits[w].k})
 		picks = append(picks, o)
 		blocked = append(blocked, waits[w].i, int32(pick))
@@ -291,7 +294,9 @@ func (c *Core) settled(st *State, all []ranked, top int, cands []int) (out []Pla
 		}
 		o := a.opts[pick]
 		left[o.tid] -= o.d
-		grows, growTypes = append(grows, a.grows[pick]), append(growTypes, int(o.tid))
+		if a.grows[pick] {
+			grows = append(grows, growRef{a, int32(pick)})
+		}
 		if int(z.at) == pick {
 			for _, g := range x.j.GPUs {
 				if used[g] {
@@ -305,10 +310,13 @@ func (c *Core) settled(st *State, all []ranked, top int, cands []int) (out []Pla
 		keys = append(keys, waitKey{index: 0, i: z.k})
 		picks = append(picks, o)
 	}
-	// growDegrees grows a job only onto GPUs of its type left over.
-	for k, g := range grows {
-		if g && left[growTypes[k]] > 0 {
-			return nil, false
+	// growDegrees gives a job a faster option only on GPUs left over.
+	for _, g := range grows {
+		at := &g.a.opts[g.at]
+		for o := range g.a.opts {
+			if p := &g.a.opts[o]; p.rate > at.rate && growsTo(at, p, left) {
+				return nil, false
+			}
 		}
 	}
 	out = c.placed[:0]
