@@ -63,7 +63,7 @@
 // alone on one P100 beside idle V100s stayed there (its value per GPU,
 // kept, beat two V100s'), and coloc's average JCT over the strongest
 // peer in policy mode on the shipped traces' cuts was 0.733 against
-// 0.710 after.
+// 0.710 after (docs/notes/2026-12-07-guard-and-growth.md).
 //
 // Sharing is for when GPUs are scarce. Per GPU two jobs at 0.9 of their
 // speed do more than one, but each ends later than alone, so on a cluster
@@ -132,13 +132,13 @@
 // of short ones without shortening the makespan. On the shipped traces'
 // cuts, off against on, the users'-estimates mode ends jobs 2.5% sooner on
 // average in trace mode, and the makespans' geometric means move by 1% or
-// less. With sizes known it does what it is for: it shortens the makespan
-// (by 3% in trace mode and 4% in policy mode, geometric means over the
-// same cuts) for some average JCT (3.5% and 0.6%); the reference it serves
-// is the core with foresight, guard included. Even then it assumes the
-// other jobs can use the GPUs the critical one leaves: where they cannot
-// (jobs of 8 GPUs that only one type's 8 GPUs can hold) it delays them for
-// no gain in makespan.
+// less (docs/notes/2026-12-07-guard-and-growth.md). With sizes known it
+// does what it is for: it shortens the makespan (by 3% in trace mode and
+// 4% in policy mode, geometric means over the same cuts) for some average
+// JCT (3.5% and 0.6%); the reference it serves is the core with foresight,
+// guard included. Even then it assumes the other jobs can use the GPUs the
+// critical one leaves: where they cannot (jobs of 8 GPUs that only one
+// type's 8 GPUs can hold) it delays them for no gain in makespan.
 //
 // # Choices where the sources are silent
 //
