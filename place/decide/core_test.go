@@ -285,6 +285,35 @@ func TestGrowsOntoAnotherType(t *testing.T) {
 	}
 }
 
+// noSpread are rates that no job may run at spread over nodes.
+type noSpread struct{ rates }
+
+func (r noSpread) Solo(w, t string, gpus int, spread bool) (float64, bool) {
+	if spread {
+		return 0, false
+	}
+	return r.rates.Solo(w, t, gpus, spread)
+}
+
+// A job that may grow onto two fast GPUs by their count, but finds no node
+// holding both free (another job holds one of node 0's, and it may not
+// run spread), keeps the GPU it runs on rather than wait.
+func TestGrowFallsBackWhenNoNodeHolds(t *testing.T) {
+	r := noSpread{rates{solo: map[string]map[string]float64{
+		"a": {"fast": 2, "slow": 1.9},
+		"b": {"fast": 2, "slow": 1},
+	}}}
+	g := []GPU{{Node: 0, Type: "fast"}, {Node: 0, Type: "fast"}, {Node: 1, Type: "fast"}, {Node: 2, Type: "slow"}}
+	o := Options{MaxPerGPU: 1, Durations: Known, RestartPenalty: 30, Round: 360}
+	out := mustNew(t, r, o).Decide(&State{GPUs: g, Jobs: []Job{
+		{ID: 1, Workload: "a", Degrees: []int{1, 2}, GPUs: []int{3}, Work: 1e6},
+		{ID: 2, Workload: "b", Degrees: []int{1}, GPUs: []int{0}, Work: 1e6},
+	}})
+	if want := map[int][]int{1: {3}, 2: {0}}; !reflect.DeepEqual(out, want) {
+		t.Errorf("decision %v, want %v (each where it runs)", out, want)
+	}
+}
+
 // With GPUs to spare no job shares, however well a pair would do: each
 // job runs faster alone. When they are scarce, the pair that does more
 // together shares.
