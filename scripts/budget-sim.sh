@@ -5,7 +5,7 @@
 # first MAX_JOBS (200) jobs of the first five shipped msr traces (by name,
 # not chosen by result) on the 16- and 48-GPU clusters in both degree
 # modes, SEEDS (2) random orders per type, PARALLEL (2) cases at a time:
-# about 25 minutes on two cores. WORK (out/budget) keeps the points, so an
+# 3 to 25 minutes on two cores. WORK (out/budget) keeps the points, so an
 # interrupted run resumes; remove it after changing coloc.
 # Usage: scripts/budget-sim.sh [coloc binary] [output page]
 set -euo pipefail
