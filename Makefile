@@ -117,9 +117,9 @@ results:
 # minutes on two cores on 2026-12-05); and docs/results/heldout.md: generated traces on
 # cluster sizes no rule was chosen on (results-heldout alone: about 6
 # minutes on two cores). What the oracle's rates are worth is apart
-# (results-oracle): its 16 sweeps replay whole traces under the decision
-# core, and on 2026-12-05 each took about 25 CPU-minutes for the first half
-# of its cases, so it takes hours.
+# (results-oracle): 16 sweeps of coloc and the oracle on the same 200-job
+# cuts, 18 minutes on two cores on 2026-12-07 (MAX_JOBS=0 replays whole
+# traces, which under the decision core takes hours).
 results-sim: build results-heldout
 	./scripts/results-sim.sh $(BIN) docs/results/traces.md docs/simulation.md docs/results.md
 	./scripts/risk-sim.sh $(BIN) docs/simulation.md
