@@ -18,6 +18,7 @@ first goal reads with foresight. results-sim.sh and heldout-sim.sh splice
 it into docs/simulation.md (scripts/splice.py), so the numbers there are
 the page's, never typed. The page is read by scripts/sweeppage.py.
 """
+import math
 import os
 import sys
 
@@ -68,13 +69,53 @@ if "coloc-known" in peer_pages["degree %s, all clusters" % modes[0]]:
     rows.append(("reference: the same core with foresight (coloc-known), avg JCT / the strongest peer",
                  ["%.3f" % ratio(mode, "coloc-known", "avg JCT / best peer")[0] for mode in modes],
                  "not a goal"))
+
+# Not a goal either: the cases in which foresight gains nothing, where the
+# strongest peer, srtf-known and coloc-known (two rules with the true
+# sizes) end within TIE of each other in average JCT (little queues, so
+# no order of the jobs changes their times). Every policy sits near 1
+# there, so the first goal asks that much more of the other cases: the
+# geometric mean of coloc's ratio they would need for the whole to reach
+# 0.85, beside coloc's and coloc-known's there.
+TIE = 1.002
+PEERS = ("gavel-las", "gavel-las-packed", "tiresias")
+
+
+def geo(xs):
+    return math.exp(sum(map(math.log, xs)) / len(xs))
+
+
+page = cases(path)
+if all(p in c for c in page.values() for p in ("srtf-known", "coloc-known", "coloc")):
+    cells = []
+    for mode in modes:
+        tied, rest, known = [], [], []
+        for k, c in page.items():
+            if k[0] != mode or not all(p in c for p in PEERS):
+                continue
+            best = min(c[p]["avg JCT"] for p in PEERS)
+            r = c["coloc"]["avg JCT"] / best
+            foresight = [best, c["srtf-known"]["avg JCT"], c["coloc-known"]["avg JCT"]]
+            if max(foresight) <= TIE * min(foresight):
+                tied.append(r)
+            else:
+                rest.append(r)
+                known.append(c["coloc-known"]["avg JCT"] / best)
+        n = len(tied) + len(rest)
+        if not rest:
+            cells.append("%d of %d" % (len(tied), n))
+            continue
+        need = math.exp((n * math.log(0.85) - sum(map(math.log, tied))) / len(rest))
+        cells.append("%d of %d; the rest need %.3f: coloc %.3f, coloc-known %.3f" % (len(tied), n, need, geo(rest), geo(known)))
+    rows.append(("reference: cases where foresight gains nothing (the strongest peer, srtf-known and coloc-known within 0.2%), "
+                 "and what the first goal needs of the others (geometric mean)",
+                 cells, "not a goal"))
 if "oracle" in by_mode[modes[0]]:
     goal("oracle at least as good as coloc (coloc's avg JCT over the oracle's >= 1)", "oracle", "avg JCT", lambda x: x >= 1)
     # The oracle row also shows the ratio's 95% interval over the cases: when
     # the point misses 1 but the interval holds it, the cases cannot tell the
     # two apart, and the row says so rather than a bare "no".
     name, cells, met = rows[-1]
-    page = cases(path)
     ties, lost = [], False
     for i, mode in enumerate(modes):
         n, r, lo, hi = paired(path, "coloc", "oracle", mode, page)
