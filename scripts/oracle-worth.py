@@ -21,7 +21,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from sweeppage import cases, paired  # noqa: E402
+from sweeppage import cases, geo, paired  # noqa: E402
 
 
 def usage():
@@ -63,10 +63,6 @@ modes = []
 for mode, _, _ in base:
     if mode not in modes:
         modes.append(mode)
-
-
-def geo(xs):
-    return math.exp(sum(math.log(x) for x in xs) / len(xs))
 
 
 read = {base_path: base}

@@ -6,8 +6,9 @@ policy -> column -> cell text ("0.548 (60)"). ratio(cell) is the cell's
 number. cases(path) returns every case of the page's "Every case" tables:
 (degree mode, cluster, trace) -> policy -> column -> number, the columns
 avg JCT to effective util (hours and fractions as the page prints them).
-scripts/goals.py, scripts/oracle-band.py and scripts/oracle-worth.py read
-pages with it. paired(path, policy, other, mode) is the geometric mean over
+peer_names(path) is the published peers the page names; geo(xs) a
+geometric mean. scripts/goals.py, scripts/oracle-band.py and
+scripts/oracle-worth.py read pages with it. paired(path, policy, other, mode) is the geometric mean over
 the mode's cases of policy's average JCT over other's, with its 95%
 interval: Student's t on the cases' log ratios, the quantile from the
 Cornish-Fisher expansion to its third term (within 0.001 of the table
@@ -62,8 +63,22 @@ def peers(path):
     return out
 
 
+def peer_names(path):
+    """The published peers the page compares with, from its "The peers:"
+    line (the sweep writes it), in the page's order."""
+    for line in open(path):
+        if line.startswith("The peers: "):
+            return [x.strip() for x in line[len("The peers: "):].split(".")[0].split(",")]
+    sys.exit("%s: no 'The peers:' line" % path)
+
+
 def ratio(cell):
     return float(cell.split()[0])
+
+
+def geo(xs):
+    """The geometric mean of xs (positive numbers)."""
+    return math.exp(sum(math.log(x) for x in xs) / len(xs))
 
 
 CASE_COLUMNS = ["avg JCT", "p95 JCT", "makespan", "GPU util", "effective util"]
